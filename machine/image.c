@@ -1,0 +1,223 @@
+#include "image.h"
+
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpu_abi.h"
+
+#define REGION_SPAN 0x08000000u /* each region may extend 128 MiB from its base */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+enum op_region op_region_of(uint32_t addr)
+{
+    if (addr >= OP_MRAM_BASE && addr - OP_MRAM_BASE < REGION_SPAN)
+        return OP_REGION_MRAM;
+    if (addr >= OP_WRAM_BASE && addr - OP_WRAM_BASE < REGION_SPAN)
+        return OP_REGION_WRAM;
+    if (addr >= OP_TEXT_BASE && addr - OP_TEXT_BASE < 0x20000000u)
+        return OP_REGION_IRAM;
+    return OP_REGION_NONE;
+}
+
+static int in_file(const struct op_image *img, uint64_t off, uint64_t size)
+{
+    return off <= img->len && size <= img->len - off;
+}
+
+const struct op_symbol *op_image_symbol(const struct op_image *img, const char *name)
+{
+    for (size_t i = 0; i < img->nr_syms; i++)
+        if (strcmp(img->syms[i].name, name) == 0)
+            return &img->syms[i];
+    return NULL;
+}
+
+static uint32_t meta(const struct op_image *img, const char *name, int *missing)
+{
+    const struct op_symbol *s = op_image_symbol(img, name);
+    if (!s) {
+        *missing = 1;
+        return 0;
+    }
+    return s->addr;
+}
+
+static int read_symbols(struct op_image *img, const Elf64_Shdr *sh, unsigned shnum, char *err, size_t errlen)
+{
+    for (unsigned i = 0; i < shnum; i++) {
+        if (sh[i].sh_type != SHT_SYMTAB)
+            continue;
+        if (sh[i].sh_link >= shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
+            !in_file(img, sh[i].sh_offset, sh[i].sh_size))
+            return fail(err, errlen, "corrupt symbol table");
+        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+        if (!in_file(img, strs->sh_offset, strs->sh_size) || strs->sh_size == 0 ||
+            img->bytes[strs->sh_offset + strs->sh_size - 1] != 0)
+            return fail(err, errlen, "corrupt string table");
+        const Elf64_Sym *sym = (const Elf64_Sym *)(img->bytes + sh[i].sh_offset);
+        size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+        img->syms = calloc(n ? n : 1, sizeof *img->syms);
+        if (!img->syms)
+            return fail(err, errlen, "out of memory");
+        for (size_t k = 0; k < n; k++) {
+            unsigned type = ELF64_ST_TYPE(sym[k].st_info);
+            if (sym[k].st_name == 0 || sym[k].st_name >= strs->sh_size || sym[k].st_shndx == SHN_UNDEF ||
+                type == STT_SECTION || type == STT_FILE || sym[k].st_value > UINT32_MAX)
+                continue;
+            struct op_symbol *s = &img->syms[img->nr_syms++];
+            s->name = (const char *)img->bytes + strs->sh_offset + sym[k].st_name;
+            s->addr = (uint32_t)sym[k].st_value;
+            s->size = sym[k].st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym[k].st_size;
+        }
+        return 0;
+    }
+    return fail(err, errlen, "no symbol table (was the image stripped?)");
+}
+
+static int read_sections(struct op_image *img, const Elf64_Shdr *sh, unsigned shnum, char *err, size_t errlen)
+{
+    uint32_t wram_hi = OP_WRAM_BASE, mram_lo = UINT32_MAX, mram_hi = 0;
+    img->iram_lo = UINT32_MAX;
+    for (unsigned i = 0; i < shnum; i++) {
+        if (!(sh[i].sh_flags & SHF_ALLOC) || sh[i].sh_size == 0)
+            continue;
+        if (sh[i].sh_addr > UINT32_MAX || sh[i].sh_size > REGION_SPAN ||
+            op_region_of((uint32_t)sh[i].sh_addr) != op_region_of((uint32_t)(sh[i].sh_addr + sh[i].sh_size - 1)))
+            return fail(err, errlen, "section %u lies outside the DPU address map", i);
+        if (sh[i].sh_type != SHT_NOBITS && !in_file(img, sh[i].sh_offset, sh[i].sh_size))
+            return fail(err, errlen, "section %u is truncated", i);
+        uint32_t lo = (uint32_t)sh[i].sh_addr, hi = lo + (uint32_t)sh[i].sh_size;
+        switch (op_region_of(lo)) {
+        case OP_REGION_WRAM:
+            if (hi > wram_hi)
+                wram_hi = hi;
+            break;
+        case OP_REGION_MRAM:
+            if (sh[i].sh_type != SHT_NOBITS) {
+                if (lo < mram_lo)
+                    mram_lo = lo;
+                if (hi > mram_hi)
+                    mram_hi = hi;
+            }
+            break;
+        case OP_REGION_IRAM:
+            if (lo < img->iram_lo)
+                img->iram_lo = lo;
+            if (hi > img->iram_hi)
+                img->iram_hi = hi;
+            if (sh[i].sh_flags & SHF_EXECINSTR) {
+                if (img->text_len)
+                    return fail(err, errlen, "more than one code section");
+                img->text_addr = lo;
+                img->text_len = hi - lo;
+                img->text = img->bytes + sh[i].sh_offset;
+            } else if (sh[i].sh_type == SHT_NOBITS) {
+                img->opbss_addr = lo;
+                img->opbss_len = hi - lo;
+            }
+            break;
+        case OP_REGION_NONE:
+            return fail(err, errlen, "section %u at 0x%llx is outside the DPU address map", i,
+                        (unsigned long long)sh[i].sh_addr);
+        }
+    }
+    if (!img->text_len)
+        return fail(err, errlen, "no code section");
+    img->wram_init_len = wram_hi - OP_WRAM_BASE;
+    img->wram_init = calloc(1, img->wram_init_len ? img->wram_init_len : 1);
+    if (!img->wram_init)
+        return fail(err, errlen, "out of memory");
+    for (unsigned i = 0; i < shnum; i++)
+        if ((sh[i].sh_flags & SHF_ALLOC) && sh[i].sh_type != SHT_NOBITS && sh[i].sh_size &&
+            op_region_of((uint32_t)sh[i].sh_addr) == OP_REGION_WRAM)
+            memcpy(img->wram_init + (sh[i].sh_addr - OP_WRAM_BASE), img->bytes + sh[i].sh_offset, sh[i].sh_size);
+    if (mram_hi > mram_lo) {
+        img->mram_init_addr = mram_lo;
+        img->mram_init_len = mram_hi - mram_lo;
+        img->mram_init = NULL; /* gathered below: sections may leave gaps */
+    }
+    return 0;
+}
+
+int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    if (len < sizeof(Elf64_Ehdr))
+        return fail(err, errlen, "file too small to be a DPU image");
+    img->bytes = malloc(len);
+    if (!img->bytes)
+        return fail(err, errlen, "out of memory");
+    memcpy(img->bytes, bytes, len);
+    img->len = len;
+
+    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img->bytes;
+    int rc = -1;
+    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) {
+        fail(err, errlen, "not an ELF file");
+    } else if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC) {
+        fail(err, errlen, "not an OpenPIM DPU image (build it with OpenPIM's dpu-upmem-dpurte-clang)");
+    } else if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 ||
+               !in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
+        fail(err, errlen, "corrupt section header table");
+    } else {
+        const Elf64_Shdr *sh = (const Elf64_Shdr *)(img->bytes + eh->e_shoff);
+        rc = read_symbols(img, sh, eh->e_shnum, err, errlen);
+        if (rc == 0)
+            rc = read_sections(img, sh, eh->e_shnum, err, errlen);
+        if (rc == 0 && img->mram_init_len) {
+            uint8_t *m = calloc(1, img->mram_init_len);
+            if (!m) {
+                rc = fail(err, errlen, "out of memory");
+            } else {
+                for (unsigned i = 0; i < eh->e_shnum; i++)
+                    if ((sh[i].sh_flags & SHF_ALLOC) && sh[i].sh_type != SHT_NOBITS && sh[i].sh_size &&
+                        op_region_of((uint32_t)sh[i].sh_addr) == OP_REGION_MRAM)
+                        memcpy(m + (sh[i].sh_addr - img->mram_init_addr), img->bytes + sh[i].sh_offset,
+                               sh[i].sh_size);
+                img->mram_init = m;
+            }
+        }
+    }
+    if (rc == 0) {
+        int missing = 0;
+        img->nr_tasklets = meta(img, "__op_nr_tasklets", &missing);
+        img->wram_size = meta(img, "__op_wram_size", &missing);
+        img->stack_total = meta(img, "__op_stack_total", &missing);
+        img->accounting = meta(img, "__op_accounting", &missing);
+        img->heap_start = meta(img, "__op_heap_start", &missing);
+        img->used_mram_end = meta(img, "__sys_used_mram_end", &missing);
+        img->sym_env = meta(img, "__op_env", &missing);
+        img->sym_boot = meta(img, "__op_boot", &missing);
+        img->sym_tasklet_main = meta(img, "__op_tasklet_main", &missing);
+        img->sym_icount = meta(img, "__op_icount", &missing);
+        if (missing)
+            rc = fail(err, errlen, "not an OpenPIM DPU image (runtime symbols missing)");
+        else if (img->nr_tasklets < 1 || img->nr_tasklets > OP_MAX_TASKLETS)
+            rc = fail(err, errlen, "image was built for %u tasklets", img->nr_tasklets);
+        else if (img->wram_init_len > img->wram_size)
+            rc = fail(err, errlen, "image uses %u bytes of WRAM, more than its %u", img->wram_init_len, img->wram_size);
+    }
+    if (rc != 0)
+        op_image_free(img);
+    return rc;
+}
+
+void op_image_free(struct op_image *img)
+{
+    free(img->bytes);
+    free(img->wram_init);
+    free((void *)img->mram_init);
+    free(img->syms);
+    memset(img, 0, sizeof *img);
+}

@@ -1,0 +1,53 @@
+/* A DPU image: the ELF file produced by dpu-upmem-dpurte-clang, parsed into
+ * what the host (symbols, initial WRAM/MRAM contents) and the worker (code,
+ * entry points) need.  The image keeps its own copy of the file bytes. */
+#ifndef OPENPIM_IMAGE_H
+#define OPENPIM_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum op_region { OP_REGION_NONE, OP_REGION_WRAM, OP_REGION_MRAM, OP_REGION_IRAM };
+
+struct op_symbol {
+    const char *name; /* points into the image's string table */
+    uint32_t addr;    /* DPU address (OP_WRAM_BASE/OP_MRAM_BASE/OP_TEXT_BASE based) */
+    uint32_t size;
+};
+
+struct op_image {
+    uint8_t *bytes; /* the whole ELF file */
+    size_t len;
+    /* WRAM [OP_WRAM_BASE, wram_end): initial contents (bss included, zeroed) */
+    uint8_t *wram_init;
+    uint32_t wram_init_len;
+    /* MRAM variables with initial values (.mram), as one range */
+    uint32_t mram_init_addr, mram_init_len;
+    const uint8_t *mram_init;
+    /* code and runtime scratch: [iram_lo, iram_hi), bytes from the file where PROGBITS */
+    uint32_t iram_lo, iram_hi;
+    uint32_t text_addr, text_len;
+    const uint8_t *text;
+    uint32_t opbss_addr, opbss_len;
+    /* metadata the driver records with --defsym */
+    uint32_t nr_tasklets, wram_size, stack_total, accounting;
+    uint32_t heap_start;     /* __op_heap_start */
+    uint32_t used_mram_end;  /* __sys_used_mram_end */
+    /* runtime entry points (dpu_abi.h) */
+    uint32_t sym_env, sym_boot, sym_tasklet_main, sym_icount;
+    struct op_symbol *syms;
+    size_t nr_syms;
+};
+
+/* Parses an image from memory (the bytes are copied).  Returns 0, or -1 with a
+ * message in err. */
+int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen);
+void op_image_free(struct op_image *img);
+
+/* Looks a symbol up by name; NULL if absent. */
+const struct op_symbol *op_image_symbol(const struct op_image *img, const char *name);
+
+/* Which memory a DPU address belongs to. */
+enum op_region op_region_of(uint32_t addr);
+
+#endif

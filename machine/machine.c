@@ -1,0 +1,399 @@
+#define _GNU_SOURCE
+#include "machine.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dpu_abi.h"
+
+extern char **environ;
+
+struct worker {
+    pid_t pid; /* 0 = not running */
+    int sock;
+};
+
+struct op_machine {
+    struct op_machine_config cfg;
+    uint32_t nr_dpus;
+    uint64_t mram_size;
+    uint32_t wram_size;
+    int mram_fd, wram_fd, ctrl_fd;
+    uint8_t *mram, *wram;
+    struct op_ctrl *ctrl;
+    struct op_program **programs; /* per DPU */
+    unsigned nr_workers;
+    struct worker workers[OP_MAX_WORKERS];
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int make_memfd(const char *name, uint64_t size)
+{
+    int fd = memfd_create(name, MFD_CLOEXEC);
+    if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+static unsigned available_cores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+        return (unsigned)CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (unsigned)n : 1;
+}
+
+struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *err, size_t errlen)
+{
+    if (cfg->nr_ranks == 0 || cfg->dpus_per_rank == 0 || cfg->dpus_per_rank > 64 ||
+        (uint64_t)cfg->nr_ranks * cfg->dpus_per_rank > 65536) {
+        fail(err, errlen, "invalid machine size: %u ranks of %u DPUs", cfg->nr_ranks, cfg->dpus_per_rank);
+        return NULL;
+    }
+    if (cfg->chip != 'A' && cfg->chip != 'B') {
+        fail(err, errlen, "unknown chip version v1%c", cfg->chip);
+        return NULL;
+    }
+    struct op_machine *m = calloc(1, sizeof *m);
+    if (!m) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    m->cfg = *cfg;
+    m->nr_dpus = cfg->nr_ranks * cfg->dpus_per_rank;
+    m->mram_size = 64ull << 20;
+    m->wram_size = cfg->chip == 'A' ? 65536 : 63488;
+    m->nr_workers = cfg->workers ? cfg->workers : available_cores();
+    if (m->nr_workers > OP_MAX_WORKERS)
+        m->nr_workers = OP_MAX_WORKERS;
+    m->mram_fd = make_memfd("openpim-mram", (uint64_t)m->nr_dpus * m->mram_size);
+    m->wram_fd = make_memfd("openpim-wram", (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
+    m->ctrl_fd = make_memfd("openpim-ctrl", op_ctrl_size(m->nr_dpus));
+    m->programs = calloc(m->nr_dpus, sizeof *m->programs);
+    if (m->mram_fd < 0 || m->wram_fd < 0 || m->ctrl_fd < 0 || !m->programs) {
+        fail(err, errlen, "cannot create the emulated memory: %s", strerror(errno));
+        goto bad;
+    }
+    m->mram = mmap(NULL, (uint64_t)m->nr_dpus * m->mram_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+                   m->mram_fd, 0);
+    m->wram = mmap(NULL, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, m->wram_fd, 0);
+    m->ctrl = mmap(NULL, op_ctrl_size(m->nr_dpus), PROT_READ | PROT_WRITE, MAP_SHARED, m->ctrl_fd, 0);
+    if (m->mram == MAP_FAILED || m->wram == MAP_FAILED || m->ctrl == MAP_FAILED) {
+        fail(err, errlen, "cannot map the emulated memory of %u DPUs: %s", m->nr_dpus, strerror(errno));
+        goto bad;
+    }
+    m->ctrl->nr_dpus = m->nr_dpus;
+    m->ctrl->wram_size = m->wram_size;
+    m->ctrl->mram_size = m->mram_size;
+    m->ctrl->host_pid = getpid();
+    m->ctrl->mram_fd = m->mram_fd;
+    m->ctrl->wram_fd = m->wram_fd;
+    m->ctrl->budget_ns = cfg->budget_ns;
+    for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
+        atomic_store(&m->ctrl->workers[i].current_dpu, -1);
+    return m;
+bad:
+    op_machine_destroy(m);
+    return NULL;
+}
+
+static void stop_worker(struct worker *w)
+{
+    if (!w->pid)
+        return;
+    close(w->sock);
+    int st;
+    while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    w->pid = 0;
+}
+
+void op_machine_destroy(struct op_machine *m)
+{
+    if (!m)
+        return;
+    for (unsigned i = 0; i < m->nr_workers; i++)
+        stop_worker(&m->workers[i]);
+    if (m->programs)
+        for (uint32_t d = 0; d < m->nr_dpus; d++)
+            op_machine_unload(m, d);
+    if (m->mram && m->mram != MAP_FAILED)
+        munmap(m->mram, (uint64_t)m->nr_dpus * m->mram_size);
+    if (m->wram && m->wram != MAP_FAILED)
+        munmap(m->wram, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
+    if (m->ctrl && m->ctrl != MAP_FAILED)
+        munmap(m->ctrl, op_ctrl_size(m->nr_dpus));
+    int fds[] = {m->mram_fd, m->wram_fd, m->ctrl_fd};
+    for (int i = 0; i < 3; i++)
+        if (fds[i] > 0)
+            close(fds[i]);
+    free(m->programs);
+    free(m);
+}
+
+const struct op_machine_config *op_machine_config(const struct op_machine *m) { return &m->cfg; }
+uint32_t op_machine_nr_dpus(const struct op_machine *m) { return m->nr_dpus; }
+uint64_t op_machine_mram_size(const struct op_machine *m) { return m->mram_size; }
+uint32_t op_machine_wram_size(const struct op_machine *m) { return m->wram_size; }
+uint32_t op_machine_max_tasklets(const struct op_machine *m) { return m->cfg.chip == 'A' ? 24 : 16; }
+uint32_t op_machine_frequency_mhz(const struct op_machine *m) { return m->cfg.chip == 'A' ? 350 : 400; }
+unsigned op_machine_workers(const struct op_machine *m) { return m->nr_workers; }
+
+uint8_t *op_machine_mram(struct op_machine *m, uint32_t dpu)
+{
+    return m->mram + (uint64_t)dpu * m->mram_size;
+}
+
+uint8_t *op_machine_wram(struct op_machine *m, uint32_t dpu)
+{
+    return m->wram + (uint64_t)dpu * OP_WRAM_STRIDE;
+}
+
+/* ---- programs -------------------------------------------------------------- */
+
+struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen)
+{
+    static _Atomic uint64_t next_id = 1;
+    struct op_program *p = calloc(1, sizeof *p);
+    if (!p) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    if (op_image_parse(bytes, len, &p->img, err, errlen) != 0) {
+        free(p);
+        return NULL;
+    }
+    p->fd = make_memfd("openpim-program", len);
+    if (p->fd < 0 || pwrite(p->fd, bytes, len, 0) != (ssize_t)len) {
+        fail(err, errlen, "cannot store the program: %s", strerror(errno));
+        if (p->fd >= 0)
+            close(p->fd);
+        op_image_free(&p->img);
+        free(p);
+        return NULL;
+    }
+    p->id = atomic_fetch_add(&next_id, 1);
+    p->refs = 1;
+    return p;
+}
+
+void op_program_get(struct op_program *p)
+{
+    p->refs++;
+}
+
+void op_program_put(struct op_program *p)
+{
+    if (p && --p->refs == 0) {
+        close(p->fd);
+        op_image_free(&p->img);
+        free(p);
+    }
+}
+
+int op_machine_load(struct op_machine *m, uint32_t dpu, struct op_program *p, char *err, size_t errlen)
+{
+    const struct op_image *img = &p->img;
+    if (img->wram_size > m->wram_size)
+        return fail(err, errlen, "program built for a %u-byte WRAM, this DPU has %u (check -mcpu / UPMEM_PROFILE)",
+                    img->wram_size, m->wram_size);
+    if (img->nr_tasklets > op_machine_max_tasklets(m))
+        return fail(err, errlen, "program uses %u tasklets, this DPU runs at most %u", img->nr_tasklets,
+                    op_machine_max_tasklets(m));
+    if (img->mram_init_len && (uint64_t)(img->mram_init_addr - OP_MRAM_BASE) + img->mram_init_len > m->mram_size)
+        return fail(err, errlen, "program's MRAM variables exceed the MRAM");
+    uint8_t *w = op_machine_wram(m, dpu);
+    memcpy(w, img->wram_init, img->wram_init_len);
+    memset(w + img->wram_init_len, 0, OP_WRAM_STRIDE - img->wram_init_len);
+    if (img->mram_init_len)
+        memcpy(op_machine_mram(m, dpu) + (img->mram_init_addr - OP_MRAM_BASE), img->mram_init, img->mram_init_len);
+    op_program_get(p);
+    op_machine_unload(m, dpu);
+    m->programs[dpu] = p;
+    struct op_dpu_program *cp = &op_ctrl_prog(m->ctrl)[dpu];
+    cp->id = p->id;
+    cp->fd = p->fd;
+    cp->nr_tasklets = img->nr_tasklets;
+    return 0;
+}
+
+struct op_program *op_machine_program(struct op_machine *m, uint32_t dpu)
+{
+    return m->programs[dpu];
+}
+
+void op_machine_unload(struct op_machine *m, uint32_t dpu)
+{
+    if (m->programs[dpu]) {
+        op_program_put(m->programs[dpu]);
+        m->programs[dpu] = NULL;
+        memset(&op_ctrl_prog(m->ctrl)[dpu], 0, sizeof(struct op_dpu_program));
+    }
+}
+
+void op_machine_reset(struct op_machine *m, uint32_t dpu)
+{
+    if (fallocate(m->mram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((uint64_t)dpu * m->mram_size),
+                  (off_t)m->mram_size) != 0)
+        memset(op_machine_mram(m, dpu), 0, m->mram_size);
+    memset(op_machine_wram(m, dpu), 0, OP_WRAM_STRIDE);
+}
+
+/* ---- workers -------------------------------------------------------------- */
+
+static int worker_path(char *out, size_t len)
+{
+    const char *env = getenv("OPENPIM_WORKER");
+    if (env && *env) {
+        snprintf(out, len, "%s", env);
+        return 0;
+    }
+    Dl_info info;
+    if (!dladdr((void *)op_machine_create, &info) || !info.dli_fname)
+        return -1;
+    char lib[PATH_MAX];
+    if (!realpath(info.dli_fname, lib))
+        return -1;
+    char *slash = strrchr(lib, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    int n = snprintf(out, len, "%s/openpim/openpim-worker", lib);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
+{
+    char path[PATH_MAX];
+    if (worker_path(path, sizeof path) != 0 || access(path, X_OK) != 0)
+        return fail(err, errlen, "cannot find openpim-worker next to libdpu (set OPENPIM_WORKER)");
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+        return fail(err, errlen, "socketpair: %s", strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* the worker's socket is fd 3 */
+    char a_ctrl[16], a_idx[16];
+    snprintf(a_ctrl, sizeof a_ctrl, "%d", m->ctrl_fd);
+    snprintf(a_idx, sizeof a_idx, "%u", i);
+    char *argv[] = {path, a_ctrl, "3", a_idx, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (rc != 0) {
+        close(sv[0]);
+        return fail(err, errlen, "cannot start %s: %s", path, strerror(rc));
+    }
+    m->workers[i].pid = pid;
+    m->workers[i].sock = sv[0];
+    m->ctrl->workers[i].pid = pid;
+    return 0;
+}
+
+static void describe_death(int status, char *buf, size_t len)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, len, "the worker running this DPU died (signal %d: %s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else
+        snprintf(buf, len, "the worker running this DPU exited with status %d", WEXITSTATUS(status));
+}
+
+int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
+{
+    struct op_ctrl *c = m->ctrl;
+    for (uint32_t i = 0; i < n; i++)
+        op_ctrl_list(c)[i] = dpus[i];
+    c->launch_count = n;
+    atomic_store(&c->launch_next, 0);
+    for (int rounds = 0; atomic_load(&c->launch_next) < n; rounds++) {
+        if (rounds > 3)
+            return fail(err, errlen, "workers keep dying; launch abandoned");
+        unsigned want = m->nr_workers < n ? m->nr_workers : n, busy = 0;
+        uint8_t active[OP_MAX_WORKERS] = {0};
+        for (unsigned i = 0; i < want; i++) {
+            if (!m->workers[i].pid && start_worker(m, i, err, errlen) != 0)
+                return -1;
+            uint32_t cmd = OP_CMD_LAUNCH;
+            if (send(m->workers[i].sock, &cmd, sizeof cmd, MSG_NOSIGNAL) == (ssize_t)sizeof cmd) {
+                active[i] = 1;
+                busy++;
+            } else {
+                stop_worker(&m->workers[i]);
+            }
+        }
+        while (busy) {
+            struct pollfd pfd[OP_MAX_WORKERS];
+            unsigned idx[OP_MAX_WORKERS], np = 0;
+            for (unsigned i = 0; i < want; i++)
+                if (active[i]) {
+                    pfd[np].fd = m->workers[i].sock;
+                    pfd[np].events = POLLIN;
+                    idx[np++] = i;
+                }
+            if (poll(pfd, np, -1) < 0) {
+                if (errno == EINTR)
+                    continue;
+                return fail(err, errlen, "poll: %s", strerror(errno));
+            }
+            for (unsigned k = 0; k < np; k++) {
+                if (!pfd[k].revents)
+                    continue;
+                unsigned i = idx[k];
+                uint32_t reply = 0;
+                ssize_t got = recv(m->workers[i].sock, &reply, sizeof reply, 0);
+                if (got < 0 && errno == EINTR)
+                    continue;
+                active[i] = 0;
+                busy--;
+                if (got == (ssize_t)sizeof reply && reply == OP_CMD_DONE)
+                    continue;
+                /* the worker died: blame the DPU it was running */
+                int32_t dpu = atomic_exchange(&c->workers[i].current_dpu, -1);
+                int status = 0;
+                close(m->workers[i].sock);
+                while (waitpid(m->workers[i].pid, &status, 0) < 0 && errno == EINTR)
+                    ;
+                m->workers[i].pid = 0;
+                if (dpu >= 0) {
+                    struct op_dpu_result *r = &op_ctrl_res(c)[dpu];
+                    r->fault = OP_FAULT_ILLEGAL;
+                    describe_death(status, r->fault_msg, sizeof r->fault_msg);
+                }
+            }
+        }
+    }
+    return 0;
+}
+
+const struct op_dpu_result *op_machine_result(const struct op_machine *m, uint32_t dpu)
+{
+    return &op_ctrl_res(m->ctrl)[dpu];
+}

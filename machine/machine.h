@@ -1,0 +1,70 @@
+/* The emulated PIM machine as the SDK layer sees it: DPUs with MRAM and WRAM
+ * that the host reads and writes directly, programs loaded onto DPUs, and
+ * launches that worker processes execute. */
+#ifndef OPENPIM_MACHINE_H
+#define OPENPIM_MACHINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "image.h"
+#include "shared.h"
+
+#define OP_CHIPS_PER_RANK 8
+#define OP_DPUS_PER_CHIP 8
+
+struct op_machine_config {
+    char chip;             /* 'A' (v1A) or 'B' (v1B) */
+    uint32_t nr_ranks;
+    uint32_t dpus_per_rank; /* 64 on a UPMEM DIMM rank; 1 mimics the SDK simulator */
+    uint32_t workers;       /* worker processes; 0 = one per available core */
+    uint64_t budget_ns;     /* wall-clock limit of one DPU's run, 0 = none */
+};
+
+struct op_machine;
+
+/* A loaded DPU program; shared by every DPU it is loaded on. */
+struct op_program {
+    struct op_image img;
+    int fd;      /* memfd holding the file bytes, opened by workers */
+    uint64_t id;
+    unsigned refs;
+};
+
+struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *err, size_t errlen);
+void op_machine_destroy(struct op_machine *m);
+const struct op_machine_config *op_machine_config(const struct op_machine *m);
+uint32_t op_machine_nr_dpus(const struct op_machine *m);
+uint64_t op_machine_mram_size(const struct op_machine *m);
+uint32_t op_machine_wram_size(const struct op_machine *m);
+uint32_t op_machine_max_tasklets(const struct op_machine *m);
+uint32_t op_machine_frequency_mhz(const struct op_machine *m);
+
+/* Host views of one DPU's memories (byte 0 = DPU address OP_MRAM_BASE / OP_WRAM_BASE). */
+uint8_t *op_machine_mram(struct op_machine *m, uint32_t dpu);
+uint8_t *op_machine_wram(struct op_machine *m, uint32_t dpu);
+
+/* Programs: parsed from bytes; reference counted. */
+struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen);
+void op_program_get(struct op_program *p);
+void op_program_put(struct op_program *p);
+
+/* Loads p onto a DPU: WRAM gets its initial image, MRAM its initialised
+ * variables; the DPU keeps a reference.  Returns 0 or -1 (err filled). */
+int op_machine_load(struct op_machine *m, uint32_t dpu, struct op_program *p, char *err, size_t errlen);
+struct op_program *op_machine_program(struct op_machine *m, uint32_t dpu);
+/* Drops the DPU's program (when its rank is freed). */
+void op_machine_unload(struct op_machine *m, uint32_t dpu);
+
+/* Zeroes a DPU's MRAM (releasing its host memory) and WRAM. */
+void op_machine_reset(struct op_machine *m, uint32_t dpu);
+
+/* Runs the given DPUs to completion on the workers.  Per-DPU outcomes are in
+ * op_machine_result().  Returns 0, or -1 if the workers could not run (err). */
+int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
+const struct op_dpu_result *op_machine_result(const struct op_machine *m, uint32_t dpu);
+
+/* Number of worker processes a launch uses. */
+unsigned op_machine_workers(const struct op_machine *m);
+
+#endif

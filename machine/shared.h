@@ -1,0 +1,79 @@
+/* Memory shared between the host process and its worker processes.
+ *
+ * Three memfds back the emulated machine: MRAM (nr_dpus x mram_size, sparse),
+ * WRAM (nr_dpus x OP_WRAM_STRIDE) and this control block.  Workers are separate
+ * processes, so a faulting DPU program can never corrupt the host. */
+#ifndef OPENPIM_SHARED_H
+#define OPENPIM_SHARED_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "dpu_abi.h"
+
+#define OP_WRAM_STRIDE 65536u /* WRAM bytes reserved per DPU (the largest chip's WRAM) */
+#define OP_FAULT_MSG 192
+#define OP_MAX_WORKERS 256
+
+/* What one DPU reports after a launch. */
+struct op_dpu_result {
+    uint32_t fault;         /* enum op_fault */
+    uint32_t fault_tasklet;
+    char fault_msg[OP_FAULT_MSG];
+    uint64_t cycles;        /* modelled DPU cycles of the launch */
+    uint64_t instructions;  /* counted instructions of all tasklets */
+    uint64_t tasklet_instructions[OP_MAX_TASKLETS];
+    uint64_t dma_read_bytes, dma_write_bytes;
+    uint32_t dma_reads, dma_writes;
+};
+
+/* Which program each DPU runs: the worker opens /proc/<host_pid>/fd/<fd>. */
+struct op_dpu_program {
+    uint64_t id; /* unique per loaded image; 0 = none */
+    int32_t fd;
+    uint32_t nr_tasklets;
+};
+
+struct op_worker_slot {
+    _Atomic int32_t current_dpu; /* -1 when idle */
+    int32_t pid;
+};
+
+struct op_ctrl {
+    uint32_t nr_dpus;
+    uint32_t wram_size;
+    uint64_t mram_size;
+    int32_t host_pid;
+    int32_t mram_fd, wram_fd; /* host fds, reopened through /proc by workers */
+    /* the launch in progress */
+    uint32_t launch_count;   /* DPUs in launch_list */
+    _Atomic uint32_t launch_next;
+    uint64_t budget_ns;      /* wall-clock budget per DPU, 0 = none */
+    struct op_worker_slot workers[OP_MAX_WORKERS];
+    /* followed by: struct op_dpu_program prog[nr_dpus]; struct op_dpu_result res[nr_dpus];
+       uint32_t launch_list[nr_dpus]; */
+};
+
+static inline struct op_dpu_program *op_ctrl_prog(struct op_ctrl *c)
+{
+    return (struct op_dpu_program *)(c + 1);
+}
+static inline struct op_dpu_result *op_ctrl_res(struct op_ctrl *c)
+{
+    return (struct op_dpu_result *)(op_ctrl_prog(c) + c->nr_dpus);
+}
+static inline uint32_t *op_ctrl_list(struct op_ctrl *c)
+{
+    return (uint32_t *)(op_ctrl_res(c) + c->nr_dpus);
+}
+static inline uint64_t op_ctrl_size(uint32_t nr_dpus)
+{
+    return sizeof(struct op_ctrl) +
+           (uint64_t)nr_dpus * (sizeof(struct op_dpu_program) + sizeof(struct op_dpu_result) + sizeof(uint32_t));
+}
+
+/* Commands on the host<->worker socket: the host sends OP_CMD_LAUNCH, the worker
+ * pulls DPUs from launch_list until none is left and answers OP_CMD_DONE. */
+enum { OP_CMD_LAUNCH = 1, OP_CMD_DONE = 2 };
+
+#endif

@@ -1,0 +1,154 @@
+#define _GNU_SOURCE
+#include "tasklets.h"
+
+#include <stddef.h>
+#include <sys/mman.h>
+
+void op_switch(void **save_sp, void *next_sp);
+void op_tasklet_start(void);
+
+#define GUARD 4096u
+
+static struct op_sched *running;
+static uint8_t *stacks;
+static uint64_t stack_stride, stack_count;
+
+int op_sched_init_stacks(unsigned max_tasklets, uint64_t stack_size)
+{
+    stack_stride = stack_size + GUARD;
+    stack_count = max_tasklets;
+    void *p = mmap((void *)(uintptr_t)OP_STACK_BASE, stack_stride * stack_count, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    stacks = p;
+    for (uint64_t i = 0; i < stack_count; i++)
+        if (mprotect(stacks + i * stack_stride, GUARD, PROT_NONE) != 0)
+            return -1;
+    return 0;
+}
+
+void op_sched_stack_range(uintptr_t *lo, uintptr_t *hi)
+{
+    *lo = (uintptr_t)stacks;
+    *hi = (uintptr_t)stacks + stack_stride * stack_count;
+}
+
+int op_sched_is_guard(uintptr_t addr, unsigned *tid)
+{
+    if (!stacks || addr < (uintptr_t)stacks || addr >= (uintptr_t)stacks + stack_stride * stack_count)
+        return 0;
+    uint64_t off = addr - (uintptr_t)stacks;
+    *tid = (unsigned)(off / stack_stride);
+    return off % stack_stride < GUARD;
+}
+
+struct op_sched *op_sched_current(void)
+{
+    return running;
+}
+
+void op_sched_account(struct op_sched *s)
+{
+    uint64_t now = *s->icount, n = now - s->icount_mark;
+    s->icount_mark = now;
+    s->t[s->cur].instructions += n;
+    if (s->hooks.ran)
+        s->hooks.ran(s->hooks.ctx, s->cur, n);
+}
+
+static void to_scheduler(struct op_sched *s)
+{
+    op_switch(&s->t[s->cur].sp, s->sched_sp);
+}
+
+static void tasklet_exit(void)
+{
+    struct op_sched *s = running;
+    s->t[s->cur].state = OP_T_DONE;
+    to_scheduler(s);
+}
+
+void op_sched_yield(void)
+{
+    to_scheduler(running);
+}
+
+void op_sched_block(uintptr_t key)
+{
+    struct op_sched *s = running;
+    s->t[s->cur].state = OP_T_BLOCKED;
+    s->t[s->cur].key = key;
+    to_scheduler(s);
+}
+
+unsigned op_sched_wake(uintptr_t key, unsigned n)
+{
+    struct op_sched *s = running;
+    unsigned woken = 0;
+    for (unsigned i = 0; i < s->nr && woken < n; i++)
+        if (s->t[i].state == OP_T_BLOCKED && s->t[i].key == key) {
+            s->t[i].state = OP_T_RUNNABLE;
+            woken++;
+        }
+    return woken;
+}
+
+unsigned op_sched_waiters(uintptr_t key)
+{
+    struct op_sched *s = running;
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->nr; i++)
+        n += s->t[i].state == OP_T_BLOCKED && s->t[i].key == key;
+    return n;
+}
+
+int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile uint64_t *icount,
+                 struct op_env *env)
+{
+    s->nr = nr;
+    s->icount = icount;
+    s->icount_mark = *icount;
+    for (unsigned i = 0; i < nr; i++) {
+        struct op_tasklet *t = &s->t[i];
+        t->stack_lo = stacks + i * stack_stride + GUARD;
+        t->stack_hi = stacks + (i + 1) * stack_stride;
+        uint64_t *sp = (uint64_t *)t->stack_hi - 8; /* keeps 16-byte alignment at entry */
+        sp[0] = 0;                                   /* r15 */
+        sp[1] = 0;                                   /* r14 */
+        sp[2] = (uint64_t)(uintptr_t)tasklet_exit;   /* r13 */
+        sp[3] = (uint64_t)(uintptr_t)entry;          /* r12 */
+        sp[4] = 0;                                   /* rbx */
+        sp[5] = 0;                                   /* rbp */
+        sp[6] = (uint64_t)(uintptr_t)op_tasklet_start;
+        t->sp = sp;
+        t->state = OP_T_RUNNABLE;
+        t->key = 0;
+        t->instructions = 0;
+    }
+    running = s;
+    unsigned next = 0;
+    for (;;) {
+        unsigned tid = nr, live = 0;
+        for (unsigned k = 0; k < nr; k++) {
+            unsigned i = (next + k) % nr;
+            live += s->t[i].state != OP_T_DONE;
+            if (tid == nr && s->t[i].state == OP_T_RUNNABLE)
+                tid = i;
+        }
+        if (tid == nr) {
+            running = NULL;
+            return live ? OP_FAULT_DEADLOCK : OP_FAULT_NONE;
+        }
+        s->cur = tid;
+        env->tid = tid;
+        op_switch(&s->sched_sp, s->t[tid].sp);
+        op_sched_account(s);
+        next = tid + 1;
+    }
+}
+
+void op_sched_abandon(void)
+{
+    running = NULL;
+}

@@ -1,0 +1,385 @@
+/* openpim-worker: the process that plays DPUs.  The host spawns one per host
+ * core; each maps the machine's shared memory, loads DPU images at their link
+ * addresses and runs the DPUs it pulls from the current launch.  A DPU fault
+ * (signal or runtime check) ends that DPU's run, is reported in its result and
+ * leaves the worker ready for the next DPU. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <immintrin.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <asm/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dpu_abi.h"
+#include "image.h"
+#include "shared.h"
+#include "tasklets.h"
+#include "dpu_run.h"
+
+#define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
+#define NATIVE_STACK (256u << 10)
+#ifndef HWCAP2_FSGSBASE
+#define HWCAP2_FSGSBASE (1 << 1)
+#endif
+
+static struct op_ctrl *ctrl;
+static uint8_t *wram_shm;
+static int mram_fd;
+static uint8_t *windows;       /* nr_dpus x WINDOW, PROT_NONE except mapped MRAM */
+static uint8_t *window_mapped; /* per DPU: MRAM mapped into its window */
+static int have_fsgsbase;
+
+static struct op_image img;
+static uint64_t img_id;
+
+static struct op_env env;
+static struct op_sched sched;
+static struct op_dpu_run run;  /* the DPU being run */
+static sigjmp_buf recover;
+static volatile sig_atomic_t in_dpu;
+
+static _Noreturn void die(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "openpim-worker: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    exit(2);
+}
+
+static int open_host_fd(int fd)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", ctrl ? ctrl->host_pid : getppid(), fd);
+    return open(path, O_RDWR | O_CLOEXEC);
+}
+
+static void set_gs(uint8_t *base)
+{
+    if (have_fsgsbase)
+        _writegsbase_u64((unsigned long long)(uintptr_t)base);
+    else if (syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)(uintptr_t)base) != 0)
+        die("cannot set GS base: %s", strerror(errno));
+}
+
+/* ---- faults ------------------------------------------------------------ */
+
+static _Noreturn void leave_dpu(void)
+{
+    in_dpu = 0;
+    op_sched_abandon();
+    siglongjmp(recover, 1);
+}
+
+static void record_fault(enum op_fault why, unsigned tid, const char *msg)
+{
+    if (run.res->fault != OP_FAULT_NONE)
+        return;
+    run.res->fault = why;
+    run.res->fault_tasklet = tid;
+    snprintf(run.res->fault_msg, sizeof run.res->fault_msg, "%s", msg);
+}
+
+__attribute__((noreturn)) static void svc_fault(enum op_fault why, const char *msg)
+{
+    op_sched_account(&sched);
+    record_fault(why, sched.cur, msg ? msg : "fault");
+    leave_dpu();
+}
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)uc;
+    if (!in_dpu) { /* a bug in the worker itself: die loudly, the host reports it */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    char msg[OP_FAULT_MSG];
+    uintptr_t a = (uintptr_t)si->si_addr;
+    unsigned tid = sched.cur, gtid;
+    enum op_fault why = OP_FAULT_MEMORY;
+    uint8_t *win = windows + (uint64_t)run.dpu * WINDOW;
+    if (sig == SIGALRM) {
+        why = OP_FAULT_TIMEOUT;
+        snprintf(msg, sizeof msg, "launch exceeded its time budget of %.3f s", ctrl->budget_ns / 1e9);
+    } else if (sig == SIGFPE) {
+        why = OP_FAULT_ILLEGAL;
+        snprintf(msg, sizeof msg, "arithmetic trap (integer division by zero or overflow) at pc %p", si->si_addr);
+    } else if (sig == SIGILL) {
+        why = OP_FAULT_ILLEGAL;
+        snprintf(msg, sizeof msg, "illegal instruction at %p", si->si_addr);
+    } else if (op_sched_is_guard(a, &gtid)) {
+        why = OP_FAULT_STACK;
+        tid = gtid;
+        snprintf(msg, sizeof msg, "stack overflow in tasklet %u", gtid);
+    } else if (a >= (uintptr_t)win && a < (uintptr_t)win + WINDOW) {
+        snprintf(msg, sizeof msg, "MRAM access out of bounds at address 0x%08llx",
+                 (unsigned long long)(a - (uintptr_t)win));
+    } else if (a >= OP_WRAM_BASE && a < OP_WRAM_BASE + 0x01000000u) {
+        snprintf(msg, sizeof msg, "WRAM access out of bounds at address 0x%llx (WRAM offset 0x%llx)",
+                 (unsigned long long)a, (unsigned long long)(a - OP_WRAM_BASE));
+    } else {
+        snprintf(msg, sizeof msg, "invalid memory access at address 0x%llx", (unsigned long long)a);
+    }
+    if (sched.icount)
+        op_sched_account(&sched);
+    record_fault(why, tid, msg);
+    leave_dpu();
+}
+
+static void install_handlers(void)
+{
+    static uint8_t altstack[64 << 10];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    if (sigaltstack(&ss, NULL) != 0)
+        die("sigaltstack: %s", strerror(errno));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        sigaction(sigs[i], &sa, NULL);
+}
+
+/* ---- images ------------------------------------------------------------ */
+
+static int load_program(const struct op_dpu_program *p, char *err, size_t errlen)
+{
+    if (img_id == p->id)
+        return 0;
+    if (img_id) {
+        munmap((void *)(uintptr_t)img.iram_lo, img.iram_hi - img.iram_lo);
+        op_image_free(&img);
+        img_id = 0;
+    }
+    int fd = open_host_fd(p->fd);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, errlen, "cannot open the program: %s", strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    void *bytes = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (bytes == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map the program: %s", strerror(errno));
+        return -1;
+    }
+    int rc = op_image_parse(bytes, (size_t)st.st_size, &img, err, errlen);
+    munmap(bytes, (size_t)st.st_size);
+    if (rc != 0)
+        return -1;
+    uint64_t lo = img.iram_lo & ~0xfffull, hi = (img.iram_hi + 0xfffull) & ~0xfffull;
+    img.iram_lo = (uint32_t)lo;
+    img.iram_hi = (uint32_t)hi;
+    void *m = mmap((void *)(uintptr_t)lo, hi - lo, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (m == MAP_FAILED) {
+        snprintf(err, errlen, "cannot map the program's code: %s", strerror(errno));
+        op_image_free(&img);
+        return -1;
+    }
+    memcpy((void *)(uintptr_t)img.text_addr, img.text, img.text_len);
+    uint64_t tlo = img.text_addr & ~0xfffull, thi = ((uint64_t)img.text_addr + img.text_len + 0xfff) & ~0xfffull;
+    mprotect((void *)(uintptr_t)tlo, thi - tlo, PROT_READ | PROT_EXEC);
+    *(struct op_env **)(uintptr_t)img.sym_env = &env;
+    img_id = p->id;
+    return 0;
+}
+
+static uint8_t *mram_of(uint32_t dpu)
+{
+    uint8_t *w = windows + (uint64_t)dpu * WINDOW;
+    if (!window_mapped[dpu]) {
+        if (mmap(w + OP_MRAM_BASE, ctrl->mram_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd,
+                 (off_t)((uint64_t)dpu * ctrl->mram_size)) == MAP_FAILED)
+            die("cannot map the MRAM of DPU %u: %s", dpu, strerror(errno));
+        window_mapped[dpu] = 1;
+    }
+    return w;
+}
+
+/* ---- services offered to the image --------------------------------------- */
+
+static void svc_dma_event(uint32_t mram_addr, uint32_t size, int is_write)
+{
+    op_dpu_run_dma(&run, &sched, mram_addr, size, is_write);
+}
+
+static void svc_block(uintptr_t key)
+{
+    op_dpu_run_sync(&run, &sched, 1);
+    op_sched_block(key);
+}
+
+static unsigned svc_wake(uintptr_t key, unsigned n)
+{
+    op_dpu_run_sync(&run, &sched, 0);
+    return op_sched_wake(key, n);
+}
+
+static uint64_t svc_cycles(void)
+{
+    return op_dpu_run_cycles_now(&run, &sched);
+}
+
+static uint64_t svc_instructions(void)
+{
+    op_sched_account(&sched);
+    return sched.t[sched.cur].instructions;
+}
+
+static const struct op_services services = {
+    .yield = op_sched_yield,
+    .block = svc_block,
+    .wake = svc_wake,
+    .waiters = op_sched_waiters,
+    .fault = svc_fault,
+    .dma_event = svc_dma_event,
+};
+
+/* ---- running one DPU ------------------------------------------------------- */
+
+static void run_dpu(uint32_t dpu)
+{
+    struct op_dpu_result *res = &op_ctrl_res(ctrl)[dpu];
+    const struct op_dpu_program *p = &op_ctrl_prog(ctrl)[dpu];
+    memset(res, 0, sizeof *res);
+    char err[OP_FAULT_MSG];
+    if (p->id == 0 || load_program(p, err, sizeof err) != 0) {
+        res->fault = OP_FAULT_RUNTIME;
+        snprintf(res->fault_msg, sizeof res->fault_msg, "%s", p->id ? err : "no program loaded");
+        return;
+    }
+    uint8_t *wram = wram_shm + (uint64_t)dpu * OP_WRAM_STRIDE;
+    memcpy((void *)(uintptr_t)OP_WRAM_BASE, wram, ctrl->wram_size);
+    uint8_t *win = mram_of(dpu);
+    set_gs(win);
+    env.tid = 0;
+    env.nr_tasklets = p->nr_tasklets;
+    env.dpu_index = dpu;
+    env.perf_mode = 0;
+    env.perf_base = 0;
+    env.mram_host = win + OP_MRAM_BASE;
+    op_dpu_run_begin(&run, &sched, dpu, res, p->nr_tasklets);
+
+    if (sigsetjmp(recover, 1) == 0) {
+        if (ctrl->budget_ns) {
+            struct itimerval it = {{0, 0}, {(time_t)(ctrl->budget_ns / 1000000000u),
+                                            (suseconds_t)(ctrl->budget_ns % 1000000000u / 1000)}};
+            if (it.it_value.tv_sec == 0 && it.it_value.tv_usec == 0)
+                it.it_value.tv_usec = 1;
+            setitimer(ITIMER_REAL, &it, NULL);
+        }
+        in_dpu = 1;
+        ((void (*)(void))(uintptr_t)img.sym_boot)();
+        int rc = op_sched_run(&sched, p->nr_tasklets, (void (*)(void))(uintptr_t)img.sym_tasklet_main,
+                              (volatile uint64_t *)(uintptr_t)img.sym_icount, &env);
+        in_dpu = 0;
+        if (rc == OP_FAULT_DEADLOCK) {
+            char msg[OP_FAULT_MSG];
+            snprintf(msg, sizeof msg, "deadlock: every live tasklet is blocked (barrier, mutex, semaphore or handshake)");
+            record_fault(OP_FAULT_DEADLOCK, 0, msg);
+        }
+    }
+    in_dpu = 0;
+    if (ctrl->budget_ns) {
+        struct itimerval off = {{0, 0}, {0, 0}};
+        setitimer(ITIMER_REAL, &off, NULL);
+    }
+    set_gs(NULL);
+    op_dpu_run_end(&run, &sched);
+    memcpy(wram, (void *)(uintptr_t)OP_WRAM_BASE, ctrl->wram_size);
+}
+
+static void serve(int sock, unsigned index)
+{
+    struct op_worker_slot *slot = &ctrl->workers[index];
+    for (;;) {
+        uint32_t cmd;
+        ssize_t n = recv(sock, &cmd, sizeof cmd, 0);
+        if (n == 0)
+            exit(0); /* host closed the socket */
+        if (n != (ssize_t)sizeof cmd) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            die("bad command");
+        }
+        if (cmd != OP_CMD_LAUNCH)
+            die("unknown command %u", cmd);
+        for (;;) {
+            uint32_t i = atomic_fetch_add(&ctrl->launch_next, 1);
+            if (i >= ctrl->launch_count)
+                break;
+            uint32_t dpu = op_ctrl_list(ctrl)[i];
+            atomic_store(&slot->current_dpu, (int32_t)dpu);
+            run_dpu(dpu);
+        }
+        atomic_store(&slot->current_dpu, -1);
+        uint32_t done = OP_CMD_DONE;
+        if (send(sock, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done)
+            exit(0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4)
+        die("usage: openpim-worker CTRL_FD SOCKET_FD INDEX (started by libdpu)");
+    int ctrl_host_fd = atoi(argv[1]), sock = atoi(argv[2]);
+    unsigned index = (unsigned)atoi(argv[3]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    have_fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
+
+    int cfd = open_host_fd(ctrl_host_fd);
+    struct stat st;
+    if (cfd < 0 || fstat(cfd, &st) != 0)
+        die("cannot open the control block: %s", strerror(errno));
+    ctrl = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
+    close(cfd);
+    if (ctrl == MAP_FAILED || index >= OP_MAX_WORKERS)
+        die("cannot map the control block");
+    mram_fd = open_host_fd(ctrl->mram_fd);
+    int wfd = open_host_fd(ctrl->wram_fd);
+    if (mram_fd < 0 || wfd < 0)
+        die("cannot open the machine's memory: %s", strerror(errno));
+    wram_shm = mmap(NULL, (size_t)ctrl->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
+    close(wfd);
+    windows = mmap(NULL, (uint64_t)ctrl->nr_dpus * WINDOW, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    window_mapped = calloc(ctrl->nr_dpus, 1);
+    if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped)
+        die("cannot reserve address space for %u DPUs: %s", ctrl->nr_dpus, strerror(errno));
+    if (mmap((void *)(uintptr_t)OP_WRAM_BASE, OP_WRAM_STRIDE, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
+        die("cannot map WRAM at 0x%x: %s", OP_WRAM_BASE, strerror(errno));
+    if (op_sched_init_stacks(OP_MAX_TASKLETS, NATIVE_STACK) != 0)
+        die("cannot map tasklet stacks: %s", strerror(errno));
+    env.abi_version = OP_ABI_VERSION;
+    env.wram_size = ctrl->wram_size;
+    env.mram_size = (uint32_t)ctrl->mram_size;
+    op_sched_stack_range(&env.stacks_lo, &env.stacks_hi);
+    env.cycles = svc_cycles;
+    env.instructions = svc_instructions;
+    env.svc = &services;
+    install_handlers();
+    serve(sock, index);
+}

@@ -1,0 +1,4 @@
+#ifndef DPU_LOG_H
+#define DPU_LOG_H
+#include <dpu.h>
+#endif

@@ -1,0 +1,64 @@
+/* State of the host library behind dpu.h. */
+#ifndef OPENPIM_SDK_INTERNAL_H
+#define OPENPIM_SDK_INTERNAL_H
+
+#include <dpu.h>
+
+#include "../machine/machine.h"
+
+struct dpu_program_t {
+    struct op_program *prog;
+    unsigned refs; /* DPUs loaded through this handle */
+};
+
+struct dpu_t {
+    struct dpu_rank_t *rank;
+    uint32_t id;         /* index in the machine */
+    uint8_t slice, member;
+    bool enabled;
+    void *xfer;          /* prepared buffer of the next push */
+    struct dpu_program_t *program; /* handle returned by dpu_load, shared by the DPUs it loaded */
+};
+
+struct dpu_rank_t {
+    uint32_t index;      /* rank number in the machine */
+    uint32_t nr_dpus;    /* DPUs of the rank (enabled or not) */
+    struct dpu_t *dpus;
+    bool allocated;
+    bool running;        /* an asynchronous launch is pending */
+    dpu_error_t pending; /* error of asynchronous jobs, reported by dpu_sync */
+};
+
+/* Parsed profile (see profile.c). */
+struct op_profile {
+    struct op_machine_config machine;
+    bool sg_enabled;
+    uint32_t sg_max_blocks;
+    bool disable_reset;
+};
+dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *err, size_t errlen);
+
+/* The machine, created by the first allocation. */
+struct op_machine *op_sdk_machine(void);
+
+/* Iterates the DPUs of a set that are enabled. */
+uint32_t op_set_count(struct dpu_set_t set);
+dpu_error_t op_set_check(struct dpu_set_t set);
+/* Waits for asynchronous work on the set's ranks (all ranks if set is NULL). */
+dpu_error_t op_sync_ranks(struct dpu_set_t set);
+
+/* Prints one line about an error of the emulator itself. */
+void op_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Resolves a symbol of a loaded image (the MRAM heap pseudo-symbol spans the rest of MRAM). */
+dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struct dpu_symbol_t *out);
+
+/* Scatter-gather settings of the current profile. */
+bool op_sg_enabled(uint32_t *max_blocks);
+
+/* Iterates the enabled DPUs of a set as struct dpu_t pointers. */
+bool op_iter_next_dpu(struct dpu_set_iterator_t *it, struct dpu_t **dpu);
+#define OP_SET_FOREACH_DPU(set, d) \
+    for (struct dpu_set_iterator_t __it = dpu_set_iterator_begin(set); op_iter_next_dpu(&__it, &(d));)
+
+#endif

@@ -1,0 +1,171 @@
+/* Launching DPUs: synchronous and asynchronous launches, status, sync and
+ * callbacks.  An asynchronous launch runs when it is issued and its outcome is
+ * kept for dpu_status/dpu_sync, which gives the same results as the SDK's rank
+ * job queues (jobs of a rank run in the order they were issued). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "report.h"
+
+static const char *fault_kind(uint32_t f)
+{
+    static const char *names[] = {"none", "halt", "assert", "memory", "dma", "heap", "stack",
+                                  "deadlock", "timeout", "illegal", "runtime", "host-memory"};
+    return f < sizeof names / sizeof *names ? names[f] : "unknown";
+}
+
+dpu_error_t op_sync_ranks(struct dpu_set_t set)
+{
+    (void)set; /* launches complete before dpu_launch returns */
+    return DPU_OK;
+}
+
+static dpu_error_t run(struct dpu_set_t set)
+{
+    struct op_machine *m = op_sdk_machine();
+    uint32_t n = op_set_count(set);
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return DPU_ERR_SYSTEM;
+    struct dpu_t *d;
+    uint32_t i = 0;
+    OP_SET_FOREACH_DPU(set, d) {
+        if (!op_machine_program(m, d->id)) {
+            free(ids);
+            return DPU_ERR_NO_PROGRAM_LOADED;
+        }
+        ids[i++] = d->id;
+    }
+    char err[256];
+    op_report_launch_begin(set);
+    int rc = op_machine_launch(m, ids, n, err, sizeof err);
+    free(ids);
+    if (rc != 0) {
+        op_warn("launch failed: %s", err);
+        return DPU_ERR_SYSTEM;
+    }
+    op_report_launch_end(set);
+    dpu_error_t out = DPU_OK;
+    unsigned shown = 0, faulted = 0;
+    OP_SET_FOREACH_DPU(set, d) {
+        const struct op_dpu_result *r = op_machine_result(m, d->id);
+        if (r->fault == OP_FAULT_NONE)
+            continue;
+        faulted++;
+        if (out == DPU_OK || r->fault != OP_FAULT_TIMEOUT)
+            out = r->fault == OP_FAULT_TIMEOUT ? DPU_ERR_TIMEOUT : DPU_ERR_DPU_FAULT;
+        if (shown++ < 4)
+            op_warn("DPU %u (rank %u, chip %u, dpu %u) tasklet %u: %s fault: %s", d->id, d->rank->index, d->slice,
+                    d->member, r->fault_tasklet, fault_kind(r->fault), r->fault_msg);
+    }
+    if (shown < faulted)
+        op_warn("... and %u more faulting DPUs", faulted - shown);
+    return out;
+}
+
+dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
+{
+    dpu_error_t rc = op_set_check(dpu_set);
+    if (rc != DPU_OK)
+        return rc;
+    if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
+        return DPU_ERR_INVALID_LAUNCH_POLICY;
+    rc = run(dpu_set);
+    if (policy == DPU_SYNCHRONOUS || rc == DPU_ERR_NO_PROGRAM_LOADED || rc == DPU_ERR_SYSTEM)
+        return rc;
+    for (uint32_t i = 0; dpu_set.kind == DPU_SET_RANKS && i < dpu_set.list.nr_ranks; i++)
+        if (dpu_set.list.ranks[i]->pending == DPU_OK)
+            dpu_set.list.ranks[i]->pending = rc;
+    if (dpu_set.kind == DPU_SET_DPU && dpu_set.dpu->rank->pending == DPU_OK)
+        dpu_set.dpu->rank->pending = rc;
+    return DPU_OK;
+}
+
+dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
+{
+    dpu_error_t rc = op_set_check(dpu_set);
+    if (rc != DPU_OK)
+        return rc;
+    bool any_fault = false;
+    struct dpu_t *d;
+    OP_SET_FOREACH_DPU(dpu_set, d) {
+        const struct op_dpu_result *r = op_machine_result(op_sdk_machine(), d->id);
+        any_fault |= r->fault != OP_FAULT_NONE && op_machine_program(op_sdk_machine(), d->id) != NULL;
+    }
+    if (done)
+        *done = true;
+    if (fault)
+        *fault = any_fault;
+    return DPU_OK;
+}
+
+static dpu_error_t take_pending(struct dpu_set_t set)
+{
+    dpu_error_t rc = DPU_OK;
+    if (set.kind == DPU_SET_DPU) {
+        rc = set.dpu->rank->pending;
+        set.dpu->rank->pending = DPU_OK;
+        return rc;
+    }
+    for (uint32_t i = 0; i < set.list.nr_ranks; i++) {
+        if (rc == DPU_OK)
+            rc = set.list.ranks[i]->pending;
+        set.list.ranks[i]->pending = DPU_OK;
+    }
+    return rc;
+}
+
+dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
+{
+    dpu_error_t rc = op_set_check(dpu_set);
+    if (rc != DPU_OK)
+        return rc;
+    return take_pending(dpu_set);
+}
+
+dpu_error_t dpu_callback(struct dpu_set_t dpu_set, dpu_error_t (*callback)(struct dpu_set_t, uint32_t, void *),
+                         void *args, dpu_callback_flags_t flags)
+{
+    dpu_error_t rc = op_set_check(dpu_set);
+    if (rc != DPU_OK)
+        return rc;
+    if (!callback)
+        return DPU_ERR_INVALID_DPU_SET;
+    dpu_error_t out = DPU_OK;
+    if ((flags & DPU_CALLBACK_SINGLE_CALL) || dpu_set.kind == DPU_SET_DPU) {
+        out = callback(dpu_set, 0, args);
+    } else {
+        for (uint32_t i = 0; i < dpu_set.list.nr_ranks; i++) {
+            dpu_error_t e = callback(dpu_set_rank(dpu_set, i), i, args);
+            if (out == DPU_OK)
+                out = e;
+        }
+    }
+    if (!(flags & DPU_CALLBACK_ASYNC) || out == DPU_OK)
+        return out;
+    /* an asynchronous callback's error surfaces at dpu_sync */
+    for (uint32_t i = 0; dpu_set.kind == DPU_SET_RANKS && i < dpu_set.list.nr_ranks; i++)
+        if (dpu_set.list.ranks[i]->pending == DPU_OK)
+            dpu_set.list.ranks[i]->pending = out;
+    if (dpu_set.kind == DPU_SET_DPU && dpu_set.dpu->rank->pending == DPU_OK)
+        dpu_set.dpu->rank->pending = out;
+    return DPU_OK;
+}
+
+dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info)
+{
+    dpu_error_t rc = op_set_check(dpu);
+    if (rc != DPU_OK)
+        return rc;
+    if (dpu.kind != DPU_SET_DPU || !info)
+        return DPU_ERR_INVALID_DPU_SET;
+    const struct op_dpu_result *r = op_machine_result(op_sdk_machine(), dpu.dpu->id);
+    memset(info, 0, sizeof *info);
+    info->faulted = r->fault != OP_FAULT_NONE;
+    info->tasklet = r->fault_tasklet;
+    info->kind = fault_kind(r->fault);
+    memcpy(info->message, r->fault_msg, sizeof info->message < sizeof r->fault_msg ? sizeof info->message : sizeof r->fault_msg);
+    info->message[sizeof info->message - 1] = 0;
+    return DPU_OK;
+}

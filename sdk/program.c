@@ -1,0 +1,127 @@
+/* Loading DPU programs and looking up their symbols. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+static dpu_error_t load_image(struct dpu_set_t set, struct op_program *p, struct dpu_program_t **program)
+{
+    struct dpu_program_t *h = calloc(1, sizeof *h);
+    if (!h) {
+        op_program_put(p);
+        return DPU_ERR_SYSTEM;
+    }
+    h->prog = p;
+    op_sync_ranks(set);
+    struct dpu_t *d;
+    char err[256];
+    dpu_error_t rc = DPU_OK;
+    OP_SET_FOREACH_DPU(set, d) {
+        if (op_machine_load(op_sdk_machine(), d->id, p, err, sizeof err) != 0) {
+            op_warn("cannot load the program: %s", err);
+            rc = DPU_ERR_ELF_INVALID_FILE;
+            break;
+        }
+        if (d->program && --d->program->refs == 0)
+            free(d->program);
+        d->program = h;
+        h->refs++;
+    }
+    op_program_put(p); /* the DPUs hold their own references */
+    if (h->refs == 0) {
+        free(h);
+        h = NULL;
+    }
+    if (program)
+        *program = rc == DPU_OK ? h : NULL;
+    return rc;
+}
+
+dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set, const void *buffer, size_t buffer_size,
+                                 struct dpu_program_t **program)
+{
+    dpu_error_t rc = op_set_check(dpu_set);
+    if (rc != DPU_OK)
+        return rc;
+    if (!buffer)
+        return DPU_ERR_ELF_INVALID_FILE;
+    char err[256];
+    struct op_program *p = op_program_create(buffer, buffer_size, err, sizeof err);
+    if (!p) {
+        op_warn("invalid DPU program: %s", err);
+        return DPU_ERR_ELF_INVALID_FILE;
+    }
+    return load_image(dpu_set, p, program);
+}
+
+dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct dpu_program_t **program)
+{
+    dpu_error_t rc = op_set_check(dpu_set);
+    if (rc != DPU_OK)
+        return rc;
+    if (!binary_path)
+        return DPU_ERR_ELF_NO_SUCH_FILE;
+    FILE *f = fopen(binary_path, "rb");
+    if (!f) {
+        op_warn("cannot open DPU program '%s': %s", binary_path, strerror(errno));
+        return DPU_ERR_ELF_NO_SUCH_FILE;
+    }
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = malloc(cap);
+    for (size_t n; buf && (n = fread(buf + len, 1, cap - len, f)) > 0;) {
+        len += n;
+        if (len == cap) {
+            uint8_t *bigger = realloc(buf, cap * 2);
+            if (!bigger) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = bigger;
+            cap *= 2;
+        }
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (!buf || read_error) {
+        free(buf);
+        return DPU_ERR_SYSTEM;
+    }
+    char err[256];
+    struct op_program *p = op_program_create(buf, len, err, sizeof err);
+    free(buf);
+    if (!p) {
+        op_warn("'%s' is not a valid DPU program: %s", binary_path, err);
+        return DPU_ERR_ELF_INVALID_FILE;
+    }
+    return load_image(dpu_set, p, program);
+}
+
+dpu_error_t dpu_load_from_incbin(struct dpu_set_t dpu_set, struct dpu_incbin_t *incbin,
+                                 struct dpu_program_t **program)
+{
+    if (!incbin)
+        return DPU_ERR_ELF_INVALID_FILE;
+    return dpu_load_from_memory(dpu_set, incbin->buffer, incbin->size, program);
+}
+
+dpu_error_t dpu_get_symbol(struct dpu_program_t *program, const char *symbol_name, struct dpu_symbol_t *symbol)
+{
+    if (!program || !symbol_name || !symbol)
+        return DPU_ERR_INVALID_SYMBOL_ACCESS;
+    return op_symbol_lookup(&program->prog->img, symbol_name, symbol);
+}
+
+dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struct dpu_symbol_t *out)
+{
+    const struct op_symbol *s = op_image_symbol(img, name);
+    if (!s)
+        return DPU_ERR_UNKNOWN_SYMBOL;
+    out->address = s->addr;
+    out->size = s->size;
+    if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0)
+        out->size = (uint32_t)(op_machine_mram_size(op_sdk_machine()) - (s->addr - OP_MRAM_BASE));
+    return DPU_OK;
+}
