@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Emulation speed benchmark (issue 2/3): prints native/emulated time ratios for
+# a compute-bound and a DMA-bound loop, with the instruction-accounting pass on
+# (the default) and off.  Needs a built SDK (scripts/setup.sh).
+#   bench/emulation_speed/run.sh [build-dir]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${1:-$here/../../build}
+source "$build/sdk/upmem_env.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc=$(command -v clang-14 || command -v gcc)
+$cc -O2 -Wall -Wextra -I"$here" -o "$work/host_bench" "$here/host_bench.c" $(dpu-pkg-config --cflags --libs dpu)
+dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=1 -I"$here" -o "$work/dpu_counted" "$here/dpu_bench.c"
+OPENPIM_NO_ACCOUNTING=1 OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=1 -I"$here" -o "$work/dpu_plain" "$here/dpu_bench.c"
+echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), native loops built with $(basename "$cc") -O2"
+echo "-- DPU code with instruction accounting (timing model on):"
+"$work/host_bench" "$work/dpu_counted"
+echo "-- DPU code without instruction accounting:"
+"$work/host_bench" "$work/dpu_plain"

@@ -1,0 +1,18 @@
+/* OpenPIM DPU syslib: <alloc.h>, the incremental WRAM heap.
+ *
+ * The heap lies between the program's static data and the tasklet stacks.  Its
+ * pointer is an ordinary WRAM global: it is set at dpu_load and NOT reset at
+ * each launch, so kernels launched several times call mem_reset() first.
+ */
+#ifndef DPUSYSCORE_ALLOC_H
+#define DPUSYSCORE_ALLOC_H
+
+#include <stddef.h>
+
+/* Returns `size` bytes of WRAM, 8-aligned (size 0 returns the current heap
+ * pointer unaligned).  Stops the DPU with OP_FAULT_HEAP if the heap is full. */
+void *mem_alloc(size_t size);
+/* Frees the whole heap; returns its start. */
+void *mem_reset(void);
+
+#endif

@@ -1,0 +1,30 @@
+/* OpenPIM DPU libc: <stdio.h>.
+ *
+ * On a DPU, printf() does not write anywhere the program can see: each call
+ * appends one record (format string + raw argument values) to the DPU's MRAM
+ * log buffer `__stdout_buffer` (1 MiB, circular; the oldest records are lost
+ * when it wraps).  The host turns the records into text with dpu_log_read().
+ * The log is emptied at the start of every launch.
+ *
+ * Supported conversions: d i u x X o c s p f F e E g G a A b(binary) n %%,
+ * flags "-+ #0'", width and precision (also `*`), length modifiers hh h l ll
+ * j z t L.  %s copies the string into the record.  Every call is one DMA for the
+ * timing model, and yields to the next tasklet like any DMA.
+ */
+#ifndef OPENPIM_DPU_STDIO_H
+#define OPENPIM_DPU_STDIO_H
+
+#include <stddef.h>
+
+#ifndef EOF
+#define EOF (-1)
+#endif
+
+/* Returns 0 (the text is only produced on the host). */
+int printf(const char *restrict format, ...) __attribute__((format(printf, 1, 2)));
+/* Logs s followed by a newline; returns 0. */
+int puts(const char *s);
+/* Logs one character; returns c as an unsigned char. */
+int putchar(int c);
+
+#endif

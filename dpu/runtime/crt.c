@@ -1,0 +1,33 @@
+/* OpenPIM DPU runtime: the image's entry points (see machine/dpu_abi.h). */
+#include "rt_internal.h"
+
+#include <perfcounter.h>
+
+struct op_env *__op_env __op_scratch;
+uint64_t __op_icount __op_scratch;
+
+extern void *__op_exit_point[OP_MAX_TASKLETS][5];
+/* Defined by stdio.c, which is linked only when the program prints. */
+extern uint64_t __stdout_buffer_state __attribute__((weak));
+
+int main(void);
+
+/* Once per DPU and launch, before the tasklets: what the DPU's crt0 resets at
+ * boot (stdout log, all atomic bits / mutexes), plus our per-launch scratch.
+ * WRAM globals, the heap pointer included, are left as they are. */
+void __op_boot(void)
+{
+    __op_sync_reset();
+    __op_misc_reset();
+    if (&__stdout_buffer_state != NULL)
+        __stdout_buffer_state = 0;
+    __op_env->perf_mode = COUNT_CYCLES;
+    __op_env->perf_base = 0;
+}
+
+/* The body of every tasklet: main(), or up to exit(). */
+void __op_tasklet_main(void)
+{
+    if (__builtin_setjmp(__op_exit_point[__op_env->tid]) == 0)
+        main();
+}

@@ -1,0 +1,85 @@
+/* OpenPIM DPU runtime: faults and their messages. */
+#include "rt_internal.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+
+static char fault_msg[256] __op_scratch;
+
+struct msg {
+    uint32_t at;
+};
+
+static void put_char(struct msg *m, char c)
+{
+    if (m->at + 1 < sizeof(fault_msg))
+        fault_msg[m->at++] = c;
+}
+
+static void put_num(struct msg *m, uint64_t v, unsigned base, int min_digits)
+{
+    char digits[24];
+    int n = 0;
+    do {
+        digits[n++] = "0123456789abcdef"[v % base];
+        v /= base;
+    } while (v != 0 || n < min_digits);
+    while (n > 0)
+        put_char(m, digits[--n]);
+}
+
+_Noreturn void __op_faultf(enum op_fault why, const char *fmt, ...)
+{
+    struct msg m = { 0 };
+    va_list ap;
+    va_start(ap, fmt);
+    for (const char *p = fmt; *p != '\0'; p++) {
+        if (*p != '%' || p[1] == '\0') {
+            put_char(&m, *p);
+            continue;
+        }
+        p++;
+        if (*p == 's') {
+            for (const char *s = va_arg(ap, const char *); *s != '\0'; s++)
+                put_char(&m, *s);
+        } else if (*p == 'x') {
+            put_char(&m, '0');
+            put_char(&m, 'x');
+            put_num(&m, va_arg(ap, uint64_t), 16, 8);
+        } else if (*p == 'u') {
+            put_num(&m, va_arg(ap, uint64_t), 10, 1);
+        } else {
+            put_char(&m, *p);
+        }
+    }
+    va_end(ap);
+    fault_msg[m.at] = '\0';
+    __OP_SVC->fault(why, fault_msg);
+}
+
+_Noreturn void __op_fault(enum op_fault why, const char *msg)
+{
+    __OP_SVC->fault(why, msg);
+}
+
+void __op_check_mram(const char *who, uint64_t addr, uint64_t size)
+{
+    uint64_t lo = OP_MRAM_BASE;
+    uint64_t hi = lo + __op_env->mram_size;
+    if (addr < lo || addr > hi || size > hi - addr)
+        __op_faultf(OP_FAULT_DMA, "%s: MRAM address %x (%u bytes) is outside MRAM [%x, %x)", who, addr, size, lo,
+            hi);
+}
+
+void __op_check_wram(const char *who, uintptr_t addr, uint64_t size)
+{
+    uint64_t lo = OP_WRAM_BASE;
+    uint64_t hi = lo + __op_env->wram_size;
+    if (addr >= lo && addr <= hi && size <= hi - addr)
+        return;
+    uint64_t slo = __op_env->stacks_lo, shi = __op_env->stacks_hi;
+    if (addr >= slo && addr <= shi && size <= shi - addr)
+        return;
+    __op_faultf(OP_FAULT_DMA, "%s: WRAM address %x (%u bytes) is outside WRAM [%x, %x) and the tasklet stacks", who,
+        (uint64_t)addr, size, lo, hi);
+}

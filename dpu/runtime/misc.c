@@ -1,0 +1,51 @@
+/* OpenPIM DPU runtime: halt, assert, abort, exit, errno, check_stack. */
+#include "rt_internal.h"
+
+#include <assert.h>
+#include <defs.h>
+#include <errno.h>
+#include <stdlib.h>
+
+/* Per-tasklet errno and exit points (per launch). */
+static int errno_of[OP_MAX_TASKLETS] __op_scratch;
+void *__op_exit_point[OP_MAX_TASKLETS][5] __op_scratch;
+
+void __op_misc_reset(void)
+{
+    for (uint32_t i = 0; i < OP_MAX_TASKLETS; i++)
+        errno_of[i] = 0;
+}
+
+int *__op_errno_location(void)
+{
+    return &errno_of[__op_env->tid];
+}
+
+_Noreturn void halt(void)
+{
+    __op_fault(OP_FAULT_HALT, "halt() called");
+}
+
+_Noreturn void abort(void)
+{
+    __op_fault(OP_FAULT_HALT, "abort() called");
+}
+
+_Noreturn void __op_assert_fail(const char *msg)
+{
+    __op_fault(OP_FAULT_ASSERT, msg);
+}
+
+_Noreturn void exit(int status)
+{
+    (void)status;
+    /* Back into __op_tasklet_main, as if main() had returned. */
+    __builtin_longjmp(__op_exit_point[__op_env->tid], 1);
+}
+
+int check_stack(void)
+{
+    /* The tasklet runs on a native stack owned by the worker; report the
+     * nominal DPU budget (STACK_SIZE_DEFAULT, 1024 bytes) as free. */
+    return 1024 / 4;
+}

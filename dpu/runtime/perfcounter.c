@@ -1,0 +1,54 @@
+/* OpenPIM DPU runtime: the performance counter (perfcounter.h).
+ *
+ * The counter's state lives in the worker's op_env (perf_mode, perf_base),
+ * which __op_boot sets to "counting cycles from 0" at each launch.  While
+ * counting, value = counter(mode) - perf_base; while stopped (COUNT_NOTHING),
+ * perf_base holds the frozen value.  __op_env->cycles()/instructions() count
+ * from the start of the launch.
+ */
+#include "rt_internal.h"
+
+#include <perfcounter.h>
+
+const volatile uint32_t CLOCKS_PER_SEC = 350000000u; /* v1A DPU clock */
+
+static uint64_t raw(uint32_t mode)
+{
+    if (mode == COUNT_CYCLES)
+        return __op_env->cycles();
+    if (mode == COUNT_INSTRUCTIONS)
+        return __op_env->instructions();
+    return 0;
+}
+
+static uint64_t current(void)
+{
+    uint32_t mode = __op_env->perf_mode;
+    if (mode != COUNT_CYCLES && mode != COUNT_INSTRUCTIONS)
+        return __op_env->perf_base;
+    return raw(mode) - __op_env->perf_base;
+}
+
+/* The DPU counter is 36 bits wide and read without its 4 low bits. */
+static perfcounter_t as_read(uint64_t v)
+{
+    return v & 0xffffffff0ull;
+}
+
+perfcounter_t perfcounter_get(void)
+{
+    return as_read(current());
+}
+
+perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
+{
+    uint64_t before = current();
+    uint32_t mode = config == COUNT_SAME ? __op_env->perf_mode : (uint32_t)config;
+    uint64_t value = reset_value ? 0 : before;
+    if (mode == COUNT_CYCLES || mode == COUNT_INSTRUCTIONS)
+        __op_env->perf_base = raw(mode) - value;
+    else
+        __op_env->perf_base = value;
+    __op_env->perf_mode = mode;
+    return as_read(before);
+}

@@ -1,0 +1,31 @@
+/* OpenPIM DPU runtime: declarations shared by the runtime's own files. */
+#ifndef OPENPIM_RT_INTERNAL_H
+#define OPENPIM_RT_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <openpim_rt.h>
+
+/* Per-launch scratch: not in WRAM, never seen by the host, zeroed by __op_boot. */
+#define __op_scratch __attribute__((section(".opbss")))
+
+/* Reset hooks called by __op_boot. */
+void __op_sync_reset(void);
+void __op_misc_reset(void);
+
+/* Checks that MRAM [addr, addr+size) exists; faults (OP_FAULT_DMA) naming `who` otherwise. */
+void __op_check_mram(const char *who, uint64_t addr, uint64_t size);
+/* Checks that WRAM/stack [addr, addr+size) exists; faults (OP_FAULT_DMA) otherwise. */
+void __op_check_wram(const char *who, uintptr_t addr, uint64_t size);
+/* Host pointer to MRAM address `addr` of the running DPU (no check). */
+static inline uint8_t *__op_mram_host(uint64_t addr)
+{
+    return __op_env->mram_host + (addr - OP_MRAM_BASE);
+}
+
+static inline void __op_yield(void)
+{
+    __OP_SVC->yield();
+}
+
+#endif

@@ -1,0 +1,905 @@
+//===- OpenPIMCount.cpp - DPU instruction accounting for native DPU code ---===//
+//
+// OpenPIM compiles UPMEM DPU programs natively for x86-64.  To model DPU time
+// the timing layer needs the number of DPU instructions each tasklet executes.
+// This new-pass-manager plugin (clang-14 -fpass-plugin=libOpenPIMCount.so)
+// runs at the optimizer's last extension point, so it sees the optimised IR,
+// and adds to the external global `uint64_t __op_icount` (defined by the DPU
+// runtime; the scheduler attributes its increase to the running tasklet at
+// every switch):
+//
+//  * per basic block, the statically estimated number of DPU instructions the
+//    UPMEM compiler would emit for it, with one non-atomic load/add/store at
+//    the start of the block.  Calls can switch tasklets, so a block containing
+//    calls is cut into segments at each call: the instructions up to and
+//    including the call are added at the start of the block, those after it
+//    right after the call.  The scheduler then sees exactly what was executed.
+//  * data-dependent costs computed at run time next to the operation:
+//      - 32-bit multiply: 6 + bitlen(min(ua, ub))        (__mulsi3 mul_steps)
+//      - 32-bit udiv/urem: 6 + max(0, clz(d) - clz(n) + 1)  (__udiv32 ladder)
+//      - 32-bit sdiv/srem: the same on |n|, |d|, + 6     (__div32 wrapper)
+//      - variable-size memcpy/memmove/memset: base + size/bytes-per-instr
+//    These are summed per segment and added with one more load/add/store
+//    before the segment's call or terminator.
+//
+// Integer division never traps on x86 any more: the divisor is replaced by 1
+// when it is 0 (and, for signed division, when the operation is MIN / -1), and
+// the result is selected afterwards:
+//  * MIN / -1 -> MIN and MIN % -1 -> 0, which is what the DPU runtime returns
+//    (__div32 negates both operands and divides 0x80000000 by 1).
+//  * x / 0: the DPU runtime does not return a value: __udiv32 tests the
+//    divisor with `clz ..., max, __udiv32_division_by_zero` and executes
+//    `fault 2` (__FAULT_DIVISION_BY_ZERO__; SDK docs, "Exceptions": "fault 2
+//    (Division by Zero) Raised when the dpu tries to compute a division by
+//    zero"); __udiv64 does the same.  Hence:
+//      - if the program (its DPU runtime) defines `void __op_div_by_zero(void)`
+//        it is called first (weak reference; it is meant to put the DPU in
+//        fault and not return);
+//      - otherwise, or if it returns, the result is what a restoring div_step
+//        ladder yields for a zero divisor: quotient all ones (0xFFFFFFFF),
+//        remainder = dividend.  Same for 8/16/64-bit widths.
+//
+// Costs come from op_costs.def (one table, documented there).  64-bit integer
+// values that only feed address arithmetic (x86 widens int induction variables
+// and indices to i64; the DPU's pointers are 32-bit) are costed as 32-bit.
+// Functions annotated __attribute__((annotate("openpim_nocount"))) and naked
+// functions are left alone.
+//
+// After the instrumentation, at -O1 and above, LICM runs once more so that the
+// counter is promoted to a register inside loops without calls; this keeps the
+// instrumented code within a small factor of native speed.
+//===----------------------------------------------------------------------===//
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/BasicBlock.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/GetElementPtrTypeIterator.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/KnownBits.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Transforms/Scalar/LICM.h"
+#include "llvm/Transforms/Scalar/LoopPassManager.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+#include <cstdint>
+#include <vector>
+
+using namespace llvm;
+
+namespace {
+
+namespace cost {
+#define OP_COST(NAME, VALUE, DOC) constexpr uint64_t NAME = VALUE;
+#include "op_costs.def"
+} // namespace cost
+
+constexpr const char *CounterName = "__op_icount";
+constexpr const char *DivZeroHookName = "__op_div_by_zero";
+constexpr const char *NoCountAnnotation = "openpim_nocount";
+constexpr unsigned MramAddrSpace = 256; // __mram_ptr (x86 GS segment)
+
+// Number of 32-bit words of a scalar type (pointers are 32-bit on the DPU).
+uint64_t wordsOf(Type *T) {
+  if (T->isPointerTy())
+    return 1;
+  if (T->isIntegerTy())
+    return (T->getIntegerBitWidth() + 31) / 32;
+  if (T->isFloatingPointTy())
+    return (T->getPrimitiveSizeInBits().getFixedSize() + 31) / 32;
+  return 1;
+}
+
+bool isDoubleLike(Type *T) { return T->isFloatingPointTy() && !T->isFloatTy() && !T->isHalfTy() && !T->isBFloatTy(); }
+
+// Cost of x * c for a constant |c| <= 255: shift-and-add terms.
+uint64_t constMulCost(int64_t C) {
+  uint64_t A = C < 0 ? uint64_t(-C) : uint64_t(C);
+  uint64_t Terms = countPopulation(A);
+  if (A & 1)
+    Terms -= 1; // an odd constant starts from x itself
+  if (Terms == 0)
+    Terms = 1;
+  return Terms * cost::MUL_CONST8_PER_TERM + (C < 0 ? 1 : 0);
+}
+
+bool fitsNativeMul(const ConstantInt *C) {
+  if (C->getBitWidth() > 64)
+    return false;
+  int64_t V = C->getSExtValue();
+  return V >= -255 && V <= 255;
+}
+
+enum class Dyn { None, Mul32, Div, MemOp };
+
+struct Segment {
+  Instruction *After = nullptr; // segment starts after this call (null: block start)
+  Instruction *End = nullptr;   // call or terminator ending the segment
+  uint64_t Static = 0;
+  SmallVector<std::pair<Instruction *, Dyn>, 4> Dynamic;
+};
+
+class Instrumenter {
+public:
+  Instrumenter(Module &M, Function &F, MDNode *CounterScope)
+      : M(M), F(F), DL(M.getDataLayout()), Ctx(M.getContext()),
+        I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)), CounterScope(CounterScope) {}
+
+  bool run() {
+    separateFromCounter();
+    computeAddrWidth();
+    for (BasicBlock &BB : F)
+      if (auto *Br = dyn_cast<BranchInst>(BB.getTerminator()))
+        if (Br->isUnconditional() && Br->getSuccessor(0) != &BB)
+          FallThroughPred.try_emplace(Br->getSuccessor(0), &BB);
+    HasCalls = false;
+    for (Instruction &I : instructions(F))
+      if (isBoundaryCall(I))
+        HasCalls = true;
+
+    std::vector<BasicBlock *> Blocks;
+    for (BasicBlock &BB : F)
+      Blocks.push_back(&BB);
+
+    bool Changed = false;
+    for (BasicBlock *BB : Blocks)
+      Changed |= instrumentBlock(*BB, BB == &F.getEntryBlock());
+
+    for (auto &Site : HookSites)
+      insertDivZeroHook(Site.first, Site.second);
+    return Changed || !HookSites.empty();
+  }
+
+private:
+  Module &M;
+  Function &F;
+  const DataLayout &DL;
+  LLVMContext &Ctx;
+  IntegerType *I64, *I32;
+  MDNode *CounterScope; // alias scope list of the counter's accesses
+  bool HasCalls = false;
+  DenseSet<const Value *> AddrWidth; // i64 values that are 32-bit on the DPU
+  // For each block, the predecessor assumed to be laid out right before it:
+  // the first one (in function order) that reaches it by an unconditional
+  // branch.  A loop header is entered from its preheader that way, one arm of
+  // an if/else falls into the join, the other jumps.
+  DenseMap<const BasicBlock *, const BasicBlock *> FallThroughPred;
+  SmallVector<std::pair<Value *, Instruction *>, 4> HookSites;
+
+  // ---------------------------------------------------------------- helpers
+  static bool isBoundaryCall(const Instruction &I) {
+    const auto *CB = dyn_cast<CallBase>(&I);
+    if (!CB || isa<IntrinsicInst>(CB) || CB->isInlineAsm())
+      return false;
+    return true;
+  }
+
+  Constant *counter() {
+    GlobalVariable *GV = M.getGlobalVariable(CounterName, /*AllowInternal=*/true);
+    if (!GV) {
+      GV = new GlobalVariable(M, I64, /*isConstant=*/false, GlobalValue::ExternalLinkage,
+                              nullptr, CounterName);
+      // In an executable (non-PIC, or PIE) the runtime's definition is local.
+      if (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default)
+        GV->setDSOLocal(true);
+    }
+    if (GV->getValueType() != I64)
+      return ConstantExpr::getBitCast(GV, I64->getPointerTo(GV->getAddressSpace()));
+    return GV;
+  }
+
+  void addToCounter(IRBuilder<> &B, Value *Amount) {
+    Constant *C = counter();
+    LoadInst *L = B.CreateLoad(I64, C, "opc.ld");
+    Value *S = B.CreateAdd(L, Amount, "opc.add");
+    StoreInst *St = B.CreateStore(S, C);
+    L->setMetadata(LLVMContext::MD_alias_scope, CounterScope);
+    St->setMetadata(LLVMContext::MD_alias_scope, CounterScope);
+  }
+
+  // The program never touches __op_icount through its own loads and stores:
+  // say so with scoped-noalias metadata, so that the counter can live in a
+  // register inside loops (calls keep clobbering it: they may count).
+  void separateFromCounter() {
+    GlobalVariable *GV = M.getGlobalVariable(CounterName, /*AllowInternal=*/true);
+    for (Instruction &I : instructions(F)) {
+      Value *Ptr = nullptr;
+      if (auto *L = dyn_cast<LoadInst>(&I)) {
+        if (L->isVolatile())
+          continue;
+        Ptr = L->getPointerOperand();
+      } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+        if (S->isVolatile())
+          continue;
+        Ptr = S->getPointerOperand();
+      } else if (auto *A = dyn_cast<AtomicRMWInst>(&I)) {
+        Ptr = A->getPointerOperand();
+      } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        Ptr = X->getPointerOperand();
+      } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+        if (MI->isVolatile())
+          continue;
+        Ptr = MI->getRawDest();
+        if (auto *MT = dyn_cast<MemTransferInst>(MI))
+          if (GV && getUnderlyingObject(MT->getRawSource()) == GV)
+            continue;
+      } else {
+        continue;
+      }
+      if (GV && getUnderlyingObject(Ptr) == GV)
+        continue;
+      I.setMetadata(LLVMContext::MD_noalias,
+                    MDNode::concatenate(I.getMetadata(LLVMContext::MD_noalias), CounterScope));
+    }
+  }
+
+  uint64_t intWords(const Value *V) {
+    if (AddrWidth.count(V))
+      return 1;
+    return wordsOf(V->getType()->getScalarType());
+  }
+
+  // ------------------------------------------- 64-bit address-like values
+  // x86 IR carries indices and induction variables as i64 (pointer width);
+  // on the DPU they are 32-bit.  An i64 value qualifies if every use is
+  // address arithmetic (GEP index, inttoptr, trunc, compare, or another such
+  // value) and it is connected to an actual address (a GEP index, inttoptr or
+  // ptrtoint).
+  static bool isAddrCandidate(const Instruction &I) {
+    if (!I.getType()->isIntegerTy(64))
+      return false;
+    switch (I.getOpcode()) {
+    case Instruction::Add: case Instruction::Sub: case Instruction::Mul:
+    case Instruction::Shl: case Instruction::LShr: case Instruction::AShr:
+    case Instruction::And: case Instruction::Or: case Instruction::Xor:
+    case Instruction::PHI: case Instruction::SExt: case Instruction::ZExt:
+    case Instruction::Select: case Instruction::PtrToInt:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  void computeAddrWidth() {
+    SmallPtrSet<Instruction *, 32> C;
+    for (Instruction &I : instructions(F))
+      if (isAddrCandidate(I))
+        C.insert(&I);
+    for (;;) {
+      SmallVector<Instruction *, 8> Drop;
+      for (Instruction *V : C) {
+        for (User *U : V->users()) {
+          auto *UI = dyn_cast<Instruction>(U);
+          bool OK = UI && (isa<GetElementPtrInst>(UI) || isa<IntToPtrInst>(UI) ||
+                           isa<TruncInst>(UI) || isa<ICmpInst>(UI) ||
+                           (isa<SwitchInst>(UI) && UI->getOperand(0) == V) || C.count(UI));
+          if (!OK) {
+            Drop.push_back(V);
+            break;
+          }
+        }
+      }
+      if (Drop.empty())
+        break;
+      for (Instruction *V : Drop)
+        C.erase(V);
+    }
+    SmallVector<Instruction *, 16> Work;
+    // Seeds: values that make an address, and counting induction variables
+    // (phi of constants and phi +- constant) such as the trip counters of
+    // unrolled loops.
+    for (Instruction *V : C) {
+      bool Seed = isa<PtrToIntInst>(V) || isCountingPhi(V, C);
+      for (User *U : V->users())
+        if (isa<GetElementPtrInst>(U) || isa<IntToPtrInst>(U))
+          Seed = true;
+      if (Seed && AddrWidth.insert(V).second)
+        Work.push_back(V);
+    }
+    // Closure over operands and users inside C, and across compares: the
+    // bound an index or counter is compared with is of the same width.
+    auto Visit = [&](Value *X) {
+      auto *XI = dyn_cast<Instruction>(X);
+      if (XI && C.count(XI) && AddrWidth.insert(XI).second)
+        Work.push_back(XI);
+    };
+    while (!Work.empty()) {
+      Instruction *V = Work.pop_back_val();
+      for (Value *Op : V->operands())
+        Visit(Op);
+      for (User *U : V->users()) {
+        Visit(U);
+        if (auto *Cmp = dyn_cast<ICmpInst>(U))
+          for (Value *Op : Cmp->operands())
+            Visit(Op);
+      }
+    }
+  }
+
+  static bool isCountingPhi(Instruction *V, const SmallPtrSetImpl<Instruction *> &C) {
+    auto *Phi = dyn_cast<PHINode>(V);
+    if (!Phi)
+      return false;
+    bool Steps = false;
+    for (Value *In : Phi->incoming_values()) {
+      if (isa<Constant>(In))
+        continue;
+      auto *BO = dyn_cast<BinaryOperator>(In);
+      if (!BO || !C.count(BO) ||
+          (BO->getOpcode() != Instruction::Add && BO->getOpcode() != Instruction::Sub))
+        return false;
+      if (!((BO->getOperand(0) == Phi && isa<Constant>(BO->getOperand(1))) ||
+            (BO->getOperand(1) == Phi && isa<Constant>(BO->getOperand(0)))))
+        return false;
+      Steps = true;
+    }
+    return Steps;
+  }
+
+  // ----------------------------------------------------------- static cost
+  bool fusedWithBranch(const Instruction &I) {
+    if (!I.hasOneUse())
+      return false;
+    const auto *Br = dyn_cast<BranchInst>(*I.user_begin());
+    return Br && Br->isConditional() && Br->getParent() == I.getParent();
+  }
+
+  uint64_t loadStoreCost(Type *T, unsigned AS, bool IsStore) {
+    if (AS == MramAddrSpace)
+      return IsStore ? cost::MRAM_STORE : cost::MRAM_LOAD;
+    uint64_t Bytes = DL.getTypeStoreSize(T).getKnownMinSize();
+    uint64_t N = (Bytes + 7) / 8;
+    return (N ? N : 1) * cost::LOAD_STORE_PER_8B;
+  }
+
+  uint64_t memIntrinsicCost(const MemIntrinsic &MI, Dyn &D) {
+    bool IsSet = isa<MemSetInst>(MI);
+    uint64_t Per = IsSet ? cost::MEMSET_BYTES_PER_INSTR : cost::MEMCPY_BYTES_PER_INSTR;
+    if (auto *Len = dyn_cast<ConstantInt>(MI.getLength())) {
+      uint64_t L = Len->getLimitedValue();
+      return cost::MEMCPY_BASE + (L + Per - 1) / Per;
+    }
+    D = Dyn::MemOp;
+    return 0;
+  }
+
+  uint64_t intrinsicCost(IntrinsicInst &II, Dyn &D) {
+    if (auto *MI = dyn_cast<MemIntrinsic>(&II))
+      return memIntrinsicCost(*MI, D);
+    Type *T = II.getType()->getScalarType();
+    uint64_t W = T->isVoidTy() ? 1 : wordsOf(T);
+    switch (II.getIntrinsicID()) {
+    case Intrinsic::dbg_declare: case Intrinsic::dbg_value: case Intrinsic::dbg_label:
+    case Intrinsic::dbg_addr: case Intrinsic::lifetime_start: case Intrinsic::lifetime_end:
+    case Intrinsic::assume: case Intrinsic::expect: case Intrinsic::expect_with_probability:
+    case Intrinsic::invariant_start: case Intrinsic::invariant_end:
+    case Intrinsic::launder_invariant_group: case Intrinsic::strip_invariant_group:
+    case Intrinsic::experimental_noalias_scope_decl: case Intrinsic::var_annotation:
+    case Intrinsic::ptr_annotation: case Intrinsic::annotation: case Intrinsic::sideeffect:
+    case Intrinsic::donothing: case Intrinsic::pseudoprobe: case Intrinsic::objectsize:
+    case Intrinsic::is_constant: case Intrinsic::prefetch:
+      return 0;
+    case Intrinsic::ctlz: case Intrinsic::ctpop:
+      return W == 1 ? 1 : 2 * W - 1; // clz / cao, combined per word
+    case Intrinsic::cttz:
+      return 3 * W;
+    case Intrinsic::bswap:
+      return 4 * W;
+    case Intrinsic::bitreverse:
+      return 16 * W;
+    case Intrinsic::fshl: case Intrinsic::fshr:
+      // rotate (same operands) is one rol/ror per word, a funnel shift ~3
+      return II.getArgOperand(0) == II.getArgOperand(1) ? W : 3 * W;
+    case Intrinsic::umin: case Intrinsic::umax: case Intrinsic::smin: case Intrinsic::smax:
+    case Intrinsic::abs:
+      return 2 * intWords(&II);
+    case Intrinsic::uadd_with_overflow: case Intrinsic::sadd_with_overflow:
+    case Intrinsic::usub_with_overflow: case Intrinsic::ssub_with_overflow:
+      return wordsOf(II.getArgOperand(0)->getType()) + 1;
+    case Intrinsic::umul_with_overflow: case Intrinsic::smul_with_overflow:
+      return (wordsOf(II.getArgOperand(0)->getType()) > 1 ? cost::MUL64
+                                                          : cost::MUL32_STATIC_ESTIMATE) + 1;
+    case Intrinsic::uadd_sat: case Intrinsic::sadd_sat: case Intrinsic::usub_sat:
+    case Intrinsic::ssub_sat:
+      return W + 2;
+    case Intrinsic::fabs:
+      return cost::FNEG;
+    case Intrinsic::copysign:
+      return 3;
+    case Intrinsic::fma: case Intrinsic::fmuladd:
+      return isDoubleLike(T) ? cost::FMUL64 + cost::FADD64 : cost::FMUL32 + cost::FADD32;
+    case Intrinsic::sqrt:
+      return isDoubleLike(T) ? cost::FDIV64 : cost::FDIV32;
+    case Intrinsic::minnum: case Intrinsic::maxnum: case Intrinsic::minimum:
+    case Intrinsic::maximum:
+      return (isDoubleLike(T) ? cost::FCMP64 : cost::FCMP32) + cost::SELECT;
+    case Intrinsic::floor: case Intrinsic::ceil: case Intrinsic::trunc: case Intrinsic::rint:
+    case Intrinsic::nearbyint: case Intrinsic::round: case Intrinsic::roundeven:
+    case Intrinsic::lround: case Intrinsic::llround: case Intrinsic::lrint: case Intrinsic::llrint:
+      return 2 * cost::FCONV;
+    case Intrinsic::stacksave: case Intrinsic::stackrestore: case Intrinsic::trap:
+    case Intrinsic::debugtrap:
+      return 1;
+    default:
+      return cost::OTHER;
+    }
+  }
+
+  uint64_t mulCost(BinaryOperator &I, Dyn &D) {
+    Type *T = I.getType();
+    if (!T->isIntegerTy()) // vector of integers
+      return cost::MUL32_STATIC_ESTIMATE;
+    unsigned Bits = T->getIntegerBitWidth();
+    if (Bits <= 8)
+      return cost::MUL8;
+    for (Value *Op : I.operands())
+      if (auto *C = dyn_cast<ConstantInt>(Op))
+        if (fitsNativeMul(C))
+          return constMulCost(C->getSExtValue()) * intWords(&I);
+    bool Narrow = Bits <= 32 || AddrWidth.count(&I);
+    if (Narrow) {
+      KnownBits K0 = computeKnownBits(I.getOperand(0), DL);
+      KnownBits K1 = computeKnownBits(I.getOperand(1), DL);
+      if (K0.countMaxActiveBits() <= 8 && K1.countMaxActiveBits() <= 8)
+        return cost::MUL8;
+      if (Bits <= 32) {
+        D = Dyn::Mul32;
+        return 0;
+      }
+      return cost::MUL32_STATIC_ESTIMATE;
+    }
+    uint64_t R = (Bits + 63) / 64;
+    return cost::MUL64 * R * R;
+  }
+
+  uint64_t divCost(BinaryOperator &I, Dyn &D) {
+    Type *T = I.getType();
+    bool Signed = I.getOpcode() == Instruction::SDiv || I.getOpcode() == Instruction::SRem;
+    bool Rem = I.getOpcode() == Instruction::URem || I.getOpcode() == Instruction::SRem;
+    if (!T->isIntegerTy()) // vector: no guard, fixed per-element cost
+      return cost::DIV32_STATIC_ESTIMATE + (Signed ? cost::DIV32_SIGNED_EXTRA : 0);
+    unsigned Bits = T->getIntegerBitWidth();
+    uint64_t W = intWords(&I);
+    if (auto *C = dyn_cast<ConstantInt>(I.getOperand(1))) {
+      const APInt &V = C->getValue();
+      // Division by a power of two is expanded into shifts by the compiler.
+      if (!Signed && V.isPowerOf2())
+        return cost::INT_ALU_PER_WORD * W;
+      if (Signed && !V.isAllOnes() && !V.isMinSignedValue() && V.abs().isPowerOf2())
+        return (Rem ? cost::SREM_POW2 : cost::SDIV_POW2) * W + (V.isNegative() ? 1 : 0);
+    }
+    D = Dyn::Div; // always rewritten (guards); the count is dynamic up to 32 bits
+    if (Bits <= 32 || AddrWidth.count(&I))
+      return 0;
+    uint64_t R = (Bits + 63) / 64;
+    return cost::DIV64 * R * R;
+  }
+
+  uint64_t floatCost(Instruction &I) {
+    Type *T = I.getType()->getScalarType();
+    bool Dbl = isDoubleLike(T);
+    switch (I.getOpcode()) {
+    case Instruction::FAdd: case Instruction::FSub:
+      return Dbl ? cost::FADD64 : cost::FADD32;
+    case Instruction::FMul:
+      return Dbl ? cost::FMUL64 : cost::FMUL32;
+    case Instruction::FDiv: case Instruction::FRem: // frem: fmod, about a division
+      return Dbl ? cost::FDIV64 : cost::FDIV32;
+    default:
+      return cost::OTHER;
+    }
+  }
+
+  uint64_t castCost(CastInst &I) {
+    Type *Src = I.getSrcTy()->getScalarType(), *Dst = I.getDestTy()->getScalarType();
+    switch (I.getOpcode()) {
+    case Instruction::Trunc: case Instruction::BitCast: case Instruction::PtrToInt:
+    case Instruction::IntToPtr: case Instruction::AddrSpaceCast:
+      return 0;
+    case Instruction::ZExt: case Instruction::SExt:
+      if (AddrWidth.count(&I))
+        return 0; // i32 index widened for x86: nothing to do on the DPU
+      if (Src->isIntegerTy(1))
+        return cost::EXT;
+      if (auto *Arg = dyn_cast<Argument>(I.getOperand(0)))
+        if (Arg->hasAttribute(I.getOpcode() == Instruction::ZExt ? Attribute::ZExt : Attribute::SExt))
+          return 0; // the caller passed it extended in a 32-bit register
+      if (Src->getIntegerBitWidth() < 32 && isa<LoadInst>(I.getOperand(0)))
+        return 0; // lbu/lbs/lhu/lhs extend for free
+      if (Src->getIntegerBitWidth() == 32 && Dst->getIntegerBitWidth() <= 32)
+        return 0;
+      return cost::EXT;
+    default: // fp <-> int, fpext, fptrunc
+      return cost::FCONV;
+    }
+  }
+
+  uint64_t scalarCost(Instruction &I, Dyn &D) {
+    switch (I.getOpcode()) {
+    case Instruction::PHI: case Instruction::Freeze: case Instruction::ExtractValue:
+    case Instruction::InsertValue: case Instruction::Unreachable: case Instruction::LandingPad:
+    case Instruction::Fence:
+      return 0;
+    case Instruction::Alloca:
+      return cast<AllocaInst>(I).isStaticAlloca() ? 0 : cost::DYN_ALLOCA;
+    case Instruction::Add: case Instruction::Sub: case Instruction::And: case Instruction::Or:
+    case Instruction::Xor: case Instruction::Shl: case Instruction::LShr: case Instruction::AShr:
+      return cost::INT_ALU_PER_WORD * intWords(&I);
+    case Instruction::Mul:
+      return mulCost(cast<BinaryOperator>(I), D);
+    case Instruction::UDiv: case Instruction::SDiv: case Instruction::URem: case Instruction::SRem:
+      return divCost(cast<BinaryOperator>(I), D);
+    case Instruction::FAdd: case Instruction::FSub: case Instruction::FMul:
+    case Instruction::FDiv: case Instruction::FRem:
+      return floatCost(I);
+    case Instruction::FNeg:
+      return cost::FNEG;
+    case Instruction::ICmp: {
+      uint64_t W = 1;
+      if (!AddrWidth.count(I.getOperand(0)) && !AddrWidth.count(I.getOperand(1)))
+        W = wordsOf(I.getOperand(0)->getType()->getScalarType());
+      // compare + conditional jump is one DPU instruction (counted on the br)
+      return cost::INT_ALU_PER_WORD * (fusedWithBranch(I) ? W - 1 : W);
+    }
+    case Instruction::FCmp:
+      return isDoubleLike(I.getOperand(0)->getType()->getScalarType()) ? cost::FCMP64
+                                                                        : cost::FCMP32;
+    case Instruction::Select: {
+      Type *T = I.getType()->getScalarType();
+      bool Wide = !T->isPointerTy() && wordsOf(T) > 1 && !AddrWidth.count(&I);
+      return Wide ? cost::SELECT64 : cost::SELECT;
+    }
+    case Instruction::GetElementPtr: {
+      uint64_t C = 0;
+      for (gep_type_iterator GTI = gep_type_begin(I), E = gep_type_end(I); GTI != E; ++GTI) {
+        if (isa<Constant>(GTI.getOperand()))
+          continue; // folded into the load/store offset or a constant
+        uint64_t Size = GTI.isStruct() ? 1 : DL.getTypeAllocSize(GTI.getIndexedType()).getKnownMinSize();
+        C += isPowerOf2_64(Size) ? cost::GEP_VAR_INDEX : cost::GEP_VAR_INDEX_NPOT;
+      }
+      return C;
+    }
+    case Instruction::Load: {
+      auto &L = cast<LoadInst>(I);
+      return loadStoreCost(L.getType(), L.getPointerAddressSpace(), false);
+    }
+    case Instruction::Store: {
+      auto &S = cast<StoreInst>(I);
+      return loadStoreCost(S.getValueOperand()->getType(), S.getPointerAddressSpace(), true);
+    }
+    case Instruction::AtomicRMW: case Instruction::AtomicCmpXchg:
+      return cost::ATOMIC_RMW;
+    case Instruction::Br: {
+      auto &Br = cast<BranchInst>(I);
+      if (Br.isConditional())
+        return cost::BRANCH;
+      // The block placed right before the target falls through (no jump).
+      return FallThroughPred.lookup(Br.getSuccessor(0)) == I.getParent() ? 0 : cost::BRANCH;
+    }
+    case Instruction::Switch: {
+      unsigned N = cast<SwitchInst>(I).getNumCases();
+      return N <= 4 ? (N + 1) * cost::BRANCH : cost::SWITCH_TABLE;
+    }
+    case Instruction::Ret:
+      return cost::RETURN + (HasCalls ? cost::NONLEAF_FRAME - 2 : 0); // ld d22 of the frame
+    case Instruction::Call: case Instruction::Invoke: case Instruction::CallBr: {
+      auto &CB = cast<CallBase>(I);
+      if (auto *II = dyn_cast<IntrinsicInst>(&CB))
+        return intrinsicCost(*II, D);
+      if (CB.isInlineAsm())
+        return cost::INLINE_ASM;
+      return cost::CALL;
+    }
+    default:
+      if (auto *CI = dyn_cast<CastInst>(&I))
+        return castCost(*CI);
+      return cost::OTHER;
+    }
+  }
+
+  uint64_t instructionCost(Instruction &I, Dyn &D) {
+    D = Dyn::None;
+    auto *VT = dyn_cast<FixedVectorType>(I.getType());
+    if (!VT && I.getNumOperands() > 0 && !isa<StoreInst>(I) && !isa<CallBase>(I))
+      VT = dyn_cast<FixedVectorType>(I.getOperand(0)->getType());
+    uint64_t C = scalarCost(I, D);
+    if (VT && !isa<LoadInst>(I) && !isa<StoreInst>(I) && !isa<CallBase>(I) &&
+        !isa<GetElementPtrInst>(I) && !isa<ShuffleVectorInst>(I) &&
+        !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I)) {
+      D = Dyn::None; // no dynamic counting on vectors (not produced with -fno-vectorize)
+      C *= VT->getNumElements();
+    }
+    return C;
+  }
+
+  // ------------------------------------------------------- dynamic counts
+  // clz of a 32-bit value, + 31: ctlz64(2v + 1) is never given 0, so it
+  // lowers without a zero test (bsr on x86 without lzcnt), and equals
+  // 31 + clz32(v) for every v, 0 included (clz32(0) = 32).
+  Value *clz32Plus31(IRBuilder<> &B, Value *V) {
+    if (auto *C = dyn_cast<ConstantInt>(V))
+      return ConstantInt::get(I32, C->getValue().countLeadingZeros() + 31);
+    Value *Odd = B.CreateOr(B.CreateShl(B.CreateZExt(V, I64), 1), ConstantInt::get(I64, 1));
+    Value *Z = B.CreateIntrinsic(Intrinsic::ctlz, {I64}, {Odd, B.getTrue()});
+    return B.CreateTrunc(Z, I32);
+  }
+
+  Value *abs32(IRBuilder<> &B, Value *V) {
+    if (auto *C = dyn_cast<ConstantInt>(V))
+      return ConstantInt::get(I32, C->getValue().abs());
+    return B.CreateIntrinsic(Intrinsic::abs, {I32}, {V, B.getFalse()});
+  }
+
+  Value *to32(IRBuilder<> &B, Value *V, bool Signed) {
+    if (V->getType() == I32)
+      return V;
+    if (V->getType()->getIntegerBitWidth() > 32)
+      return B.CreateTrunc(V, I32);
+    return Signed ? B.CreateSExt(V, I32) : B.CreateZExt(V, I32);
+  }
+
+  // 6 + bitlen(min(ua, ub)) = (6 + 32) - clz(umin(ua, ub))
+  Value *emitMulCount(Instruction &I) {
+    IRBuilder<> B(&I);
+    Value *A = to32(B, I.getOperand(0), false), *Bv = to32(B, I.getOperand(1), false);
+    Value *Min = B.CreateBinaryIntrinsic(Intrinsic::umin, A, Bv);
+    Value *C = B.CreateSub(ConstantInt::get(I32, cost::MUL32_BASE + 32 + 31), clz32Plus31(B, Min));
+    return B.CreateZExt(C, I64, "opc.mul");
+  }
+
+  // Rewrites a division: dynamic count (<= 32 bits), divisor guard, result select.
+  Value *rewriteDiv(BinaryOperator &I) {
+    auto *T = cast<IntegerType>(I.getType());
+    unsigned Op = I.getOpcode();
+    bool Signed = Op == Instruction::SDiv || Op == Instruction::SRem;
+    bool Rem = Op == Instruction::URem || Op == Instruction::SRem;
+    Value *N = I.getOperand(0), *Dv = I.getOperand(1);
+    IRBuilder<> B(&I);
+
+    Value *Count = nullptr;
+    if (T->getBitWidth() <= 32 || AddrWidth.count(&I)) {
+      Value *N32 = to32(B, N, Signed), *D32 = to32(B, Dv, Signed);
+      if (Signed) {
+        N32 = abs32(B, N32);
+        D32 = abs32(B, D32);
+      }
+      // steps = max(0, clz(d) - clz(n) + 1); a zero divisor has clz 32
+      Value *K = B.CreateSub(B.CreateAdd(clz32Plus31(B, D32), ConstantInt::get(I32, 1)), clz32Plus31(B, N32));
+      Value *Steps = B.CreateBinaryIntrinsic(Intrinsic::smax, K, ConstantInt::get(I32, 0));
+      uint64_t Base = cost::DIV32_BASE + (Signed ? cost::DIV32_SIGNED_EXTRA : 0);
+      Count = B.CreateZExt(B.CreateAdd(Steps, ConstantInt::get(I32, Base)), I64, "opc.div");
+    }
+
+    auto *DC = dyn_cast<ConstantInt>(Dv);
+    auto *NC = dyn_cast<ConstantInt>(N);
+    bool NeedZero = !DC || DC->isZero();
+    bool NeedOvf = Signed && (!DC || DC->isMinusOne()) && !(NC && !NC->isMinValue(true));
+    if (!NeedZero && !NeedOvf)
+      return Count;
+
+    Value *IsZero = nullptr, *Bad = nullptr;
+    if (NeedZero)
+      Bad = IsZero = B.CreateICmpEQ(Dv, ConstantInt::get(T, 0), "opc.dz");
+    if (NeedOvf) {
+      // MIN / -1 divides by 1 instead: quotient MIN, remainder 0 (DPU results)
+      Value *O = B.CreateAnd(B.CreateICmpEQ(N, ConstantInt::get(T, APInt::getSignedMinValue(T->getBitWidth()))),
+                             B.CreateICmpEQ(Dv, ConstantInt::getAllOnesValue(T)));
+      Bad = Bad ? B.CreateOr(Bad, O) : O;
+    }
+    I.setOperand(1, B.CreateSelect(Bad, ConstantInt::get(T, 1), Dv, "opc.safe"));
+
+    if (IsZero) {
+      IRBuilder<> A(I.getNextNode());
+      Value *Fallback = Rem ? N : ConstantInt::getAllOnesValue(T);
+      Value *R = A.CreateSelect(IsZero, Fallback, &I, "opc.res");
+      I.replaceUsesWithIf(R, [R](Use &U) { return U.getUser() != R; });
+      HookSites.push_back({IsZero, &I});
+    }
+    return Count;
+  }
+
+  Value *emitMemOpCount(Instruction &I) {
+    auto &MI = cast<MemIntrinsic>(I);
+    IRBuilder<> B(&I);
+    uint64_t Per = isa<MemSetInst>(MI) ? cost::MEMSET_BYTES_PER_INSTR : cost::MEMCPY_BYTES_PER_INSTR;
+    Value *Len = B.CreateZExtOrTrunc(MI.getLength(), I64);
+    static_assert(isPowerOf2_64(cost::MEMCPY_BYTES_PER_INSTR) && isPowerOf2_64(cost::MEMSET_BYTES_PER_INSTR),
+                  "bytes per instruction must be powers of two");
+    Value *Units = B.CreateLShr(B.CreateAdd(Len, ConstantInt::get(I64, Per - 1)), Log2_64(Per));
+    return B.CreateAdd(Units, ConstantInt::get(I64, cost::MEMOP_CALL_BASE), "opc.mem");
+  }
+
+  // If the runtime defines __op_div_by_zero, call it before a zero division.
+  void insertDivZeroHook(Value *IsZero, Instruction *Div) {
+    FunctionCallee Hook = M.getOrInsertFunction(DivZeroHookName, Type::getVoidTy(Ctx));
+    if (auto *HF = dyn_cast<Function>(Hook.getCallee())) {
+      if (HF->isDeclaration()) {
+        HF->setLinkage(GlobalValue::ExternalWeakLinkage);
+        // It only stops the tasklet; declaring it so keeps the counter
+        // promotable to a register in loops that divide.
+        HF->addFnAttr(Attribute::NoUnwind);
+        HF->addFnAttr(Attribute::Cold);
+        HF->addFnAttr(Attribute::InaccessibleMemOnly);
+      }
+    }
+    IRBuilder<> B(Div);
+    Value *Present = B.CreateICmpNE(Hook.getCallee(),
+                                    Constant::getNullValue(Hook.getCallee()->getType()));
+    Value *Cond = B.CreateAnd(IsZero, Present);
+    Instruction *Then = SplitBlockAndInsertIfThen(Cond, Div, /*Unreachable=*/false,
+                                                  MDBuilder(Ctx).createBranchWeights(1, 1u << 20));
+    IRBuilder<> TB(Then);
+    TB.CreateCall(Hook);
+  }
+
+  // ------------------------------------------------------------ per block
+  // After the PHIs, and in the entry block after its leading static allocas.
+  static Instruction *firstCountPoint(BasicBlock &BB) {
+    BasicBlock::iterator It = BB.getFirstInsertionPt();
+    while (It != BB.end() && isa<AllocaInst>(*It) && cast<AllocaInst>(*It).isStaticAlloca())
+      ++It;
+    return &*It;
+  }
+
+  bool instrumentBlock(BasicBlock &BB, bool IsEntry) {
+    if (BB.getFirstInsertionPt() == BB.end())
+      return false;
+    SmallVector<Segment, 2> Segs(1);
+    if (IsEntry && HasCalls)
+      Segs[0].Static += cost::NONLEAF_FRAME - 1; // sd d22 + add r22 (ld d22 is on the ret)
+    for (Instruction &I : BB) {
+      Dyn D;
+      Segs.back().Static += instructionCost(I, D);
+      if (D != Dyn::None)
+        Segs.back().Dynamic.push_back({&I, D});
+      if (I.isTerminator()) {
+        Segs.back().End = &I;
+      } else if (isBoundaryCall(I) && !cast<CallInst>(I).isMustTailCall()) {
+        Segs.back().End = &I;
+        Segs.emplace_back();
+        Segs.back().After = &I;
+      }
+    }
+    bool Changed = false;
+    for (Segment &S : Segs) {
+      if (S.Static) {
+        IRBuilder<> B(S.After ? S.After->getNextNode() : firstCountPoint(BB));
+        addToCounter(B, ConstantInt::get(I64, S.Static));
+        Changed = true;
+      }
+      Value *Pending = nullptr;
+      for (auto &DI : S.Dynamic) {
+        Value *C = nullptr;
+        switch (DI.second) {
+        case Dyn::Mul32: C = emitMulCount(*DI.first); break;
+        case Dyn::Div: C = rewriteDiv(cast<BinaryOperator>(*DI.first)); break;
+        case Dyn::MemOp: C = emitMemOpCount(*DI.first); break;
+        case Dyn::None: break;
+        }
+        Changed = true;
+        if (!C)
+          continue;
+        if (Pending) {
+          IRBuilder<> B(DI.first);
+          Pending = B.CreateAdd(Pending, C);
+        } else {
+          Pending = C;
+        }
+      }
+      if (Pending) {
+        IRBuilder<> B(S.End);
+        addToCounter(B, Pending);
+      }
+    }
+    return Changed;
+  }
+};
+
+DenseSet<Function *> annotatedNoCount(Module &M) {
+  DenseSet<Function *> R;
+  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
+  if (!GA || !GA->hasInitializer())
+    return R;
+  auto *Arr = dyn_cast<ConstantArray>(GA->getInitializer());
+  if (!Arr)
+    return R;
+  for (Value *Op : Arr->operands()) {
+    auto *CS = dyn_cast<ConstantStruct>(Op);
+    if (!CS || CS->getNumOperands() < 2)
+      continue;
+    auto *Fn = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
+    auto *StrGV = dyn_cast<GlobalVariable>(CS->getOperand(1)->stripPointerCasts());
+    if (!Fn || !StrGV || !StrGV->hasInitializer())
+      continue;
+    if (auto *Str = dyn_cast<ConstantDataArray>(StrGV->getInitializer()))
+      if (Str->isCString() && Str->getAsCString() == NoCountAnnotation)
+        R.insert(Fn);
+  }
+  return R;
+}
+
+// Instrumented functions write __op_icount, and functions defined elsewhere
+// may be instrumented too: drop every "does not write memory" promise made by
+// earlier passes (readnone/readonly... on functions and call sites), else the
+// LICM run below could keep the counter in a register across such a call.
+void dropMemoryPromises(Module &M) {
+  static const Attribute::AttrKind Kinds[] = {
+      Attribute::ReadNone,    Attribute::ReadOnly,
+      Attribute::WriteOnly,   Attribute::ArgMemOnly,
+      Attribute::InaccessibleMemOnly, Attribute::InaccessibleMemOrArgMemOnly,
+      Attribute::Speculatable};
+  for (Function &F : M) {
+    if (F.isIntrinsic() || F.getName() == DivZeroHookName)
+      continue;
+    for (Attribute::AttrKind K : Kinds)
+      F.removeFnAttr(K);
+    for (Use &U : F.uses())
+      if (auto *CB = dyn_cast<CallBase>(U.getUser()))
+        for (Attribute::AttrKind K : Kinds)
+          CB->removeFnAttr(K);
+  }
+  for (Function &F : M)
+    for (Instruction &I : instructions(F))
+      if (auto *CB = dyn_cast<CallBase>(&I))
+        if (!isa<IntrinsicInst>(CB) && !CB->isInlineAsm())
+          for (Attribute::AttrKind K : Kinds)
+            CB->removeFnAttr(K);
+}
+
+struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
+    DenseSet<Function *> Skip = annotatedNoCount(M);
+    dropMemoryPromises(M);
+    MDBuilder MDB(M.getContext());
+    MDNode *Domain = MDB.createAnonymousAliasScopeDomain("OpenPIMCount");
+    MDNode *Scope = MDB.createAnonymousAliasScope(Domain, CounterName);
+    MDNode *ScopeList = MDNode::get(M.getContext(), {Scope});
+    bool Changed = true;
+    for (Function &F : M) {
+      if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) || Skip.count(&F) ||
+          F.getName() == DivZeroHookName)
+        continue;
+      Instrumenter(M, F, ScopeList).run();
+    }
+    return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
+  }
+  // Also at -O0, where every function is optnone.
+  static bool isRequired() { return true; }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "OpenPIMCount", "1.0", [](PassBuilder &PB) {
+            PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel L) {
+              MPM.addPass(OpenPIMCountPass());
+              if (L != OptimizationLevel::O0)
+                MPM.addPass(createModuleToFunctionPassAdaptor(
+                    createFunctionToLoopPassAdaptor(LICMPass(), /*UseMemorySSA=*/true)));
+            });
+            // For `opt -load-pass-plugin=... -passes=openpim-count`.
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "openpim-count")
+                    return false;
+                  MPM.addPass(OpenPIMCountPass());
+                  return true;
+                });
+          }};
+}

@@ -1,0 +1,92 @@
+/* Functions compiled WITH the OpenPIMCount plugin
+ * (clang-14 -O2 -fno-vectorize -fno-slp-vectorize -fpass-plugin=...).
+ * test_main.c (compiled without it) calls them and checks __op_icount.
+ * The expected counts, derived by hand from the rules in OpenPIMCount.cpp and
+ * the values in op_costs.def, are written next to each check in test_main.c. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#define NOINLINE __attribute__((noinline))
+
+/* ---- straight-line code ---- */
+NOINLINE uint32_t t_straight(uint32_t a, uint32_t b, uint32_t c) { return ((a + b) ^ (c << 3)) - (a & c); }
+NOINLINE uint64_t t_add64(uint64_t a, uint64_t b, uint64_t c) { return (a + b) ^ (c >> 7); }
+NOINLINE int t_sel(int c, int a, int b) { return c ? a : b; }
+
+/* ---- loops ---- */
+NOINLINE uint32_t t_loop100(const uint32_t *a)
+{
+    uint32_t s = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < 100; i++)
+        s += a[i] ^ (uint32_t)i;
+    return s;
+}
+
+NOINLINE uint32_t t_loop_n(const uint32_t *a, int n)
+{
+    uint32_t s = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+/* data-dependent multiplies inside a loop (counter promoted to a register) */
+NOINLINE uint32_t t_loop_mul(const uint32_t *a, int n)
+{
+    uint32_t s = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < n; i++)
+        s += a[i] * a[i + 1];
+    return s;
+}
+
+/* ---- 32-bit multiply ---- */
+NOINLINE uint32_t t_mul(uint32_t a, uint32_t b) { return a * b; }
+NOINLINE uint32_t t_mul10(uint32_t a) { return a * 10u; }
+NOINLINE uint32_t t_mul_golden(uint32_t a) { return a * 0x9E3779B1u; }
+NOINLINE uint32_t t_mul8(uint8_t a, uint8_t b) { return (uint32_t)a * b; }
+NOINLINE uint64_t t_mul64(uint64_t a, uint64_t b) { return a * b; }
+
+/* ---- division ---- */
+NOINLINE uint32_t t_udiv(uint32_t a, uint32_t b) { return a / b; }
+NOINLINE uint32_t t_urem(uint32_t a, uint32_t b) { return a % b; }
+NOINLINE int32_t t_sdiv(int32_t a, int32_t b) { return a / b; }
+NOINLINE int32_t t_srem(int32_t a, int32_t b) { return a % b; }
+NOINLINE uint32_t t_udiv10(uint32_t a) { return a / 10u; }
+NOINLINE int32_t t_sdiv8(int32_t a) { return a / 8; }
+NOINLINE uint8_t t_udiv8(uint8_t a, uint8_t b) { return (uint8_t)(a / b); }
+NOINLINE uint64_t t_udiv64(uint64_t a, uint64_t b) { return a / b; }
+NOINLINE uint64_t t_urem64(uint64_t a, uint64_t b) { return a % b; }
+NOINLINE int64_t t_sdiv64(int64_t a, int64_t b) { return a / b; }
+NOINLINE int64_t t_srem64(int64_t a, int64_t b) { return a % b; }
+
+/* ---- calls: segments end at each call ---- */
+extern void probe(void); /* defined in the (uninstrumented) harness: records __op_icount */
+NOINLINE int t_callee(int x) { return x + 1; }
+NOINLINE int t_caller(int x) { return t_callee(x) + t_callee(x + 3); }
+NOINLINE uint32_t t_probe(uint32_t a, uint32_t b)
+{
+    uint32_t x = a ^ b;
+    probe();
+    x = (x << 1) + a;
+    probe();
+    return x - b;
+}
+
+/* ---- memcpy / memset ---- */
+NOINLINE void t_memcpy64(void *d, const void *s) { memcpy(d, s, 64); }
+NOINLINE void t_memset64(void *d) { memset(d, 0, 64); }
+NOINLINE void t_memcpy_n(void *d, const void *s, size_t n) { memcpy(d, s, n); }
+
+/* ---- soft-float ---- */
+NOINLINE float t_fadd(float a, float b) { return a + b; }
+NOINLINE float t_fmul(float a, float b) { return a * b; }
+NOINLINE float t_fdiv(float a, float b) { return a / b; }
+NOINLINE double t_dadd(double a, double b) { return a + b; }
+NOINLINE double t_dmul(double a, double b) { return a * b; }
+NOINLINE double t_ddiv(double a, double b) { return a / b; }
+NOINLINE int t_f2i(float f) { return (int)f; }
+NOINLINE int t_flt(float a, float b) { return a < b; }

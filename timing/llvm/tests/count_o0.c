@@ -1,0 +1,4 @@
+/* Compiled WITH the plugin at -O0 (every function optnone): the pass must run
+ * there too, and the division guard must work without optimisation. */
+int t_o0_add(int a, int b) { return a + b; }
+int t_o0_div(int a, int b) { return a / b; }
