@@ -40,6 +40,7 @@ enum op_fault {
     OP_FAULT_ILLEGAL,      /* illegal instruction, FP trap, ... */
     OP_FAULT_RUNTIME,      /* misuse of a runtime primitive */
     OP_FAULT_HOST_MEMORY,  /* host cannot back more emulated memory */
+    OP_FAULT_DIV_ZERO,     /* integer division by zero (the DPU's "fault 2") */
 };
 
 /* Services the worker offers to the image.  All calls are made by the tasklet

@@ -119,9 +119,12 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (sig == SIGALRM) {
         why = OP_FAULT_TIMEOUT;
         snprintf(msg, sizeof msg, "launch exceeded its time budget of %.3f s", ctrl->budget_ns / 1e9);
+    } else if (sig == SIGFPE && si->si_code == FPE_INTDIV) { /* code built without the accounting pass */
+        why = OP_FAULT_DIV_ZERO;
+        snprintf(msg, sizeof msg, "integer division by zero at pc %p", si->si_addr);
     } else if (sig == SIGFPE) {
         why = OP_FAULT_ILLEGAL;
-        snprintf(msg, sizeof msg, "arithmetic trap (integer division by zero or overflow) at pc %p", si->si_addr);
+        snprintf(msg, sizeof msg, "arithmetic trap at pc %p", si->si_addr);
     } else if (sig == SIGILL) {
         why = OP_FAULT_ILLEGAL;
         snprintf(msg, sizeof msg, "illegal instruction at %p", si->si_addr);

@@ -11,7 +11,7 @@
 static const char *fault_kind(uint32_t f)
 {
     static const char *names[] = {"none", "halt", "assert", "memory", "dma", "heap", "stack",
-                                  "deadlock", "timeout", "illegal", "runtime", "host-memory"};
+                                  "deadlock", "timeout", "illegal", "runtime", "host-memory", "divide-by-zero"};
     return f < sizeof names / sizeof *names ? names[f] : "unknown";
 }
 

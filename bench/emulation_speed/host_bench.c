@@ -75,7 +75,9 @@ int main(int argc, char **argv)
             double t1 = now();
             DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
             double t2 = now();
-            DPU_ASSERT(dpu_copy_from(set, "result", 0, &r, 8));
+            struct dpu_set_t dpu;
+            DPU_FOREACH(set, dpu)
+                DPU_ASSERT(dpu_copy_from(dpu, "result", 0, &r, 8));
             ok &= r == want;
             native[i] = t1 - t0;
             emulated[i] = t2 - t1;

@@ -26,6 +26,7 @@ static const struct expect cases[] = {
     {7, DPU_ERR_DPU_FAULT, "stack", "stack overflow in tasklet 0"},
     {8, DPU_ERR_DPU_FAULT, "deadlock", ""},
     {9, DPU_ERR_TIMEOUT, "timeout", ""},
+    {10, DPU_ERR_DPU_FAULT, "divide-by-zero", "division by zero"},
     {11, DPU_ERR_DPU_FAULT, "memory", "invalid memory access at address 0x0"},
 };
 
@@ -62,8 +63,8 @@ int main(void)
     uint32_t i;
     DPU_ASSERT(dpu_alloc(NR, "nrRanks=1,timeoutMs=300", &set));
     DPU_ASSERT(dpu_load(set, "./dpu_faults", NULL));
-    uint32_t one = 1;
-    DPU_ASSERT(dpu_copy_to(set, "divisor", 0, &one, 4));
+    uint32_t zero_divisor = 0;
+    DPU_ASSERT(dpu_copy_to(set, "divisor", 0, &zero_divisor, 4));
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         const struct expect *e = &cases[c];
         /* clear the survivors' results, then fault one DPU */

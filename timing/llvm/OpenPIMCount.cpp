@@ -39,15 +39,27 @@
 //        ladder yields for a zero divisor: quotient all ones (0xFFFFFFFF),
 //        remainder = dividend.  Same for 8/16/64-bit widths.
 //
-// Costs come from op_costs.def (one table, documented there).  64-bit integer
-// values that only feed address arithmetic (x86 widens int induction variables
-// and indices to i64; the DPU's pointers are 32-bit) are costed as 32-bit.
-// Functions annotated __attribute__((annotate("openpim_nocount"))) and naked
-// functions are left alone.
+//    (Facts from UPMEM's DPU compiler-rt, compiler-rt/lib/builtins/dpu/
+//    div32.c and udiv64.c in upmem/llvm-project, read, not copied.)  The
+//    count of a division by zero is the formula's value (clz(0) = 32).
 //
-// After the instrumentation, at -O1 and above, LICM runs once more so that the
-// counter is promoted to a register inside loops without calls; this keeps the
-// instrumented code within a small factor of native speed.
+// Costs come from op_costs.def (one table, documented there); README.md lists
+// the rules.  Refinements over "1 per IR instruction": a compare feeding the
+// block's conditional branch is fused with it; an unconditional branch into
+// the block laid out next is free; zext/sext folded into byte/half loads or
+// into zeroext/signext arguments are free; a function that calls pays a 3
+// instruction frame; 64-bit integer values that only serve address arithmetic
+// or loop counting (x86 widens int indices and induction variables to i64;
+// DPU pointers are 32-bit) are costed as 32-bit.
+// Functions annotated __attribute__((annotate("openpim_nocount"))) and naked
+// functions are left alone (neither counted nor division-guarded).
+//
+// Keeping the counter fast: the counter's loads/stores carry an alias scope
+// that every other load/store/memcpy of the function is declared noalias with
+// (the program never touches __op_icount itself), memory-effect attributes
+// that no longer hold (readnone/readonly... on functions and call sites) are
+// dropped, and at -O1 and above LICM runs once more, so that inside loops
+// without calls the counter lives in a register.
 //===----------------------------------------------------------------------===//
 
 #include "llvm/ADT/DenseMap.h"

@@ -90,3 +90,8 @@ NOINLINE double t_dmul(double a, double b) { return a * b; }
 NOINLINE double t_ddiv(double a, double b) { return a / b; }
 NOINLINE int t_f2i(float f) { return (int)f; }
 NOINLINE int t_flt(float a, float b) { return a < b; }
+
+/* ---- direct MRAM accesses (__mram_ptr = address space 256, GS-based) ---- */
+#define MRAM_PTR __attribute__((address_space(256)))
+NOINLINE uint32_t t_mram_load(const MRAM_PTR uint32_t *p) { return *p; }
+NOINLINE void t_mram_store(MRAM_PTR uint32_t *p, uint32_t v) { *p = v + 1; }

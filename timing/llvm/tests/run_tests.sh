@@ -30,10 +30,15 @@ for mode in default nopie; do
     "$d/test_hook" || status=1
 done
 
-# The plugin must also accept other optimisation levels without breaking code.
-for o in -O1 -O3 -Os; do
-    "$cc" $o -fno-vectorize -fno-slp-vectorize -Wall -Wextra -Werror -fpass-plugin="$plugin" \
-        -c "$here/count_funcs.c" -o "$work/funcs$o.o" || status=1
+# Differential test at several optimisation levels: instrumented code must
+# compute exactly what native code computes.
+"$cc" -O2 -Wall -Wextra -Werror -c "$here/diff_main.c" -o "$work/diff_main.o"
+for o in -O0 -O1 -O2 -O3 -Os; do
+    f=(-fno-vectorize -fno-slp-vectorize -Wall -Wextra -Werror)
+    "$cc" $o "${f[@]}" -DDIFF_SUFFIX=_native -c "$here/diff_funcs.c" -o "$work/diff_native$o.o"
+    "$cc" $o "${f[@]}" -DDIFF_SUFFIX=_counted -fpass-plugin="$plugin" -c "$here/diff_funcs.c" -o "$work/diff_counted$o.o"
+    "$cc" "$work/diff_main.o" "$work/diff_native$o.o" "$work/diff_counted$o.o" -o "$work/diff$o"
+    echo "== $o: diff"
+    "$work/diff$o" || status=1
 done
-echo "== other -O levels compile: $([[ $status == 0 ]] && echo ok || echo FAILED)"
 exit $status

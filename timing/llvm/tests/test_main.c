@@ -19,6 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <asm/prctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 uint64_t __op_icount; /* defined by the DPU runtime in OpenPIM; here by the test */
@@ -59,6 +62,9 @@ double t_ddiv(double, double);
 int t_f2i(float);
 int t_flt(float, float);
 int t_o0_add(int, int);
+#define MRAM_PTR __attribute__((address_space(256)))
+uint32_t t_mram_load(const MRAM_PTR uint32_t *);
+void t_mram_store(MRAM_PTR uint32_t *, uint32_t);
 int t_o0_div(int, int);
 
 /* probe() is called by t_probe: it records the counter at each call, i.e. at
@@ -260,6 +266,24 @@ int main(void)
     EXPECT(t_f2i(-7.75f), -7, 30 + 1);
     /* fcmp 20 + zext i1 1 + ret 1 */
     EXPECT(t_flt(1.0f, 2.0f), 1, 20 + 1 + 1);
+
+    /* ---- direct MRAM accesses through GS (as OpenPIM maps MRAM) ---- */
+    {
+        /* mmap: a high address, so that base = buffer - 0x08000000 stays canonical */
+        uint32_t *mram = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (mram != MAP_FAILED &&
+            syscall(SYS_arch_prctl, ARCH_SET_GS, (unsigned long)(uintptr_t)mram - 0x08000000ul) == 0) {
+            MRAM_PTR uint32_t *p = (MRAM_PTR uint32_t *)(uintptr_t)(0x08000000u + 8u);
+            mram[2] = 41;
+            /* MRAM load 4; ret 1 */
+            EXPECT(t_mram_load(p), 41, 4 + 1);
+            /* add 1, MRAM store 6, ret 1 */
+            EXPECT_COUNT(t_mram_store(p, 99), 1 + 6 + 1);
+            check(__LINE__, "mram store", "value", mram[2], 100);
+        } else {
+            printf("note: arch_prctl(ARCH_SET_GS) refused, MRAM checks skipped\n");
+        }
+    }
 
     /* ---- -O0 ---- */
     /* 2 stores + 2 loads + add + ret */

@@ -1,0 +1,33 @@
+/* Run-time initialised barriers: no tasklet passes early, count is reset for
+ * the next round, and tasklets leave in tid order. */
+#include <dpu.h>
+#include <stdint.h>
+
+#include "check.h"
+
+#define T 8
+#define ROUNDS 10
+
+int main(void)
+{
+    struct dpu_set_t set;
+    DPU_ASSERT(dpu_alloc(1, NULL, &set));
+    DPU_ASSERT(dpu_load(set, "./dpu_barrier", NULL));
+    for (int launch = 0; launch < 2; launch++) {
+        DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
+        uint32_t errors, order[ROUNDS][T];
+        uint8_t counts[2];
+        DPU_ASSERT(dpu_copy_from(set, "errors", 0, &errors, 4));
+        DPU_ASSERT(dpu_copy_from(set, "leave_order", 0, order, sizeof(order)));
+        DPU_ASSERT(dpu_copy_from(set, "counts_after", 0, counts, 2));
+        CHECK_EQ(errors, 0);
+        CHECK_EQ(counts[0], T / 2);
+        CHECK_EQ(counts[1], T / 2);
+        for (int r = 0; r < ROUNDS; r++)
+            for (int g = 0; g < 2; g++)
+                for (int k = 0; k < T / 2; k++)
+                    CHECK_EQ(order[r][g * (T / 2) + k], g + 2 * k);
+    }
+    DPU_ASSERT(dpu_free(set));
+    return check_done("test_barrier");
+}

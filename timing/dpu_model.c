@@ -1,0 +1,746 @@
+/* DPU model: event-driven revolver pipeline + one FIFO DMA engine per DPU.
+ *
+ * The recorder appends per-tasklet segments {instructions, event}; the
+ * simulator consumes them in modelled-time order while they are recorded
+ * (it stops, and resumes later, wherever it would need a segment that has not
+ * been recorded yet), so memory stays bounded by the skew between tasklets.
+ *
+ * Simulation state per tasklet: RUN (next issue no sooner than next_ok),
+ * BLOCKED (waiting for a wake record), DONE.  A RUN tasklet may be "pending":
+ * it reaches its next segment at pend_time (after a DMA or a wake), where a
+ * zero-instruction event is processed.  Within one cycle: pending arrivals
+ * first (tid order), then at most one issue (round-robin after the last
+ * issuer), and the events ending the issuer's segment at that same cycle.
+ *
+ * Steady phases are skipped analytically (try_jump): when the k freely
+ * cycling tasklets issued in the last max(11,k) cycles in round-robin order
+ * and nothing else can become eligible, each issues every max(11,k) cycles
+ * until the first of them reaches its segment end or another tasklet joins.
+ * tests/test_dpu_model.c checks this against a cycle-by-cycle reference.
+ */
+#include "timing.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_END };
+enum { T_RUN = 0, T_BLOCKED, T_DONE };
+
+#define NONE32 0xffffffffu
+#define UNSET64 UINT64_MAX
+
+struct seg {
+    uint64_t ninstr;
+    uint32_t kind;
+    uint32_t arg; /* DMA: bytes; BLOCK/WAKE: wake record (NONE32: not matched yet) */
+};
+
+struct wrec {
+    uint64_t time; /* cycle of the wake/release event, UNSET64 until simulated */
+    uint32_t refs;
+    uint32_t next_free;
+};
+
+struct tsk {
+    /* recording */
+    struct seg *segs;
+    size_t cap, count, head; /* queue segs[head..count) */
+    uint64_t base;           /* absolute index of segs[0] */
+    int rec_ended;
+    int blk_pending;         /* recorded a block(key) not matched by a wake yet */
+    uintptr_t blk_key;
+    uint64_t blk_abs;
+    /* simulation */
+    int state;
+    uint64_t issued;         /* instructions issued from segs[head] */
+    int64_t last_issue;      /* -1: none yet */
+    uint64_t next_ok;
+    int pending;
+    uint64_t pend_time;
+    int starved;             /* needs a segment not recorded yet */
+    uint64_t arrive;
+    int arrive_fi;
+    uint32_t dep;            /* BLOCKED: record waited for */
+    uint64_t instr, end_time;
+};
+
+struct hent {
+    uintptr_t key;
+    uint32_t rec;
+    uint32_t used;
+};
+
+struct op_dpu_trace {
+    const struct op_machine_desc *desc;
+    unsigned n;
+    struct tsk t[OP_TIMING_MAX_TASKLETS];
+    struct wrec *recs;
+    uint32_t nrecs, caprecs, free_head;
+    struct hent *map;
+    size_t mapcap, mapused;
+    /* constants */
+    uint64_t period;
+    double dma_fixed[2], dma_pb;
+    uint64_t dma_ovl;
+    /* simulation */
+    uint64_t now;
+    unsigned rr;
+    uint64_t engine_free;
+    unsigned ndone;
+    int final, finished, deadlock, error;
+    uint64_t dma_bytes[2], dma_count[2], dma_busy;
+    /* auto-advance */
+    size_t buffered, advance_at;
+};
+
+/* ------------------------------------------------------------------------ */
+/* helpers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+static inline uint64_t max64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+static inline uint64_t min64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+static uint32_t rec_new(struct op_dpu_trace *tr)
+{
+    uint32_t id;
+    if (tr->free_head != NONE32) {
+        id = tr->free_head;
+        tr->free_head = tr->recs[id].next_free;
+    } else {
+        if (tr->nrecs == tr->caprecs) {
+            uint32_t nc = tr->caprecs ? tr->caprecs * 2 : 64;
+            struct wrec *r = realloc(tr->recs, nc * sizeof *r);
+            if (!r) {
+                tr->error = 1;
+                return NONE32;
+            }
+            tr->recs = r;
+            tr->caprecs = nc;
+        }
+        id = tr->nrecs++;
+    }
+    tr->recs[id].time = UNSET64;
+    tr->recs[id].refs = 0;
+    tr->recs[id].next_free = NONE32;
+    return id;
+}
+
+static void rec_unref(struct op_dpu_trace *tr, uint32_t id)
+{
+    if (id == NONE32 || tr->recs[id].refs == 0)
+        return;
+    if (--tr->recs[id].refs == 0) {
+        tr->recs[id].next_free = tr->free_head;
+        tr->free_head = id;
+    }
+}
+
+/* key -> last release record (acquire/release).  Open addressing. */
+static struct hent *map_get(struct op_dpu_trace *tr, uintptr_t key, int create)
+{
+    if (tr->mapcap == 0 || (create && (tr->mapused + 1) * 2 > tr->mapcap)) {
+        if (!create && tr->mapcap == 0)
+            return NULL;
+        size_t nc = tr->mapcap ? tr->mapcap * 2 : 64;
+        struct hent *m = calloc(nc, sizeof *m);
+        if (!m) {
+            tr->error = 1;
+            return NULL;
+        }
+        for (size_t i = 0; i < tr->mapcap; i++)
+            if (tr->map[i].used) {
+                size_t h = (size_t)((tr->map[i].key * 0x9E3779B97F4A7C15ull) >> 17) & (nc - 1);
+                while (m[h].used)
+                    h = (h + 1) & (nc - 1);
+                m[h] = tr->map[i];
+            }
+        free(tr->map);
+        tr->map = m;
+        tr->mapcap = nc;
+    }
+    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (tr->mapcap - 1);
+    while (tr->map[h].used) {
+        if (tr->map[h].key == key)
+            return &tr->map[h];
+        h = (h + 1) & (tr->mapcap - 1);
+    }
+    if (!create)
+        return NULL;
+    tr->map[h].used = 1;
+    tr->map[h].key = key;
+    tr->map[h].rec = NONE32;
+    tr->mapused++;
+    return &tr->map[h];
+}
+
+static int push_seg(struct op_dpu_trace *tr, struct tsk *t, uint64_t ninstr, uint32_t kind, uint32_t arg)
+{
+    if (t->count == t->cap) {
+        if (t->head > 0 && t->head * 2 >= t->count) { /* compact */
+            memmove(t->segs, t->segs + t->head, (t->count - t->head) * sizeof *t->segs);
+            t->base += t->head;
+            t->count -= t->head;
+            t->head = 0;
+        } else {
+            size_t nc = t->cap ? t->cap * 2 : 64;
+            struct seg *s = realloc(t->segs, nc * sizeof *s);
+            if (!s) {
+                tr->error = 1;
+                return -1;
+            }
+            t->segs = s;
+            t->cap = nc;
+        }
+    }
+    t->segs[t->count].ninstr = ninstr;
+    t->segs[t->count].kind = kind;
+    t->segs[t->count].arg = arg;
+    t->count++;
+    tr->buffered++;
+    return 0;
+}
+
+static inline struct seg *head_seg(struct tsk *t)
+{
+    return t->head < t->count ? &t->segs[t->head] : NULL;
+}
+
+static void pop_seg(struct op_dpu_trace *tr, struct tsk *t)
+{
+    t->head++;
+    t->issued = 0;
+    tr->buffered--;
+    if (t->head == t->count) { /* empty queue: restart at the buffer start */
+        t->base += t->count;
+        t->head = t->count = 0;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* simulation                                                                */
+/* ------------------------------------------------------------------------ */
+
+static void make_pending(struct tsk *t, uint64_t time)
+{
+    t->pending = 1;
+    t->pend_time = time;
+}
+
+static void wake_record(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
+{
+    if (rec == NONE32)
+        return;
+    tr->recs[rec].time = time;
+    for (unsigned i = 0; i < tr->n; i++) {
+        struct tsk *u = &tr->t[i];
+        if (u->state == T_BLOCKED && u->dep == rec) {
+            u->state = T_RUN;
+            u->dep = NONE32;
+            u->next_ok = max64(u->next_ok, time + 1);
+            make_pending(u, time + 1);
+            rec_unref(tr, rec);
+        }
+    }
+    rec_unref(tr, rec); /* the wake event's own reference */
+}
+
+/* Tasklet id reached the end of its head segment's known instructions at
+ * `time` (fi: time is one of its issue cycles).  Process closed events.
+ * Returns 1 if it needs a segment that has not been recorded yet. */
+static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
+{
+    struct tsk *t = &tr->t[id];
+    for (;;) {
+        struct seg *s = head_seg(t);
+        if (s && s->ninstr > t->issued)
+            return 0;
+        if (!s || s->kind == EV_OPEN) {
+            t->starved = 1;
+            t->arrive = time;
+            t->arrive_fi = fi;
+            return 1;
+        }
+        uint32_t kind = s->kind, arg = s->arg;
+        pop_seg(tr, t);
+        switch (kind) {
+        case EV_NOP:
+            break;
+        case EV_WAKE:
+            wake_record(tr, arg, time);
+            break;
+        case EV_DMA_R:
+        case EV_DMA_W: {
+            int w = kind == EV_DMA_W;
+            uint64_t lat = (uint64_t)ceil(tr->dma_fixed[w] + tr->dma_pb * (double)arg);
+            uint64_t start = max64(time, tr->engine_free);
+            uint64_t done = start + lat;
+            tr->engine_free = done - min64(tr->dma_ovl, lat);
+            tr->dma_busy += tr->engine_free - start;
+            tr->dma_bytes[w] += arg;
+            tr->dma_count[w]++;
+            t->next_ok = max64(t->next_ok, done);
+            make_pending(t, done);
+            return 0;
+        }
+        case EV_BLOCK: {
+            if (arg == NONE32 || tr->recs[arg].time == UNSET64) {
+                t->state = T_BLOCKED;
+                t->dep = arg;
+                return 0;
+            }
+            uint64_t w = tr->recs[arg].time;
+            rec_unref(tr, arg);
+            t->next_ok = max64(t->next_ok, w + 1);
+            if (w + 1 > time) {
+                make_pending(t, w + 1);
+                return 0;
+            }
+            break;
+        }
+        case EV_END:
+        default:
+            t->state = T_DONE;
+            t->end_time = fi ? time + 1 : time;
+            tr->ndone++;
+            return 0;
+        }
+    }
+}
+
+static int issue(struct op_dpu_trace *tr, unsigned id, uint64_t c)
+{
+    struct tsk *t = &tr->t[id];
+    t->instr++;
+    t->issued++;
+    t->last_issue = (int64_t)c;
+    t->next_ok = c + tr->period;
+    tr->rr = id;
+    if (t->issued == t->segs[t->head].ninstr)
+        return settle(tr, id, c, 1);
+    return 0;
+}
+
+/* Skip a steady round-robin phase analytically (see the file comment). */
+static void try_jump(struct op_dpu_trace *tr)
+{
+    const uint64_t P = tr->period, now = tr->now;
+    unsigned S[OP_TIMING_MAX_TASKLETS], k = 0;
+    uint64_t tjoin = UNSET64;
+    for (unsigned i = 0; i < tr->n; i++) {
+        struct tsk *t = &tr->t[i];
+        if (t->state != T_RUN)
+            continue;
+        if (t->pending) {
+            tjoin = min64(tjoin, t->pend_time);
+            continue;
+        }
+        if (t->last_issue < 0 || t->next_ok != (uint64_t)t->last_issue + P) {
+            tjoin = min64(tjoin, t->next_ok);
+            continue;
+        }
+        S[k++] = i;
+    }
+    if (k == 0 || tjoin <= now)
+        return;
+    const uint64_t per = k > P ? k : P;
+    for (unsigned j = 0; j < k; j++)
+        if ((uint64_t)tr->t[S[j]].last_issue + per < now)
+            return;
+    if (k > P) { /* the window [now-k, now-1] must hold S in round-robin order */
+        unsigned j0 = 0;
+        while (j0 < k && S[j0] <= tr->rr)
+            j0++;
+        if (j0 == k)
+            j0 = 0;
+        for (unsigned j = 0; j < k; j++)
+            if ((uint64_t)tr->t[S[(j0 + j) % k]].last_issue != now - k + j)
+                return;
+    }
+    uint64_t H = tjoin;
+    for (unsigned j = 0; j < k; j++) {
+        struct tsk *t = &tr->t[S[j]];
+        uint64_t rem = t->segs[t->head].ninstr - t->issued;
+        uint64_t s = (uint64_t)t->last_issue + per;
+        H = min64(H, s + (rem - 1) * per);
+    }
+    if (H < now + 2 * per)
+        return;
+    uint64_t lastc = 0;
+    unsigned lastid = tr->rr;
+    int any = 0;
+    for (unsigned j = 0; j < k; j++) {
+        struct tsk *t = &tr->t[S[j]];
+        uint64_t s = (uint64_t)t->last_issue + per;
+        if (s > H - 1)
+            continue;
+        uint64_t cnt = (H - 1 - s) / per + 1;
+        t->instr += cnt;
+        t->issued += cnt;
+        t->last_issue = (int64_t)(s + (cnt - 1) * per);
+        t->next_ok = (uint64_t)t->last_issue + P;
+        if (!any || (uint64_t)t->last_issue > lastc) {
+            lastc = (uint64_t)t->last_issue;
+            lastid = S[j];
+            any = 1;
+        }
+    }
+    tr->rr = lastid;
+    tr->now = H;
+}
+
+/* Run as far as the recorded segments allow.  1: finished, 0: needs more. */
+static int advance(struct op_dpu_trace *tr)
+{
+    if (tr->finished)
+        return 1;
+    for (unsigned i = 0; i < tr->n; i++) {
+        struct tsk *t = &tr->t[i];
+        if (!t->starved)
+            continue;
+        struct seg *s = head_seg(t);
+        if (!s || (s->ninstr <= t->issued && s->kind == EV_OPEN))
+            return 0;
+        t->starved = 0;
+        if (settle(tr, i, t->arrive, t->arrive_fi))
+            return 0;
+    }
+    const unsigned n = tr->n;
+    for (;;) {
+        const uint64_t now = tr->now;
+        for (unsigned i = 0; i < n; i++) {
+            struct tsk *t = &tr->t[i];
+            if (t->state == T_RUN && t->pending && t->pend_time <= now) {
+                t->pending = 0;
+                if (settle(tr, i, t->pend_time, 0))
+                    return 0;
+            }
+        }
+        if (tr->ndone == n) {
+            tr->finished = 1;
+            return 1;
+        }
+        unsigned best = NONE32;
+        uint64_t next_t = UNSET64;
+        for (unsigned k = 1; k <= n; k++) {
+            unsigned id = (tr->rr + k) % n;
+            struct tsk *t = &tr->t[id];
+            if (t->state != T_RUN)
+                continue;
+            if (t->pending) {
+                next_t = min64(next_t, t->pend_time);
+            } else if (t->next_ok <= now) {
+                if (best == NONE32)
+                    best = id;
+            } else {
+                next_t = min64(next_t, t->next_ok);
+            }
+        }
+        if (best == NONE32) {
+            if (next_t == UNSET64) { /* everyone left is blocked */
+                if (!tr->final)
+                    return 0;
+                tr->deadlock = 1;
+                tr->finished = 1;
+                return 1;
+            }
+            tr->now = next_t;
+            continue;
+        }
+        int st = issue(tr, best, now);
+        tr->now = now + 1;
+        if (st)
+            return 0;
+        try_jump(tr);
+    }
+}
+
+static void maybe_advance(struct op_dpu_trace *tr)
+{
+    if (tr->buffered < tr->advance_at)
+        return;
+    advance(tr);
+    /* back off while the model cannot consume (tasklets far apart) */
+    tr->advance_at = tr->buffered * 2 > 256 ? tr->buffered * 2 : 256;
+}
+
+/* ------------------------------------------------------------------------ */
+/* public API                                                                */
+/* ------------------------------------------------------------------------ */
+
+struct op_dpu_trace *op_dpu_trace_new(void)
+{
+    struct op_dpu_trace *tr = calloc(1, sizeof *tr);
+    if (tr)
+        tr->free_head = NONE32;
+    return tr;
+}
+
+void op_dpu_trace_free(struct op_dpu_trace *tr)
+{
+    if (!tr)
+        return;
+    for (unsigned i = 0; i < OP_TIMING_MAX_TASKLETS; i++)
+        free(tr->t[i].segs);
+    free(tr->recs);
+    free(tr->map);
+    free(tr);
+}
+
+int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *desc, unsigned nr_tasklets)
+{
+    if (!tr)
+        return -1;
+    for (unsigned i = 0; i < OP_TIMING_MAX_TASKLETS; i++) {
+        struct tsk *t = &tr->t[i];
+        struct seg *segs = t->segs;
+        size_t cap = t->cap;
+        memset(t, 0, sizeof *t);
+        t->segs = segs;
+        t->cap = cap;
+        t->last_issue = -1;
+        t->dep = NONE32;
+        t->state = T_RUN;
+        make_pending(t, 0);
+    }
+    tr->nrecs = 0;
+    tr->free_head = NONE32;
+    if (tr->map)
+        memset(tr->map, 0, tr->mapcap * sizeof *tr->map);
+    tr->mapused = 0;
+    tr->now = 0;
+    tr->engine_free = 0;
+    tr->ndone = 0;
+    tr->final = tr->finished = tr->deadlock = tr->error = 0;
+    tr->dma_bytes[0] = tr->dma_bytes[1] = tr->dma_count[0] = tr->dma_count[1] = tr->dma_busy = 0;
+    tr->buffered = 0;
+    tr->advance_at = 256;
+    tr->desc = desc;
+    if (!desc || nr_tasklets == 0 || nr_tasklets > OP_TIMING_MAX_TASKLETS) {
+        tr->n = 1;
+        tr->error = 1;
+        return -1;
+    }
+    tr->n = nr_tasklets;
+    tr->rr = nr_tasklets - 1; /* tasklet 0 issues first */
+    tr->period = desc->revolver_cycles ? desc->revolver_cycles : 1;
+    tr->dma_fixed[0] = desc->dma_read_fixed;
+    tr->dma_fixed[1] = desc->dma_write_fixed;
+    tr->dma_pb = desc->dma_cycles_per_byte;
+    tr->dma_ovl = (uint64_t)desc->dma_overlap_cycles;
+    return 0;
+}
+
+static struct tsk *rec_tsk(struct op_dpu_trace *tr, unsigned tid)
+{
+    if (!tr)
+        return NULL;
+    if (tid >= tr->n || tr->t[tid].rec_ended || tr->final) {
+        tr->error = 1;
+        return NULL;
+    }
+    return &tr->t[tid];
+}
+
+/* Close the open tail segment with an event (or add an empty one). */
+static int close_with(struct op_dpu_trace *tr, struct tsk *t, uint32_t kind, uint32_t arg)
+{
+    if (t->count > t->head && t->segs[t->count - 1].kind == EV_OPEN) {
+        t->segs[t->count - 1].kind = kind;
+        t->segs[t->count - 1].arg = arg;
+        return 0;
+    }
+    return push_seg(tr, t, 0, kind, arg);
+}
+
+int op_dpu_trace_instr(struct op_dpu_trace *tr, unsigned tid, uint64_t n)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t)
+        return -1;
+    if (n == 0)
+        return 0;
+    if (t->count > t->head && t->segs[t->count - 1].kind == EV_OPEN) {
+        t->segs[t->count - 1].ninstr += n;
+        return 0;
+    }
+    return push_seg(tr, t, n, EV_OPEN, 0);
+}
+
+int op_dpu_trace_dma(struct op_dpu_trace *tr, unsigned tid, int is_write, uint32_t bytes)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t || close_with(tr, t, is_write ? EV_DMA_W : EV_DMA_R, bytes) < 0)
+        return -1;
+    maybe_advance(tr);
+    return 0;
+}
+
+int op_dpu_trace_block(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t || t->blk_pending || close_with(tr, t, EV_BLOCK, NONE32) < 0) {
+        if (tr)
+            tr->error = 1;
+        return -1;
+    }
+    t->blk_pending = 1;
+    t->blk_key = key;
+    t->blk_abs = t->base + t->count - 1;
+    maybe_advance(tr);
+    return 0;
+}
+
+unsigned op_dpu_trace_wake(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t)
+        return 0;
+    uint32_t rec = NONE32;
+    unsigned woken = 0;
+    for (unsigned i = 0; i < tr->n && woken < count; i++) {
+        struct tsk *u = &tr->t[i];
+        if (i == tid || !u->blk_pending || u->blk_key != key)
+            continue;
+        if (rec == NONE32) {
+            rec = rec_new(tr);
+            if (rec == NONE32)
+                return woken;
+            tr->recs[rec].refs = 1; /* the wake event */
+        }
+        u->blk_pending = 0;
+        tr->recs[rec].refs++;
+        if (u->blk_abs >= u->base + u->head)
+            u->segs[u->blk_abs - u->base].arg = rec; /* not simulated yet */
+        else
+            u->dep = rec; /* the model already waits on it */
+        woken++;
+    }
+    if (woken) {
+        if (close_with(tr, t, EV_WAKE, rec) < 0)
+            return woken;
+        maybe_advance(tr);
+    }
+    return woken;
+}
+
+int op_dpu_trace_acquire(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t)
+        return -1;
+    struct hent *h = map_get(tr, key, 0);
+    if (!h || h->rec == NONE32)
+        return 0; /* first acquisition: nothing to wait for */
+    tr->recs[h->rec].refs++;
+    if (close_with(tr, t, EV_BLOCK, h->rec) < 0)
+        return -1;
+    maybe_advance(tr);
+    return 0;
+}
+
+int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t)
+        return -1;
+    struct hent *h = map_get(tr, key, 1);
+    if (!h)
+        return -1;
+    uint32_t rec = rec_new(tr);
+    if (rec == NONE32)
+        return -1;
+    tr->recs[rec].refs = 2; /* the release event + the key map */
+    rec_unref(tr, h->rec);
+    h->rec = rec;
+    if (close_with(tr, t, EV_WAKE, rec) < 0)
+        return -1;
+    maybe_advance(tr);
+    return 0;
+}
+
+int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t || close_with(tr, t, EV_END, 0) < 0)
+        return -1;
+    t->rec_ended = 1;
+    maybe_advance(tr);
+    return 0;
+}
+
+uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid)
+{
+    if (!tr || tid >= tr->n)
+        return 0;
+    advance(tr);
+    struct tsk *t = &tr->t[tid];
+    if (t->state == T_DONE)
+        return t->end_time;
+    /* what the model has not simulated yet for this tasklet */
+    uint64_t unissued = 0, lat = 0;
+    int events = 0;
+    for (size_t i = t->head; i < t->count; i++) {
+        unissued += t->segs[i].ninstr - (i == t->head ? t->issued : 0);
+        uint32_t k = t->segs[i].kind;
+        if (k == EV_DMA_R || k == EV_DMA_W)
+            lat += (uint64_t)ceil(tr->dma_fixed[k == EV_DMA_W] + tr->dma_pb * (double)t->segs[i].arg);
+        if (k != EV_OPEN)
+            events++;
+    }
+    uint64_t at;
+    if (t->starved)
+        at = t->arrive + (t->arrive_fi ? 1 : 0);
+    else if (t->pending)
+        at = t->pend_time;
+    else if (t->state == T_BLOCKED)
+        at = tr->now;
+    else
+        at = t->last_issue >= 0 ? (uint64_t)t->last_issue + 1 : 0;
+    if (unissued == 0 && events == 0)
+        return at;
+    unsigned nrun = 0;
+    for (unsigned i = 0; i < tr->n; i++)
+        nrun += tr->t[i].state == T_RUN;
+    uint64_t per = nrun > tr->period ? nrun : tr->period;
+    uint64_t start = max64(at, tr->now);
+    return start + (unissued ? (unissued - 1) * per + 1 : 0) + lat;
+}
+
+int op_dpu_model_run(struct op_dpu_trace *tr, struct op_dpu_result *res)
+{
+    if (!tr || !res)
+        return -1;
+    memset(res, 0, sizeof *res);
+    if (tr->desc && !tr->final) {
+        for (unsigned i = 0; i < tr->n; i++)
+            if (!tr->t[i].rec_ended) {
+                if (close_with(tr, &tr->t[i], EV_END, 0) == 0)
+                    tr->t[i].rec_ended = 1;
+            }
+        tr->final = 1;
+        if (!tr->error)
+            advance(tr);
+    }
+    res->nr_tasklets = tr->n;
+    uint64_t cycles = 0;
+    for (unsigned i = 0; i < tr->n && i < OP_TIMING_MAX_TASKLETS; i++) {
+        struct tsk *t = &tr->t[i];
+        res->tasklet_instructions[i] = t->instr;
+        res->instructions += t->instr;
+        uint64_t end = t->state == T_DONE ? t->end_time : tr->now;
+        res->tasklet_end_cycle[i] = end;
+        cycles = max64(cycles, end);
+    }
+    res->cycles = cycles;
+    res->dma_read_bytes = tr->dma_bytes[0];
+    res->dma_write_bytes = tr->dma_bytes[1];
+    res->dma_reads = tr->dma_count[0];
+    res->dma_writes = tr->dma_count[1];
+    res->dma_busy_cycles = tr->dma_busy;
+    res->ipc = cycles ? (double)res->instructions / (double)cycles : 0.0;
+    res->time_us = tr->desc ? op_cycles_to_us(tr->desc, cycles) : 0.0;
+    res->deadlock = tr->deadlock;
+    res->error = tr->error || !tr->finished;
+    return res->error ? -1 : 0;
+}

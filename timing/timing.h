@@ -1,0 +1,304 @@
+/* OpenPIM timing model: what a run would cost on a real UPMEM server.
+ *
+ * A self-contained C11 library (libc + libm).  It never changes functional
+ * results: the emulator reports events to it and asks it for times.
+ * Calibration sources are cited as "ref §N" = shared/reference/timing-calibration.md.
+ *
+ *   machine_desc.c  every hardware/timing constant (struct op_machine_desc),
+ *                   presets, the text-file and profile-string parsers
+ *   dpu_model.c     per-DPU, per-launch event-driven pipeline + DMA model
+ *   xfer_model.c    host<->DPU transfers and launch overhead
+ *   report.c        run totals by category, per-launch stats, text report,
+ *                   Chrome/Perfetto trace JSON
+ *
+ * Thread safety: no global mutable state.  A description is read-only once
+ * built and may be shared; each trace / report object belongs to one thread.
+ */
+#ifndef OPENPIM_TIMING_H
+#define OPENPIM_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OP_TIMING_MAX_TASKLETS 24   /* v1A hardware threads (ref §1.1) */
+#define OP_TIMING_MAX_RANKS 256     /* ranks a description can list */
+#define OP_TIMING_MAX_POINTS 8      /* points of a calibration curve */
+
+/* ------------------------------------------------------------------------ */
+/* 1. Machine description                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Dynamic DPU instructions charged per C operation (the LLVM pass's table,
+ * ref §1.2 and §6).  Data-dependent 32-bit mul/div: base + per_bit * bitlen
+ * (mul: bitlen of the smaller operand; div: clz(d)-clz(n)+1 steps). */
+struct op_op_costs {
+    unsigned int32_add;            /* also sub/logic/shift/compare/branch */
+    unsigned int64_add;
+    unsigned mul8;                 /* native 8x8->16 multiply */
+    unsigned int32_mul_base, int32_mul_per_bit;
+    unsigned int32_div_base, int32_div_per_step, int32_div_signed_extra;
+    unsigned int64_mul, int64_div;
+    unsigned float_add, float_mul, float_div;
+    unsigned double_add, double_mul, double_div;
+    unsigned conversion;           /* int<->float/double */
+    unsigned fp_compare;
+};
+
+/* Instructions of DPU runtime calls, charged by the emulator's runtime.
+ * ESTIMATES (no published measurement): see machine_desc.c. */
+struct op_runtime_costs {
+    unsigned dma_call;             /* mram_read/mram_write incl. ldma/sdma */
+    unsigned barrier_wait;         /* per arriving tasklet */
+    unsigned barrier_wake_per_tasklet; /* extra for the last arrival, per waiter */
+    unsigned mutex_lock, mutex_unlock;
+    unsigned sem_take, sem_give;
+    unsigned handshake_wait, handshake_notify;
+    unsigned mem_alloc, mem_reset;
+    unsigned perfcounter;          /* perfcounter_get/config */
+    unsigned boot;                 /* crt0 work per tasklet before main() */
+};
+
+/* Host<->DPU transfer constants for one direction (ref §3.3, §3.4, §3.7). */
+struct op_xfer_dir_params {
+    double fixed_us[OP_TIMING_MAX_POINTS];   /* per call, at xfer_fixed_ranks[] */
+    double rank_gbps[OP_TIMING_MAX_POINTS];  /* one rank alone on its channel, at xfer_size[] */
+    double chan_gbps[OP_TIMING_MAX_POINTS];  /* channel throughput when >=2 ranks share it */
+    double contention[OP_TIMING_MAX_POINTS]; /* host slowdown: x(1 + c*log2(active channels)) */
+    double cap_gbps[OP_TIMING_MAX_POINTS];   /* host aggregate cap, 0 = none */
+    double bcast_speedup;                    /* broadcast vs parallel (to DPU only) */
+    double serial_call_us, serial_gbps;      /* dpu_copy_to/from on one DPU */
+    double wram_fixed_us;                    /* WRAM (__host) push, 1 rank */
+    double wram_fixed_us_per_doubling;       /* + per doubling of ranks */
+    double wram_ns_per_byte;                 /* per byte per DPU within a rank */
+    double wram_channel_slowdown;            /* x(1 + s*(ranks per channel - 1)) */
+};
+
+struct op_machine_desc {
+    char name[32];
+    /* DPU chip (ref §1.1) */
+    double freq_mhz;
+    unsigned nr_tasklets;          /* hardware threads */
+    uint32_t mram_bytes, wram_bytes, iram_bytes;
+    unsigned nr_atomic_bits;       /* mutexes */
+    /* topology */
+    unsigned nr_ranks, channels, ranks_per_channel; /* ranks_per_channel: the most on one channel */
+    unsigned ranks_per_dimm, chips_per_rank, dpus_per_chip;
+    uint16_t rank_channel[OP_TIMING_MAX_RANKS];     /* allocation order: rank i -> channel */
+    /* pipeline (ref §1.1) */
+    unsigned revolver_cycles;      /* a tasklet issues at most once per this many cycles */
+    unsigned pipeline_stages;      /* informational */
+    /* MRAM<->WRAM DMA (ref §2.2): latency = fixed + per_byte * bytes */
+    double dma_read_fixed, dma_write_fixed, dma_cycles_per_byte;
+    double dma_overlap_cycles;     /* fixed cycles of a DMA that overlap the next one (0 = FIFO) */
+    unsigned dma_min_bytes, dma_max_bytes;
+    struct op_op_costs ops;
+    struct op_runtime_costs rt;
+    /* host transfers (ref §3) */
+    unsigned xfer_npoints;         /* points in xfer_size[] and the per-size curves */
+    double xfer_size[OP_TIMING_MAX_POINTS];        /* bytes per DPU, increasing */
+    unsigned xfer_nfixed;
+    double xfer_fixed_ranks[OP_TIMING_MAX_POINTS]; /* rank counts of fixed_us[], increasing */
+    struct op_xfer_dir_params h2d, d2h;
+    /* launch (ref §3.5) */
+    double launch_base_us;         /* per dpu_launch(SYNC) */
+    double launch_mux_us;          /* MRAM mux hand-over, per rank, serial within a channel */
+    double launch_mux_back_us;     /* mux back to the host on the first access after a launch */
+};
+
+/* Load preset "v1A" or "v1B" (case-insensitive).  0 on success, -1 unknown. */
+int op_machine_desc_preset(const char *name, struct op_machine_desc *desc);
+
+/* Parse a description file: "key = value" lines, '#' comments, lists as
+ * "a, b, c".  Starts from the v1A preset; a "preset = NAME" line reloads a
+ * preset (put it first).  Unknown key / bad value -> -1 with "path:line: why"
+ * in errbuf.  The result is validated. */
+int op_machine_desc_load(const char *path, struct op_machine_desc *desc,
+                         char *errbuf, size_t errlen);
+
+/* Apply a UPMEM-style profile string "key=value,key=value".  Unknown keys are
+ * ignored (as the SDK does); list values use ':' between items; the key
+ * "desc_file=PATH" loads a file first.  Returns the number of keys applied,
+ * -1 on a bad value for a known key or an invalid result (desc unchanged). */
+int op_machine_desc_apply(struct op_machine_desc *desc, const char *profile);
+
+/* 0 if consistent, else -1 with a reason. */
+int op_machine_desc_validate(const struct op_machine_desc *desc, char *errbuf, size_t errlen);
+
+/* Write every key in file format (loadable by op_machine_desc_load). */
+int op_machine_desc_write(FILE *f, const struct op_machine_desc *desc);
+
+/* Channel of a rank in allocation order (0 if rank >= nr_ranks). */
+unsigned op_machine_rank_channel(const struct op_machine_desc *desc, unsigned rank);
+
+static inline double op_cycles_to_us(const struct op_machine_desc *d, uint64_t cycles)
+{
+    return (double)cycles / d->freq_mhz;
+}
+
+/* ------------------------------------------------------------------------ */
+/* 2. DPU model                                                              */
+/* ------------------------------------------------------------------------ */
+/* Semantics (one DPU, one launch):
+ *  - each tasklet's trace is a list of segments {n instructions, then an event};
+ *  - at most one instruction issues per cycle; a tasklet issues again no sooner
+ *    than revolver_cycles after its previous issue; among eligible tasklets
+ *    the next after the last issuer in tid order issues (round-robin);
+ *  - cycle numbering starts at 0 with all tasklets eligible; an event happens
+ *    at the cycle of the last instruction before it (or when the tasklet
+ *    becomes runnable if the segment has no instructions);
+ *  - DMA: one engine, FIFO; done = max(submit, engine free) + fixed + per_byte*B;
+ *    the tasklet issues again no sooner than `done`;
+ *  - BLOCK/WAKE, ACQUIRE/RELEASE: a blocked tasklet issues no sooner than one
+ *    cycle after the releasing wake/release event;
+ *  - a tasklet's end time is its last issue + 1 (or its DMA completion);
+ *    the DPU's cycles = the latest tasklet end.
+ *  So 1 tasklet of N instructions takes 11(N-1)+1 cycles, k >= 11 tasklets of
+ *  N instructions take k*N, and k < 11 take 11(N-1)+k.
+ * Steady round-robin phases are computed analytically; the trace is consumed
+ * while it is recorded, so memory stays bounded by the tasklets' skew. */
+
+struct op_dpu_trace;
+
+struct op_dpu_result {
+    uint64_t cycles;                 /* launch duration of this DPU */
+    uint64_t instructions;
+    uint64_t tasklet_instructions[OP_TIMING_MAX_TASKLETS];
+    uint64_t tasklet_end_cycle[OP_TIMING_MAX_TASKLETS];
+    uint64_t dma_read_bytes, dma_write_bytes;
+    uint64_t dma_reads, dma_writes;
+    uint64_t dma_busy_cycles;        /* engine occupancy */
+    double ipc;                      /* instructions / cycles */
+    double time_us;                  /* cycles / freq */
+    unsigned nr_tasklets;
+    int deadlock;                    /* tasklets left blocked at the end */
+    int error;                       /* recording misuse or out of memory */
+};
+
+struct op_dpu_trace *op_dpu_trace_new(void);
+void op_dpu_trace_free(struct op_dpu_trace *tr);
+
+/* Start a launch (reuses buffers).  desc must stay valid until op_dpu_model_run. */
+int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *desc,
+                       unsigned nr_tasklets);
+/* Recorders (tid < nr_tasklets; call in the emulator's execution order).
+ * Return 0, or -1 on misuse (recorded in result.error). */
+int op_dpu_trace_instr(struct op_dpu_trace *tr, unsigned tid, uint64_t n);
+int op_dpu_trace_dma(struct op_dpu_trace *tr, unsigned tid, int is_write, uint32_t bytes);
+/* tid blocks on key until a later op_dpu_trace_wake on the same key picks it. */
+int op_dpu_trace_block(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);
+/* Releases up to count tasklets blocked on key, lowest tid first (as
+ * op_services.wake); returns how many. */
+unsigned op_dpu_trace_wake(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count);
+/* Mutex ordering (optional, instead of block/wake for mutexes): call when the
+ * emulator grants the lock / at unlock; acquisitions of key then follow the
+ * previous release in modelled time even when nobody waited functionally. */
+int op_dpu_trace_acquire(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);
+int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);
+int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid);
+
+/* Modelled cycle count of tid at its latest recorded point (for perfcounter):
+ * exact when the model has already simulated that far, otherwise an estimate
+ * (remaining instructions at max(11, runnable tasklets) cycles each + DMA
+ * latencies).  Deterministic for a deterministic recording order. */
+uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid);
+
+/* Finish the launch (tasklets without an END end now) and fill *res.
+ * Returns 0, or -1 if the trace had errors (res still filled). */
+int op_dpu_model_run(struct op_dpu_trace *tr, struct op_dpu_result *res);
+
+/* ------------------------------------------------------------------------ */
+/* 3. Host transfers and launch                                              */
+/* ------------------------------------------------------------------------ */
+
+enum op_xfer_dir { OP_XFER_TO_DPU = 0, OP_XFER_FROM_DPU = 1 };
+enum op_xfer_kind {
+    OP_XFER_PARALLEL = 0,  /* dpu_prepare_xfer + dpu_push_xfer */
+    OP_XFER_BROADCAST,     /* dpu_broadcast_to (to DPU only; else = parallel) */
+    OP_XFER_SERIAL         /* dpu_copy_to/from, one call per DPU */
+};
+enum op_xfer_target { OP_XFER_MRAM = 0, OP_XFER_WRAM };
+
+#define OP_XFER_CHANNEL_AUTO 0xffffffffu
+
+struct op_xfer_rank {
+    unsigned rank;         /* machine rank index */
+    unsigned channel;      /* its channel, or OP_XFER_CHANNEL_AUTO: from desc */
+    unsigned nr_dpus;      /* DPUs of this rank taking part (0: skip) */
+};
+
+struct op_xfer_desc {
+    enum op_xfer_dir dir;
+    enum op_xfer_kind kind;
+    enum op_xfer_target target;
+    uint64_t bytes_per_dpu;
+    unsigned nr_ranks;
+    const struct op_xfer_rank *ranks;
+    int after_launch;      /* first host access to these ranks since a launch */
+};
+
+/* Modelled duration of one SDK transfer call, in microseconds. */
+double op_xfer_time_us(const struct op_machine_desc *desc, const struct op_xfer_desc *x);
+
+/* Host-side overhead of dpu_launch(SYNC) on these ranks (kernel time not
+ * included: add op_cycles_to_us(slowest DPU's cycles)). */
+double op_launch_overhead_us(const struct op_machine_desc *desc,
+                             const struct op_xfer_rank *ranks, unsigned nr_ranks);
+
+/* ------------------------------------------------------------------------ */
+/* 4. Run report                                                             */
+/* ------------------------------------------------------------------------ */
+
+enum op_category {
+    OP_CAT_CPU_DPU = 0, OP_CAT_DPU_KERNEL, OP_CAT_INTER_DPU, OP_CAT_DPU_CPU,
+    OP_CAT_OTHER, OP_CAT_COUNT
+};
+const char *op_category_name(enum op_category cat); /* "CPU-DPU", "DPU kernel", ... */
+
+/* Per-launch statistics over the DPUs of one launch. */
+struct op_launch_stats {
+    unsigned nr_dpus;
+    uint64_t max_cycles, min_cycles, sum_cycles;
+    unsigned slowest_dpu;
+    uint64_t instructions;
+    uint64_t dma_read_bytes, dma_write_bytes;
+    unsigned deadlocks, errors;
+};
+void op_launch_stats_init(struct op_launch_stats *s);
+void op_launch_stats_add(struct op_launch_stats *s, unsigned dpu, const struct op_dpu_result *r);
+
+/* One timed event on a range of rank tracks (nr_ranks 0: the host track). */
+struct op_trace_event {
+    const char *name;
+    enum op_category cat;
+    double start_us, dur_us;
+    unsigned first_rank, nr_ranks;
+};
+/* Chrome/Perfetto JSON ({"traceEvents":[...]}), one track per rank. */
+int op_trace_write_json(FILE *f, const struct op_trace_event *ev, size_t n);
+
+struct op_report;
+struct op_report *op_report_new(const struct op_machine_desc *desc);
+void op_report_free(struct op_report *r);
+/* Add an event of dur_us at start_us (start_us < 0: at the report's clock,
+ * which then advances to the end of the event).  Returns its start. */
+double op_report_event(struct op_report *r, enum op_category cat, const char *name,
+                       double start_us, double dur_us, unsigned first_rank, unsigned nr_ranks);
+/* Add a launch: overhead_us + slowest DPU's kernel time, in category cat
+ * (normally OP_CAT_DPU_KERNEL).  Returns its start. */
+double op_report_launch(struct op_report *r, enum op_category cat, const char *name,
+                        double start_us, double overhead_us, const struct op_launch_stats *s,
+                        unsigned first_rank, unsigned nr_ranks);
+double op_report_total_us(const struct op_report *r, enum op_category cat); /* COUNT: all */
+double op_report_clock_us(const struct op_report *r);
+void op_report_write_text(const struct op_report *r, FILE *f);
+int op_report_write_trace(const struct op_report *r, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OPENPIM_TIMING_H */

@@ -1,0 +1,180 @@
+/* Host<->DPU transfer and launch model (ref §3).
+ *
+ * MRAM, parallel push or broadcast, for one SDK call:
+ *   t = F(ranks)                                   fixed cost per call (ref §3.3, 32-B row)
+ *     + max( (1 + c(s) * log2(active channels)) * max over channels of t_ch,
+ *            total bytes / cap(s) )                host aggregate cap
+ *   t_ch = B_rank / R(s)        if one rank of the call sits on the channel,
+ *        = sum B_rank / C(s)    otherwise (ranks of a channel are served by one
+ *                               per-channel thread pool, ref §3.1: they serialise)
+ * with s = bytes per DPU, B_rank = s * DPUs of the rank rounded up to a
+ * multiple of chips_per_rank (one 64-B line carries 8 B for each of 8 chips,
+ * ref §3.1), curves R, C, c, cap interpolated in log2(s) (bandwidths through
+ * their inverse), F interpolated in log2(ranks).  Broadcast multiplies R, C and
+ * cap by bcast_speedup (ref §3.2).
+ * WRAM (__host symbols, control interface, ref §3.4):
+ *   t = wram_fixed + per_doubling * log2(ranks)
+ *     + max over ranks (DPUs * s * ns_per_byte) * (1 + slowdown * (ranks per channel - 1)).
+ * Serial (dpu_copy_to/from, ref §3.7, §6): sum over DPUs of (call + s / serial_bw).
+ * A first access after a launch adds the MRAM mux hand-back (ref §3.5).
+ */
+#include "timing.h"
+
+#include <math.h>
+#include <string.h>
+
+/* y at x by linear interpolation in log2(x); clamped outside xs. */
+static double interp_log(double x, const double *xs, const double *ys, unsigned n)
+{
+    if (n == 0)
+        return 0.0;
+    if (x <= xs[0] || n == 1)
+        return ys[0];
+    if (x >= xs[n - 1])
+        return ys[n - 1];
+    unsigned i = 1;
+    while (i < n - 1 && x > xs[i])
+        i++;
+    double a = log2(xs[i - 1]), b = log2(xs[i]);
+    double f = (log2(x) - a) / (b - a);
+    return ys[i - 1] + f * (ys[i] - ys[i - 1]);
+}
+
+/* Inverse of an interpolated bandwidth curve: ns per byte (0 where gbps is 0). */
+static double interp_inv(double x, const double *xs, const double *gbps, unsigned n)
+{
+    double inv[OP_TIMING_MAX_POINTS];
+    for (unsigned i = 0; i < n && i < OP_TIMING_MAX_POINTS; i++)
+        inv[i] = gbps[i] > 0 ? 1.0 / gbps[i] : 0.0;
+    return interp_log(x, xs, inv, n);
+}
+
+/* Fixed cost per call at n ranks: log2 interpolation, linear extrapolation above. */
+static double fixed_us(const struct op_machine_desc *d, const struct op_xfer_dir_params *p, double nranks)
+{
+    unsigned n = d->xfer_nfixed;
+    const double *xs = d->xfer_fixed_ranks;
+    if (n >= 2 && nranks > xs[n - 1]) {
+        double slope = (p->fixed_us[n - 1] - p->fixed_us[n - 2]) / (log2(xs[n - 1]) - log2(xs[n - 2]));
+        return p->fixed_us[n - 1] + slope * (log2(nranks) - log2(xs[n - 1]));
+    }
+    return interp_log(nranks, xs, p->fixed_us, n);
+}
+
+struct chan_acc {
+    unsigned channel, ranks;
+    double bytes;
+};
+
+/* Group the participating ranks by channel.  Returns the number of channels. */
+static unsigned group(const struct op_machine_desc *d, const struct op_xfer_rank *ranks, unsigned nr,
+                      double bytes_per_dpu, int round_lines, struct chan_acc *acc, unsigned *nranks,
+                      double *dpus, double *max_rank_dpus)
+{
+    unsigned nch = 0;
+    *nranks = 0;
+    *dpus = 0;
+    *max_rank_dpus = 0;
+    unsigned chips = d->chips_per_rank ? d->chips_per_rank : 1;
+    for (unsigned i = 0; i < nr; i++) {
+        if (ranks[i].nr_dpus == 0)
+            continue;
+        unsigned ch = ranks[i].channel == OP_XFER_CHANNEL_AUTO ? op_machine_rank_channel(d, ranks[i].rank)
+                                                               : ranks[i].channel;
+        double eff = ranks[i].nr_dpus;
+        if (round_lines)
+            eff = (double)(((ranks[i].nr_dpus + chips - 1) / chips) * chips);
+        unsigned j = 0;
+        while (j < nch && acc[j].channel != ch)
+            j++;
+        if (j == nch) {
+            if (nch == OP_TIMING_MAX_RANKS)
+                j = nch - 1; /* absurdly many channels: fold into the last */
+            else {
+                acc[nch].channel = ch;
+                acc[nch].ranks = 0;
+                acc[nch].bytes = 0;
+                nch++;
+            }
+        }
+        acc[j].ranks++;
+        acc[j].bytes += eff * bytes_per_dpu;
+        (*nranks)++;
+        *dpus += ranks[i].nr_dpus;
+        if (ranks[i].nr_dpus > *max_rank_dpus)
+            *max_rank_dpus = ranks[i].nr_dpus;
+    }
+    return nch;
+}
+
+static unsigned max_ranks_on_channel(const struct chan_acc *acc, unsigned nch)
+{
+    unsigned k = 0;
+    for (unsigned j = 0; j < nch; j++)
+        if (acc[j].ranks > k)
+            k = acc[j].ranks;
+    return k;
+}
+
+double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_desc *x)
+{
+    if (!d || !x || !x->ranks || x->nr_ranks == 0 || x->bytes_per_dpu == 0)
+        return 0.0;
+    const struct op_xfer_dir_params *p = x->dir == OP_XFER_FROM_DPU ? &d->d2h : &d->h2d;
+    const double s = (double)x->bytes_per_dpu;
+    struct chan_acc acc[OP_TIMING_MAX_RANKS];
+    unsigned nranks;
+    double dpus, max_rank_dpus;
+    int mram_parallel = x->target == OP_XFER_MRAM && x->kind != OP_XFER_SERIAL;
+    unsigned nch = group(d, x->ranks, x->nr_ranks, s, mram_parallel, acc, &nranks, &dpus, &max_rank_dpus);
+    if (nranks == 0)
+        return 0.0;
+    unsigned kmax = max_ranks_on_channel(acc, nch);
+    double t;
+
+    if (x->kind == OP_XFER_SERIAL) {
+        double per_dpu = x->target == OP_XFER_WRAM ? p->serial_call_us + s * p->wram_ns_per_byte * 1e-3
+                                                   : p->serial_call_us + s / (p->serial_gbps * 1e3);
+        t = dpus * per_dpu;
+    } else if (x->target == OP_XFER_WRAM) {
+        t = p->wram_fixed_us + p->wram_fixed_us_per_doubling * log2((double)nranks) +
+            max_rank_dpus * s * p->wram_ns_per_byte * 1e-3 * (1.0 + p->wram_channel_slowdown * (kmax - 1));
+    } else {
+        const unsigned np = d->xfer_npoints;
+        double rinv = interp_inv(s, d->xfer_size, p->rank_gbps, np); /* ns per byte */
+        double cinv = interp_inv(s, d->xfer_size, p->chan_gbps, np);
+        double hinv = interp_inv(s, d->xfer_size, p->cap_gbps, np);
+        double cont = interp_log(s, d->xfer_size, p->contention, np);
+        if (x->kind == OP_XFER_BROADCAST && x->dir == OP_XFER_TO_DPU && p->bcast_speedup > 0) {
+            rinv /= p->bcast_speedup;
+            cinv /= p->bcast_speedup;
+            hinv /= p->bcast_speedup;
+        }
+        double worst = 0, total = 0;
+        for (unsigned j = 0; j < nch; j++) {
+            double tch = acc[j].bytes * (acc[j].ranks == 1 ? rinv : cinv);
+            if (tch > worst)
+                worst = tch;
+            total += acc[j].bytes;
+        }
+        double tx = worst * (1.0 + cont * log2((double)nch));
+        double tcap = total * hinv;
+        t = fixed_us(d, p, (double)nranks) + (tx > tcap ? tx : tcap) * 1e-3;
+    }
+    if (x->after_launch)
+        t += d->launch_mux_back_us * kmax;
+    return t;
+}
+
+double op_launch_overhead_us(const struct op_machine_desc *d, const struct op_xfer_rank *ranks, unsigned nr)
+{
+    if (!d || !ranks || nr == 0)
+        return 0.0;
+    struct chan_acc acc[OP_TIMING_MAX_RANKS];
+    unsigned nranks;
+    double dpus, maxr;
+    unsigned nch = group(d, ranks, nr, 0.0, 0, acc, &nranks, &dpus, &maxr);
+    if (nranks == 0)
+        return 0.0;
+    return d->launch_base_us + d->launch_mux_us * max_ranks_on_channel(acc, nch);
+}
