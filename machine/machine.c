@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -69,6 +70,21 @@ static unsigned available_cores(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
+/* 85% of the memory available when the machine is made: the host program
+ * needs room of its own. */
+static uint64_t default_memory_limit(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    unsigned long long kb = 0;
+    char line[256];
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb ? kb * 1024ull / 100 * 85 : 16ull << 30;
+}
+
 struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *err, size_t errlen)
 {
     if (cfg->nr_ranks == 0 || cfg->dpus_per_rank == 0 || cfg->dpus_per_rank > 64 ||
@@ -115,6 +131,8 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     m->ctrl->mram_fd = m->mram_fd;
     m->ctrl->wram_fd = m->wram_fd;
     m->ctrl->budget_ns = cfg->budget_ns;
+    m->ctrl->memory_limit = cfg->memory_limit ? cfg->memory_limit : default_memory_limit();
+    m->ctrl->nr_workers = m->nr_workers;
     for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
         atomic_store(&m->ctrl->workers[i].current_dpu, -1);
     return m;
@@ -257,12 +275,75 @@ void op_machine_unload(struct op_machine *m, uint32_t dpu)
     }
 }
 
+uint64_t op_machine_memory_used(const struct op_machine *m)
+{
+    struct stat a, b;
+    if (fstat(m->mram_fd, &a) != 0 || fstat(m->wram_fd, &b) != 0)
+        return 0;
+    return ((uint64_t)a.st_blocks + (uint64_t)b.st_blocks) * 512u;
+}
+
+uint64_t op_machine_memory_limit(const struct op_machine *m)
+{
+    return m->ctrl->memory_limit;
+}
+
+/* Bytes of [off, off+len) that are not backed yet. */
+static uint64_t holes(int fd, uint64_t off, uint64_t len)
+{
+    uint64_t end = off + len, missing = 0, pos = off;
+    while (pos < end) {
+        off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
+        if (data < 0 || (uint64_t)data >= end)
+            return missing + (end - pos);
+        missing += (uint64_t)data - pos;
+        off_t hole = lseek(fd, data, SEEK_HOLE);
+        if (hole < 0)
+            return missing;
+        pos = (uint64_t)hole;
+    }
+    return missing;
+}
+
+int op_machine_check_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
+                                char *err, size_t errlen)
+{
+    uint64_t used = op_machine_memory_used(m), limit = m->ctrl->memory_limit;
+    if (used + (uint64_t)n * len <= limit)
+        return 0;
+    uint64_t more = 0;
+    for (uint32_t i = 0; i < n; i++)
+        more += holes(m->mram_fd, (uint64_t)dpus[i] * m->mram_size + off, len);
+    if (used + more <= limit)
+        return 0;
+    return fail(err, errlen,
+                "host memory limit reached: the emulated memories use %llu MB and this transfer needs %llu MB more, "
+                "over the limit of %llu MB (profile key hostMemoryLimitMB)",
+                (unsigned long long)(used >> 20), (unsigned long long)((more + (1 << 20) - 1) >> 20),
+                (unsigned long long)(limit >> 20));
+}
+
+void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void *dst, uint64_t len)
+{
+    uint64_t base = (uint64_t)dpu * m->mram_size + off, done = 0;
+    while (done < len) {
+        ssize_t got = pread(m->mram_fd, (uint8_t *)dst + done, len - done, (off_t)(base + done));
+        if (got <= 0) { /* cannot happen on a memfd of the right size; fall back to the mapping */
+            memcpy((uint8_t *)dst + done, op_machine_mram(m, dpu) + off + done, len - done);
+            return;
+        }
+        done += (uint64_t)got;
+    }
+}
+
 void op_machine_reset(struct op_machine *m, uint32_t dpu)
 {
     if (fallocate(m->mram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((uint64_t)dpu * m->mram_size),
                   (off_t)m->mram_size) != 0)
         memset(op_machine_mram(m, dpu), 0, m->mram_size);
-    memset(op_machine_wram(m, dpu), 0, OP_WRAM_STRIDE);
+    if (fallocate(m->wram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((uint64_t)dpu * OP_WRAM_STRIDE),
+                  OP_WRAM_STRIDE) != 0)
+        memset(op_machine_wram(m, dpu), 0, OP_WRAM_STRIDE);
 }
 
 /* ---- workers -------------------------------------------------------------- */

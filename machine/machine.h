@@ -19,6 +19,7 @@ struct op_machine_config {
     uint32_t dpus_per_rank; /* 64 on a UPMEM DIMM rank; 1 mimics the SDK simulator */
     uint32_t workers;       /* worker processes; 0 = one per available core */
     uint64_t budget_ns;     /* wall-clock limit of one DPU's run, 0 = none */
+    uint64_t memory_limit;  /* host bytes the emulated memories may use; 0 = 85% of available RAM */
 };
 
 struct op_machine;
@@ -55,6 +56,16 @@ int op_machine_load(struct op_machine *m, uint32_t dpu, struct op_program *p, ch
 struct op_program *op_machine_program(struct op_machine *m, uint32_t dpu);
 /* Drops the DPU's program (when its rank is freed). */
 void op_machine_unload(struct op_machine *m, uint32_t dpu);
+
+/* Host memory backing the emulated MRAM and WRAM, and the limit on it. */
+uint64_t op_machine_memory_used(const struct op_machine *m);
+uint64_t op_machine_memory_limit(const struct op_machine *m);
+/* Checks that writing `len` bytes at `off` of the MRAM of each of the n DPUs
+ * fits in the limit; 0, or -1 with a message naming the limit in err. */
+int op_machine_check_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
+                                char *err, size_t errlen);
+/* Reads MRAM without backing pages that were never written (they read as 0). */
+void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void *dst, uint64_t len);
 
 /* Zeroes a DPU's MRAM (releasing its host memory) and WRAM. */
 void op_machine_reset(struct op_machine *m, uint32_t dpu);

@@ -49,6 +49,8 @@ struct op_ctrl {
     uint32_t launch_count;   /* DPUs in launch_list */
     _Atomic uint32_t launch_next;
     uint64_t budget_ns;      /* wall-clock budget per DPU, 0 = none */
+    uint64_t memory_limit;   /* host bytes the MRAM+WRAM memfds may use */
+    uint32_t nr_workers;
     struct op_worker_slot workers[OP_MAX_WORKERS];
     /* followed by: struct op_dpu_program prog[nr_dpus]; struct op_dpu_result res[nr_dpus];
        uint32_t launch_list[nr_dpus]; */

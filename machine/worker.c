@@ -38,7 +38,7 @@
 
 static struct op_ctrl *ctrl;
 static uint8_t *wram_shm;
-static int mram_fd;
+static int mram_fd, wram_fd;
 static uint8_t *windows;       /* nr_dpus x WINDOW, PROT_NONE except mapped MRAM */
 static uint8_t *window_mapped; /* per DPU: MRAM mapped into its window */
 static int have_fsgsbase;
@@ -262,6 +262,24 @@ static const struct op_services services = {
 
 /* ---- running one DPU ------------------------------------------------------- */
 
+/* A DPU can back at most its whole MRAM while it runs; refuse to start one
+ * that could push the emulated memories over the host memory limit rather than
+ * let the kernel's OOM killer end the host program. */
+static int memory_would_overflow(char *msg, size_t len)
+{
+    struct stat a, b;
+    if (fstat(mram_fd, &a) != 0 || fstat(wram_fd, &b) != 0)
+        return 0;
+    uint64_t used = ((uint64_t)a.st_blocks + (uint64_t)b.st_blocks) * 512u;
+    uint64_t margin = ctrl->mram_size * (ctrl->nr_workers ? ctrl->nr_workers : 1);
+    if (used + margin <= ctrl->memory_limit)
+        return 0;
+    snprintf(msg, len, "host memory limit reached: emulated memories use %llu MB of the %llu MB limit "
+             "(profile key hostMemoryLimitMB)", (unsigned long long)(used >> 20),
+             (unsigned long long)(ctrl->memory_limit >> 20));
+    return 1;
+}
+
 static void run_dpu(uint32_t dpu)
 {
     struct op_dpu_result *res = &op_ctrl_res(ctrl)[dpu];
@@ -271,6 +289,11 @@ static void run_dpu(uint32_t dpu)
     if (p->id == 0 || load_program(p, err, sizeof err) != 0) {
         res->fault = OP_FAULT_RUNTIME;
         snprintf(res->fault_msg, sizeof res->fault_msg, "%s", p->id ? err : "no program loaded");
+        return;
+    }
+    if (memory_would_overflow(err, sizeof err)) {
+        res->fault = OP_FAULT_HOST_MEMORY;
+        snprintf(res->fault_msg, sizeof res->fault_msg, "%s", err);
         return;
     }
     uint8_t *wram = wram_shm + (uint64_t)dpu * OP_WRAM_STRIDE;
@@ -362,11 +385,10 @@ int main(int argc, char **argv)
     if (ctrl == MAP_FAILED || index >= OP_MAX_WORKERS)
         die("cannot map the control block");
     mram_fd = open_host_fd(ctrl->mram_fd);
-    int wfd = open_host_fd(ctrl->wram_fd);
+    int wfd = wram_fd = open_host_fd(ctrl->wram_fd);
     if (mram_fd < 0 || wfd < 0)
         die("cannot open the machine's memory: %s", strerror(errno));
     wram_shm = mmap(NULL, (size_t)ctrl->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
-    close(wfd);
     windows = mmap(NULL, (uint64_t)ctrl->nr_dpus * WINDOW, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     window_mapped = calloc(ctrl->nr_dpus, 1);
     if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped)

@@ -334,6 +334,17 @@ dpu_member_id_t dpu_get_member_id(struct dpu_t *dpu)
     return dpu ? dpu->member : 0;
 }
 
+dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes)
+{
+    if (!g.machine)
+        return DPU_ERR_ALLOCATION;
+    if (used_bytes)
+        *used_bytes = op_machine_memory_used(g.machine);
+    if (limit_bytes)
+        *limit_bytes = op_machine_memory_limit(g.machine);
+    return DPU_OK;
+}
+
 bool op_sg_enabled(uint32_t *max_blocks)
 {
     *max_blocks = g.profile.sg_max_blocks;

@@ -54,6 +54,10 @@ static int apply(struct op_profile *p, const char *key, const char *val)
         if (parse_u32(val, 0, UINT32_MAX, &u))
             return -1;
         p->machine.budget_ns = (uint64_t)u * 1000000u;
+    } else if (!strcmp(key, "hostMemoryLimitMB")) {
+        if (parse_u32(val, 1, UINT32_MAX, &u))
+            return -1;
+        p->machine.memory_limit = (uint64_t)u << 20;
     } else if (!strcmp(key, "sgXferEnable")) {
         if (parse_bool(val, &p->sg_enabled))
             return -1;

@@ -3,6 +3,7 @@
  * (DPU_ERR_INVALID_SYMBOL_ACCESS), WRAM offsets and lengths 4-byte aligned
  * (DPU_ERR_INVALID_WRAM_ACCESS), accesses inside the memory.  Asynchronous
  * flags queue behind pending launches; the copy itself is done at once. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -77,6 +78,39 @@ static uint8_t *host_ptr(const struct dpu_t *d, const struct target *t)
     return (t->region == OP_REGION_WRAM ? op_machine_wram(m, d->id) : op_machine_mram(m, d->id)) + t->offset;
 }
 
+/* DPU memory -> host; MRAM never written reads as zeros without costing host memory. */
+static void read_dpu(const struct dpu_t *d, const struct target *t, void *dst, size_t len)
+{
+    if (t->region == OP_REGION_MRAM)
+        op_machine_mram_read(op_sdk_machine(), d->id, t->offset, dst, len);
+    else
+        memcpy(dst, host_ptr(d, t), len);
+}
+
+/* Refuses a write to the MRAM of the set's DPUs (those with a prepared buffer
+ * if `prepared`) that the host could not back. */
+static dpu_error_t check_room(struct dpu_set_t set, const struct target *t, size_t len, bool prepared)
+{
+    if (t->region != OP_REGION_MRAM || len == 0)
+        return DPU_OK;
+    uint32_t n = op_set_count(set), k = 0;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    if (!ids)
+        return DPU_ERR_SYSTEM;
+    struct dpu_t *d;
+    OP_SET_FOREACH_DPU(set, d)
+        if (!prepared || d->xfer)
+            ids[k++] = d->id;
+    char err[256];
+    int rc = op_machine_check_mram_write(op_sdk_machine(), ids, k, t->offset, len, err, sizeof err);
+    free(ids);
+    if (rc != 0) {
+        op_warn("%s", err);
+        return DPU_ERR_SYSTEM;
+    }
+    return DPU_OK;
+}
+
 static dpu_error_t prepare(struct dpu_set_t set, const struct dpu_symbol_t *given, const char *name, uint32_t off,
                            size_t len, struct target *t)
 {
@@ -106,6 +140,8 @@ static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym,
         return rc;
     if (!src)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
+    if ((rc = check_room(set, &t, len, false)) != DPU_OK)
+        return rc;
     struct dpu_t *d;
     uint32_t n = 0;
     OP_SET_FOREACH_DPU(set, d) {
@@ -153,7 +189,7 @@ static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sy
         return rc;
     if (!dst)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
-    memcpy(dst, host_ptr(set.dpu, &t), len);
+    read_dpu(set.dpu, &t, dst, len);
     op_report_xfer(set, OP_XFER_SERIAL, 0, t.region, len, 1);
     return DPU_OK;
 }
@@ -190,6 +226,8 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
     dpu_error_t rc = prepare(set, sym, name, off, len, &t);
     if (rc != DPU_OK)
         return rc;
+    if (xfer == DPU_XFER_TO_DPU && (rc = check_room(set, &t, len, true)) != DPU_OK)
+        return rc;
     struct dpu_t *d;
     uint32_t n = 0;
     OP_SET_FOREACH_DPU(set, d) {
@@ -197,7 +235,7 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
             if (xfer == DPU_XFER_TO_DPU)
                 memcpy(host_ptr(d, &t), d->xfer, len);
             else
-                memcpy(d->xfer, host_ptr(d, &t), len);
+                read_dpu(d, &t, d->xfer, len);
             n++;
         }
         if (!(flags & DPU_XFER_NO_RESET))
@@ -234,6 +272,8 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
         return rc;
     if (t.region != OP_REGION_MRAM)
         return DPU_ERR_SG_NOT_MRAM_SYMBOL;
+    if (xfer == DPU_XFER_TO_DPU && (rc = check_room(set, &t, len, false)) != DPU_OK)
+        return rc;
     struct dpu_t *d;
     uint32_t index = 0, n = 0;
     uint64_t total_bytes = 0;
@@ -251,7 +291,7 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
             if (xfer == DPU_XFER_TO_DPU)
                 memcpy(base + done, blk.addr, blk.length);
             else
-                memcpy(blk.addr, base + done, blk.length);
+                op_machine_mram_read(op_sdk_machine(), d->id, t.offset + done, blk.addr, blk.length);
             done += blk.length;
         }
         if (done != len && !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK))

@@ -36,7 +36,7 @@ lldiv_t lldiv(long long num, long long den)
 
 /* Parses an optionally signed integer in `base` (0: from its prefix).  Returns
  * the magnitude clamped to `limit` (+1 for negatives), with *neg and *end. */
-static unsigned long long parse(const char *s, char **end, int base, int *neg, unsigned long long limit, int *overflow)
+static unsigned long long __op_parse(const char *s, char **end, int base, int *neg, unsigned long long limit, int *overflow)
 {
     const char *p = s;
     *neg = 0;
@@ -80,7 +80,7 @@ static unsigned long long parse(const char *s, char **end, int base, int *neg, u
 long long strtoll(const char *restrict s, char **restrict end, int base)
 {
     int neg, overflow;
-    unsigned long long v = parse(s, end, base, &neg, (unsigned long long)LLONG_MAX + 1, &overflow);
+    unsigned long long v = __op_parse(s, end, base, &neg, (unsigned long long)LLONG_MAX + 1, &overflow);
     if (!neg && v > (unsigned long long)LLONG_MAX) {
         overflow = 1;
         v = LLONG_MAX;
@@ -93,7 +93,7 @@ long long strtoll(const char *restrict s, char **restrict end, int base)
 unsigned long long strtoull(const char *restrict s, char **restrict end, int base)
 {
     int neg, overflow;
-    unsigned long long v = parse(s, end, base, &neg, ULLONG_MAX, &overflow);
+    unsigned long long v = __op_parse(s, end, base, &neg, ULLONG_MAX, &overflow);
     if (overflow) {
         errno = ERANGE;
         return ULLONG_MAX;
@@ -125,20 +125,20 @@ long long atoll(const char *s)
 }
 
 /* A 64-bit LCG; its state is a WRAM global (one per DPU). */
-static uint64_t rand_state = 1;
+static uint64_t __op_rand_state = 1;
 
 int rand(void)
 {
-    rand_state = rand_state * 6364136223846793005ull + 1442695040888963407ull;
-    return (int)(rand_state >> 33);
+    __op_rand_state = __op_rand_state * 6364136223846793005ull + 1442695040888963407ull;
+    return (int)(__op_rand_state >> 33);
 }
 
 void srand(unsigned int seed)
 {
-    rand_state = seed;
+    __op_rand_state = seed;
 }
 
-static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+static void __op_swap_bytes(unsigned char *a, unsigned char *b, size_t size)
 {
     for (size_t i = 0; i < size; i++) {
         unsigned char t = a[i];
@@ -147,7 +147,7 @@ static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
     }
 }
 
-static void sift_down(unsigned char *base, size_t root, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static void __op_sift_down(unsigned char *base, size_t root, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
     for (;;) {
         size_t child = 2 * root + 1;
@@ -157,7 +157,7 @@ static void sift_down(unsigned char *base, size_t root, size_t n, size_t size, i
             child++;
         if (cmp(base + root * size, base + child * size) >= 0)
             return;
-        swap_bytes(base + root * size, base + child * size, size);
+        __op_swap_bytes(base + root * size, base + child * size, size);
         root = child;
     }
 }
@@ -169,10 +169,10 @@ void qsort(void *base, size_t nmemb, size_t size, int (*compar)(const void *, co
     if (nmemb < 2 || size == 0)
         return;
     for (size_t i = nmemb / 2; i-- > 0;)
-        sift_down(b, i, nmemb, size, compar);
+        __op_sift_down(b, i, nmemb, size, compar);
     for (size_t n = nmemb - 1; n > 0; n--) {
-        swap_bytes(b, b + n * size, size);
-        sift_down(b, 0, n, size, compar);
+        __op_swap_bytes(b, b + n * size, size);
+        __op_sift_down(b, 0, n, size, compar);
     }
 }
 

@@ -239,7 +239,7 @@ char *strerror(int errnum)
     }
 }
 
-static int lower(int c)
+static int __op_lower(int c)
 {
     return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
 }
@@ -247,19 +247,19 @@ static int lower(int c)
 int strcasecmp(const char *a, const char *b)
 {
     const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
-    while (*x != '\0' && lower(*x) == lower(*y)) {
+    while (*x != '\0' && __op_lower(*x) == __op_lower(*y)) {
         x++;
         y++;
     }
-    return lower(*x) - lower(*y);
+    return __op_lower(*x) - __op_lower(*y);
 }
 
 int strncasecmp(const char *a, const char *b, size_t n)
 {
     const unsigned char *x = (const unsigned char *)a, *y = (const unsigned char *)b;
     for (; n > 0; n--, x++, y++) {
-        if (lower(*x) != lower(*y))
-            return lower(*x) - lower(*y);
+        if (__op_lower(*x) != __op_lower(*y))
+            return __op_lower(*x) - __op_lower(*y);
         if (*x == '\0')
             return 0;
     }

@@ -4,19 +4,19 @@
 #include <stdarg.h>
 #include <stdint.h>
 
-static char fault_msg[256] __op_scratch;
+static char __op_fault_msg[256] __op_scratch;
 
 struct msg {
     uint32_t at;
 };
 
-static void put_char(struct msg *m, char c)
+static void __op_put_char(struct msg *m, char c)
 {
-    if (m->at + 1 < sizeof(fault_msg))
-        fault_msg[m->at++] = c;
+    if (m->at + 1 < sizeof(__op_fault_msg))
+        __op_fault_msg[m->at++] = c;
 }
 
-static void put_num(struct msg *m, uint64_t v, unsigned base, int min_digits)
+static void __op_put_num(struct msg *m, uint64_t v, unsigned base, int min_digits)
 {
     char digits[24];
     int n = 0;
@@ -25,7 +25,7 @@ static void put_num(struct msg *m, uint64_t v, unsigned base, int min_digits)
         v /= base;
     } while (v != 0 || n < min_digits);
     while (n > 0)
-        put_char(m, digits[--n]);
+        __op_put_char(m, digits[--n]);
 }
 
 _Noreturn void __op_faultf(enum op_fault why, const char *fmt, ...)
@@ -35,26 +35,26 @@ _Noreturn void __op_faultf(enum op_fault why, const char *fmt, ...)
     va_start(ap, fmt);
     for (const char *p = fmt; *p != '\0'; p++) {
         if (*p != '%' || p[1] == '\0') {
-            put_char(&m, *p);
+            __op_put_char(&m, *p);
             continue;
         }
         p++;
         if (*p == 's') {
             for (const char *s = va_arg(ap, const char *); *s != '\0'; s++)
-                put_char(&m, *s);
+                __op_put_char(&m, *s);
         } else if (*p == 'x') {
-            put_char(&m, '0');
-            put_char(&m, 'x');
-            put_num(&m, va_arg(ap, uint64_t), 16, 8);
+            __op_put_char(&m, '0');
+            __op_put_char(&m, 'x');
+            __op_put_num(&m, va_arg(ap, uint64_t), 16, 8);
         } else if (*p == 'u') {
-            put_num(&m, va_arg(ap, uint64_t), 10, 1);
+            __op_put_num(&m, va_arg(ap, uint64_t), 10, 1);
         } else {
-            put_char(&m, *p);
+            __op_put_char(&m, *p);
         }
     }
     va_end(ap);
-    fault_msg[m.at] = '\0';
-    __OP_SVC->fault(why, fault_msg);
+    __op_fault_msg[m.at] = '\0';
+    __OP_SVC->fault(why, __op_fault_msg);
 }
 
 _Noreturn void __op_fault(enum op_fault why, const char *msg)

@@ -7,18 +7,18 @@
 #include <stdlib.h>
 
 /* Per-tasklet errno and exit points (per launch). */
-static int errno_of[OP_MAX_TASKLETS] __op_scratch;
+static int __op_errno_of[OP_MAX_TASKLETS] __op_scratch;
 void *__op_exit_point[OP_MAX_TASKLETS][5] __op_scratch;
 
 void __op_misc_reset(void)
 {
     for (uint32_t i = 0; i < OP_MAX_TASKLETS; i++)
-        errno_of[i] = 0;
+        __op_errno_of[i] = 0;
 }
 
 int *__op_errno_location(void)
 {
-    return &errno_of[__op_env->tid];
+    return &__op_errno_of[__op_env->tid];
 }
 
 _Noreturn void halt(void)

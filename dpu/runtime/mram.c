@@ -5,7 +5,7 @@
 #include <mram_unaligned.h>
 
 /* Bytes moved by a DMA instruction asked for n bytes. */
-static inline uint32_t dma_size(unsigned int n)
+static inline uint32_t __op_dma_size(unsigned int n)
 {
     return ((((n >> 3) - 1u) & 0xffu) + 1u) << 3;
 }
@@ -14,7 +14,7 @@ void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
 {
     uint64_t m = (uint64_t)(uintptr_t)from & ~(uint64_t)7;
     uintptr_t w = (uintptr_t)to & ~(uintptr_t)7;
-    uint32_t size = dma_size(nb_of_bytes);
+    uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_read", m, size);
     __op_check_wram("mram_read", w, size);
     __builtin_memcpy((void *)w, __op_mram_host(m), size);
@@ -26,7 +26,7 @@ void mram_write(const void *from, __mram_ptr void *dest, unsigned int nb_of_byte
 {
     uintptr_t w = (uintptr_t)from & ~(uintptr_t)7;
     uint64_t m = (uint64_t)(uintptr_t)dest & ~(uint64_t)7;
-    uint32_t size = dma_size(nb_of_bytes);
+    uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_write", m, size);
     __op_check_wram("mram_write", w, size);
     __builtin_memcpy(__op_mram_host(m), (const void *)w, size);

@@ -12,7 +12,7 @@
 
 const volatile uint32_t CLOCKS_PER_SEC = 350000000u; /* v1A DPU clock */
 
-static uint64_t raw(uint32_t mode)
+static uint64_t __op_raw(uint32_t mode)
 {
     if (mode == COUNT_CYCLES)
         return __op_env->cycles();
@@ -21,34 +21,34 @@ static uint64_t raw(uint32_t mode)
     return 0;
 }
 
-static uint64_t current(void)
+static uint64_t __op_current(void)
 {
     uint32_t mode = __op_env->perf_mode;
     if (mode != COUNT_CYCLES && mode != COUNT_INSTRUCTIONS)
         return __op_env->perf_base;
-    return raw(mode) - __op_env->perf_base;
+    return __op_raw(mode) - __op_env->perf_base;
 }
 
 /* The DPU counter is 36 bits wide and read without its 4 low bits. */
-static perfcounter_t as_read(uint64_t v)
+static perfcounter_t __op_as_read(uint64_t v)
 {
     return v & 0xffffffff0ull;
 }
 
 perfcounter_t perfcounter_get(void)
 {
-    return as_read(current());
+    return __op_as_read(__op_current());
 }
 
 perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
 {
-    uint64_t before = current();
+    uint64_t before = __op_current();
     uint32_t mode = config == COUNT_SAME ? __op_env->perf_mode : (uint32_t)config;
     uint64_t value = reset_value ? 0 : before;
     if (mode == COUNT_CYCLES || mode == COUNT_INSTRUCTIONS)
-        __op_env->perf_base = raw(mode) - value;
+        __op_env->perf_base = __op_raw(mode) - value;
     else
         __op_env->perf_base = value;
     __op_env->perf_mode = mode;
-    return as_read(before);
+    return __op_as_read(before);
 }

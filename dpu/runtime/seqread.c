@@ -14,7 +14,7 @@ seqreader_buffer_t __op_seqread_alloc(uint32_t page)
     return cache;
 }
 
-static void load(seqreader_t *reader, uint32_t page)
+static void __op_load(seqreader_t *reader, uint32_t page)
 {
     uint64_t end = (uint64_t)OP_MRAM_BASE + __op_env->mram_size;
     uint64_t n = 2 * (uint64_t)page;
@@ -29,7 +29,7 @@ void *__op_seqread_seek(__mram_ptr void *mram_addr, seqreader_t *reader, uint32_
     uintptr_t offset = target - reader->mram_addr;
     if (offset >= page) {
         reader->mram_addr = target & ~(uintptr_t)(page - 1);
-        load(reader, page);
+        __op_load(reader, page);
         offset = target - reader->mram_addr;
     }
     return (void *)(reader->wram_cache + offset);
@@ -43,7 +43,7 @@ void *__op_seqread_get(void *ptr, uint32_t inc, seqreader_t *reader, uint32_t pa
         uintptr_t skip = offset & ~(uintptr_t)(page - 1);
         reader->mram_addr += skip;
         p -= skip;
-        load(reader, page);
+        __op_load(reader, page);
     }
     return (void *)p;
 }

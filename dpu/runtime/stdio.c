@@ -14,7 +14,7 @@
 __mram_noinit __attribute__((weak)) uint8_t __stdout_buffer[STDOUT_BUFFER_SIZE];
 __host uint64_t __stdout_buffer_state;
 
-static int log_append(const char *fmt, va_list ap)
+static int __op_log_append(const char *fmt, va_list ap)
 {
     uint32_t base = (uint32_t)(uintptr_t)__stdout_buffer;
     struct op_log_ring ring = { __op_mram_host(base), STDOUT_BUFFER_SIZE, __stdout_buffer_state };
@@ -33,11 +33,11 @@ static int log_append(const char *fmt, va_list ap)
     return 0;
 }
 
-static int log_appendf(const char *fmt, ...)
+static int __op_log_appendf(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int r = log_append(fmt, ap);
+    int r = __op_log_append(fmt, ap);
     va_end(ap);
     return r;
 }
@@ -46,18 +46,18 @@ int printf(const char *restrict format, ...)
 {
     va_list ap;
     va_start(ap, format);
-    int r = log_append(format, ap);
+    int r = __op_log_append(format, ap);
     va_end(ap);
     return r;
 }
 
 int puts(const char *s)
 {
-    return log_appendf("%s\n", s);
+    return __op_log_appendf("%s\n", s);
 }
 
 int putchar(int c)
 {
-    log_appendf("%c", c);
+    __op_log_appendf("%c", c);
     return (unsigned char)c;
 }

@@ -21,74 +21,74 @@
 #define MUTEX_SLOTS 512u       /* power of two */
 #define MUTEX_MAX_HELD 256u    /* as many as the DPU's atomic bits */
 
-static uintptr_t held_key[MUTEX_SLOTS] __op_scratch;
-static uint8_t held_used[MUTEX_SLOTS] __op_scratch;
-static uint32_t held_count __op_scratch;
+static uintptr_t __op_held_key[MUTEX_SLOTS] __op_scratch;
+static uint8_t __op_held_used[MUTEX_SLOTS] __op_scratch;
+static uint32_t __op_held_count __op_scratch;
 
 /* Handshakes: waiting tasklet + 1 per notifier, and notifiers waiting. */
-static uint8_t hs_waiter[OP_MAX_TASKLETS] __op_scratch;
-static uint8_t hs_notifying[OP_MAX_TASKLETS] __op_scratch;
+static uint8_t __op_hs_waiter[OP_MAX_TASKLETS] __op_scratch;
+static uint8_t __op_hs_notifying[OP_MAX_TASKLETS] __op_scratch;
 
 void __op_sync_reset(void)
 {
     for (uint32_t i = 0; i < MUTEX_SLOTS; i++) {
-        held_key[i] = 0;
-        held_used[i] = 0;
+        __op_held_key[i] = 0;
+        __op_held_used[i] = 0;
     }
-    held_count = 0;
+    __op_held_count = 0;
     for (uint32_t i = 0; i < OP_MAX_TASKLETS; i++) {
-        hs_waiter[i] = 0;
-        hs_notifying[i] = 0;
+        __op_hs_waiter[i] = 0;
+        __op_hs_notifying[i] = 0;
     }
 }
 
-static uint32_t slot_of(uintptr_t key)
+static uint32_t __op_slot_of(uintptr_t key)
 {
     uint64_t h = (uint64_t)key * 0x9e3779b97f4a7c15ull;
     return (uint32_t)(h >> 40) & (MUTEX_SLOTS - 1);
 }
 
 /* Slot holding key, or the empty slot where it would go. */
-static uint32_t find_slot(uintptr_t key)
+static uint32_t __op_find_slot(uintptr_t key)
 {
-    uint32_t i = slot_of(key);
-    while (held_used[i] && held_key[i] != key)
+    uint32_t i = __op_slot_of(key);
+    while (__op_held_used[i] && __op_held_key[i] != key)
         i = (i + 1) & (MUTEX_SLOTS - 1);
     return i;
 }
 
-static bool is_held(uintptr_t key)
+static bool __op_is_held(uintptr_t key)
 {
-    return held_used[find_slot(key)];
+    return __op_held_used[__op_find_slot(key)];
 }
 
-static void hold(uintptr_t key)
+static void __op_hold(uintptr_t key)
 {
-    if (held_count >= MUTEX_MAX_HELD)
+    if (__op_held_count >= MUTEX_MAX_HELD)
         __op_faultf(OP_FAULT_RUNTIME, "mutex_lock: more than %u mutexes held at once", (uint64_t)MUTEX_MAX_HELD);
-    uint32_t i = find_slot(key);
-    held_used[i] = 1;
-    held_key[i] = key;
-    held_count++;
+    uint32_t i = __op_find_slot(key);
+    __op_held_used[i] = 1;
+    __op_held_key[i] = key;
+    __op_held_count++;
 }
 
-static void release(uintptr_t key)
+static void __op_release(uintptr_t key)
 {
-    uint32_t i = find_slot(key);
-    if (!held_used[i])
+    uint32_t i = __op_find_slot(key);
+    if (!__op_held_used[i])
         return;
-    held_used[i] = 0;
-    held_count--;
+    __op_held_used[i] = 0;
+    __op_held_count--;
     /* Backward-shift deletion keeps every probe chain unbroken. */
     uint32_t hole = i;
-    for (uint32_t j = (i + 1) & (MUTEX_SLOTS - 1); held_used[j]; j = (j + 1) & (MUTEX_SLOTS - 1)) {
-        uint32_t home = slot_of(held_key[j]);
+    for (uint32_t j = (i + 1) & (MUTEX_SLOTS - 1); __op_held_used[j]; j = (j + 1) & (MUTEX_SLOTS - 1)) {
+        uint32_t home = __op_slot_of(__op_held_key[j]);
         /* Move j into the hole unless its home lies cyclically in (hole, j]. */
         bool stays = (hole <= j) ? (home > hole && home <= j) : (home > hole || home <= j);
         if (!stays) {
-            held_key[hole] = held_key[j];
-            held_used[hole] = 1;
-            held_used[j] = 0;
+            __op_held_key[hole] = __op_held_key[j];
+            __op_held_used[hole] = 1;
+            __op_held_used[j] = 0;
             hole = j;
         }
     }
@@ -97,18 +97,18 @@ static void release(uintptr_t key)
 void mutex_lock(mutex_id_t mutex)
 {
     uintptr_t key = (uintptr_t)mutex;
-    while (is_held(key))
+    while (__op_is_held(key))
         __OP_SVC->block(__OP_KEY_MUTEX(key));
-    hold(key);
+    __op_hold(key);
     __op_yield();
 }
 
 bool mutex_trylock(mutex_id_t mutex)
 {
     uintptr_t key = (uintptr_t)mutex;
-    bool taken = !is_held(key);
+    bool taken = !__op_is_held(key);
     if (taken)
-        hold(key);
+        __op_hold(key);
     __op_yield();
     return taken;
 }
@@ -116,7 +116,7 @@ bool mutex_trylock(mutex_id_t mutex)
 void mutex_unlock(mutex_id_t mutex)
 {
     uintptr_t key = (uintptr_t)mutex;
-    release(key);
+    __op_release(key);
     __OP_SVC->wake(__OP_KEY_MUTEX(key), 1);
     __op_yield();
 }
@@ -180,12 +180,12 @@ void barrier_wait(barrier_t *barrier)
 void handshake_notify(void)
 {
     uint32_t self = __op_env->tid;
-    if (hs_waiter[self] != 0) {
-        hs_waiter[self] = 0;
+    if (__op_hs_waiter[self] != 0) {
+        __op_hs_waiter[self] = 0;
         __OP_SVC->wake(__OP_KEY_HS_WAITER(self), 1);
         __op_yield();
     } else {
-        hs_notifying[self] = 1;
+        __op_hs_notifying[self] = 1;
         __OP_SVC->block(__OP_KEY_HS_NOTIFIER(self));
     }
 }
@@ -194,18 +194,18 @@ int handshake_wait_for(sysname_t notifier)
 {
     if (notifier >= OP_MAX_TASKLETS)
         __op_faultf(OP_FAULT_RUNTIME, "handshake_wait_for: no tasklet %u", (uint64_t)notifier);
-    if (hs_waiter[notifier] != 0) {
+    if (__op_hs_waiter[notifier] != 0) {
         errno = EALREADY;
         __op_yield();
         return EALREADY;
     }
-    if (hs_notifying[notifier]) {
-        hs_notifying[notifier] = 0;
+    if (__op_hs_notifying[notifier]) {
+        __op_hs_notifying[notifier] = 0;
         __OP_SVC->wake(__OP_KEY_HS_NOTIFIER(notifier), 1);
         __op_yield();
         return 0;
     }
-    hs_waiter[notifier] = (uint8_t)(__op_env->tid + 1);
+    __op_hs_waiter[notifier] = (uint8_t)(__op_env->tid + 1);
     __OP_SVC->block(__OP_KEY_HS_WAITER(notifier));
     return 0;
 }

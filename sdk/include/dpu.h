@@ -159,6 +159,12 @@ struct openpim_fault {
 };
 dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info);
 
+/* Host memory backing the emulated MRAM and WRAM, and the limit beyond which
+ * transfers fail with DPU_ERR_SYSTEM and DPUs with a host-memory fault
+ * (profile key hostMemoryLimitMB; default 85% of the RAM available at the
+ * first allocation). */
+dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes);
+
 #ifdef __cplusplus
 }
 #endif

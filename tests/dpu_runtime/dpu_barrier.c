@@ -16,7 +16,7 @@ BARRIER_INIT(start, NR_TASKLETS);
 
 __host uint32_t errors;
 __host uint32_t leave_order[ROUNDS][NR_TASKLETS];
-__host uint8_t counts_after[GROUPS];
+__host uint32_t counts_after[GROUPS];
 static uint32_t arrived[NR_TASKLETS];
 static uint32_t left[GROUPS];
 

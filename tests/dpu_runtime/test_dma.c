@@ -4,6 +4,17 @@
 
 #include "check.h"
 
+static struct dpu_set_t only_dpu(struct dpu_set_t set)
+{
+    struct dpu_set_t dpu, first = set;
+    int seen = 0;
+    DPU_FOREACH(set, dpu) {
+        if (!seen++)
+            first = dpu;
+    }
+    return first;
+}
+
 int main(void)
 {
     struct dpu_set_t set;
@@ -17,9 +28,9 @@ int main(void)
 
     int32_t first[6];
     uint32_t count[6], ok[6];
-    DPU_ASSERT(dpu_copy_from(set, "first", 0, first, sizeof(first)));
-    DPU_ASSERT(dpu_copy_from(set, "count", 0, count, sizeof(count)));
-    DPU_ASSERT(dpu_copy_from(set, "content_ok", 0, ok, sizeof(ok)));
+    DPU_ASSERT(dpu_copy_from(only_dpu(set), "first", 0, first, sizeof(first)));
+    DPU_ASSERT(dpu_copy_from(only_dpu(set), "count", 0, count, sizeof(count)));
+    DPU_ASSERT(dpu_copy_from(only_dpu(set), "content_ok", 0, ok, sizeof(ok)));
     const int32_t want_first[6] = { 0, 0, 0, 0, 0, 8 };
     const uint32_t want_count[6] = { 2048, 8, 8, 16, 8, 2048 };
     for (int c = 0; c < 6; c++) {
@@ -29,12 +40,12 @@ int main(void)
     }
 
     uint8_t back[32];
-    DPU_ASSERT(dpu_copy_from(set, DPU_MRAM_HEAP_POINTER_NAME, 4096, back, sizeof(back)));
+    DPU_ASSERT(dpu_copy_from(only_dpu(set), DPU_MRAM_HEAP_POINTER_NAME, 4096, back, sizeof(back)));
     for (uint32_t i = 0; i < sizeof(back); i++)
         CHECK_EQ(back[i], (i >= 8 && i < 16) ? 0xA5 : pattern[4096 + i]);
 
     uint64_t direct[2];
-    DPU_ASSERT(dpu_copy_from(set, "direct", 0, direct, sizeof(direct)));
+    DPU_ASSERT(dpu_copy_from(only_dpu(set), "direct", 0, direct, sizeof(direct)));
     CHECK_EQ(direct[0], 0x1122334455667788ull);
     CHECK_EQ(direct[1], 42);
     DPU_ASSERT(dpu_free(set));

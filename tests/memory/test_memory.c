@@ -1,0 +1,75 @@
+/* The host memory limit: MRAM is sparse, reading never-written MRAM costs
+ * nothing, and a write the host could not back is refused with a clear error
+ * (from the host) or a host-memory fault (from a DPU), losing nothing. */
+#include <dpu.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+#define MB (1ull << 20)
+
+int main(void)
+{
+    struct dpu_set_t set, dpu;
+    uint64_t used0, used, limit;
+    DPU_ASSERT(dpu_alloc(16, "nrRanks=1,workers=1,hostMemoryLimitMB=200", &set));
+    DPU_ASSERT(dpu_load(set, "./dpu_fill", NULL));
+    CHECK_EQ(openpim_memory_usage(&used0, &limit), DPU_OK);
+    CHECK_EQ(limit, 200 * MB);
+    CHECK(used0 < 4 * MB); /* 64 DPUs x 64 MB of MRAM cost nothing until touched */
+
+    uint8_t *buf = malloc(8 * MB);
+    memset(buf, 0x5a, 8 * MB);
+    CHECK_EQ(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, buf, 8 * MB, DPU_XFER_DEFAULT), DPU_OK);
+    CHECK_EQ(openpim_memory_usage(&used, NULL), DPU_OK);
+    CHECK(used >= used0 + 128 * MB && used < used0 + 132 * MB);
+
+    /* reading MRAM nobody wrote returns zeros and backs nothing */
+    uint8_t *back = malloc(8 * MB);
+    DPU_FOREACH(set, dpu) {
+        memset(back, 1, 8 * MB);
+        CHECK_EQ(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 32 * MB, back, 8 * MB), DPU_OK);
+        CHECK(back[0] == 0 && back[8 * MB - 1] == 0 && memcmp(back, back + 1, 8 * MB - 1) == 0);
+    }
+    uint64_t after_reads;
+    CHECK_EQ(openpim_memory_usage(&after_reads, NULL), DPU_OK);
+    CHECK(after_reads < used + MB);
+
+    /* 128 MB more would pass the limit: refused, nothing written */
+    CHECK_EQ(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 8 * MB, buf, 8 * MB, DPU_XFER_DEFAULT), DPU_ERR_SYSTEM);
+    CHECK_EQ(openpim_memory_usage(&used, NULL), DPU_OK);
+    CHECK(used < after_reads + MB);
+    DPU_FOREACH(set, dpu) {
+        CHECK_EQ(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 8 * MB, back, 64), DPU_OK);
+        CHECK_EQ(back[0], 0);
+        break;
+    }
+    /* rewriting memory that is already backed is fine */
+    memset(buf, 0x33, 8 * MB);
+    CHECK_EQ(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, buf, 8 * MB, DPU_XFER_DEFAULT), DPU_OK);
+
+    /* DPUs filling 16 MB each: the worker stops before the limit */
+    uint32_t mb = 16;
+    DPU_ASSERT(dpu_broadcast_to(set, "megabytes", 0, &mb, 4, DPU_XFER_DEFAULT));
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
+    unsigned ran = 0, refused = 0;
+    DPU_FOREACH(set, dpu) {
+        struct openpim_fault f;
+        CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
+        if (!f.faulted) {
+            ran++;
+        } else {
+            refused++;
+            CHECK(strcmp(f.kind, "host-memory") == 0);
+            CHECK(strstr(f.message, "200 MB limit") != NULL);
+        }
+    }
+    CHECK(ran >= 1 && refused >= 1);
+    CHECK_EQ(openpim_memory_usage(&used, NULL), DPU_OK);
+    CHECK(used <= limit);
+    free(buf);
+    free(back);
+    DPU_ASSERT(dpu_free(set));
+    return check_done("test_memory");
+}
