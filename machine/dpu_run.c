@@ -16,7 +16,7 @@ static uint64_t first_order_cycles(const struct op_sched *s, unsigned nr, uint64
     return c > dma_cycles ? c : dma_cycles;
 }
 
-void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, uint32_t dpu, struct op_dpu_result *res,
+void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, uint32_t dpu, struct op_dpu_status *res,
                       unsigned nr_tasklets)
 {
     memset(r, 0, sizeof *r);
@@ -58,7 +58,7 @@ uint64_t op_dpu_run_cycles_now(struct op_dpu_run *r, struct op_sched *s)
 
 void op_dpu_run_end(struct op_dpu_run *r, struct op_sched *s)
 {
-    struct op_dpu_result *res = r->res;
+    struct op_dpu_status *res = r->res;
     res->instructions = 0;
     for (unsigned i = 0; i < r->nr_tasklets; i++) {
         res->tasklet_instructions[i] = s->t[i].instructions;

@@ -37,10 +37,15 @@ static int in_file(const struct op_image *img, uint64_t off, uint64_t size)
 
 const struct op_symbol *op_image_symbol(const struct op_image *img, const char *name)
 {
+    const struct op_symbol *local = NULL;
     for (size_t i = 0; i < img->nr_syms; i++)
-        if (strcmp(img->syms[i].name, name) == 0)
-            return &img->syms[i];
-    return NULL;
+        if (strcmp(img->syms[i].name, name) == 0) {
+            if (img->syms[i].global)
+                return &img->syms[i];
+            if (!local)
+                local = &img->syms[i];
+        }
+    return local;
 }
 
 static uint32_t meta(const struct op_image *img, const char *name, int *missing)
@@ -79,6 +84,7 @@ static int read_symbols(struct op_image *img, const Elf64_Shdr *sh, unsigned shn
             s->name = (const char *)img->bytes + strs->sh_offset + sym[k].st_name;
             s->addr = (uint32_t)sym[k].st_value;
             s->size = sym[k].st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym[k].st_size;
+            s->global = ELF64_ST_BIND(sym[k].st_info) != STB_LOCAL;
         }
         return 0;
     }

@@ -13,6 +13,7 @@ struct op_symbol {
     const char *name; /* points into the image's string table */
     uint32_t addr;    /* DPU address (OP_WRAM_BASE/OP_MRAM_BASE/OP_TEXT_BASE based) */
     uint32_t size;
+    uint8_t global; /* global or weak binding (preferred by lookups over file-local ones) */
 };
 
 struct op_image {

@@ -464,7 +464,7 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
                     ;
                 m->workers[i].pid = 0;
                 if (dpu >= 0) {
-                    struct op_dpu_result *r = &op_ctrl_res(c)[dpu];
+                    struct op_dpu_status *r = &op_ctrl_status(c)[dpu];
                     r->fault = OP_FAULT_ILLEGAL;
                     describe_death(status, r->fault_msg, sizeof r->fault_msg);
                 }
@@ -474,7 +474,7 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
     return 0;
 }
 
-const struct op_dpu_result *op_machine_result(const struct op_machine *m, uint32_t dpu)
+const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu)
 {
-    return &op_ctrl_res(m->ctrl)[dpu];
+    return &op_ctrl_status(m->ctrl)[dpu];
 }

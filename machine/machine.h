@@ -73,7 +73,7 @@ void op_machine_reset(struct op_machine *m, uint32_t dpu);
 /* Runs the given DPUs to completion on the workers.  Per-DPU outcomes are in
  * op_machine_result().  Returns 0, or -1 if the workers could not run (err). */
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
-const struct op_dpu_result *op_machine_result(const struct op_machine *m, uint32_t dpu);
+const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu);
 
 /* Number of worker processes a launch uses. */
 unsigned op_machine_workers(const struct op_machine *m);

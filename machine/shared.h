@@ -16,7 +16,7 @@
 #define OP_MAX_WORKERS 256
 
 /* What one DPU reports after a launch. */
-struct op_dpu_result {
+struct op_dpu_status {
     uint32_t fault;         /* enum op_fault */
     uint32_t fault_tasklet;
     char fault_msg[OP_FAULT_MSG];
@@ -52,7 +52,7 @@ struct op_ctrl {
     uint64_t memory_limit;   /* host bytes the MRAM+WRAM memfds may use */
     uint32_t nr_workers;
     struct op_worker_slot workers[OP_MAX_WORKERS];
-    /* followed by: struct op_dpu_program prog[nr_dpus]; struct op_dpu_result res[nr_dpus];
+    /* followed by: struct op_dpu_program prog[nr_dpus]; struct op_dpu_status res[nr_dpus];
        uint32_t launch_list[nr_dpus]; */
 };
 
@@ -60,18 +60,18 @@ static inline struct op_dpu_program *op_ctrl_prog(struct op_ctrl *c)
 {
     return (struct op_dpu_program *)(c + 1);
 }
-static inline struct op_dpu_result *op_ctrl_res(struct op_ctrl *c)
+static inline struct op_dpu_status *op_ctrl_status(struct op_ctrl *c)
 {
-    return (struct op_dpu_result *)(op_ctrl_prog(c) + c->nr_dpus);
+    return (struct op_dpu_status *)(op_ctrl_prog(c) + c->nr_dpus);
 }
 static inline uint32_t *op_ctrl_list(struct op_ctrl *c)
 {
-    return (uint32_t *)(op_ctrl_res(c) + c->nr_dpus);
+    return (uint32_t *)(op_ctrl_status(c) + c->nr_dpus);
 }
 static inline uint64_t op_ctrl_size(uint32_t nr_dpus)
 {
     return sizeof(struct op_ctrl) +
-           (uint64_t)nr_dpus * (sizeof(struct op_dpu_program) + sizeof(struct op_dpu_result) + sizeof(uint32_t));
+           (uint64_t)nr_dpus * (sizeof(struct op_dpu_program) + sizeof(struct op_dpu_status) + sizeof(uint32_t));
 }
 
 /* Commands on the host<->worker socket: the host sends OP_CMD_LAUNCH, the worker

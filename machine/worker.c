@@ -245,10 +245,14 @@ static uint64_t svc_cycles(void)
     return op_dpu_run_cycles_now(&run, &sched);
 }
 
+/* The DPU's counter counts the instructions of all its tasklets. */
 static uint64_t svc_instructions(void)
 {
     op_sched_account(&sched);
-    return sched.t[sched.cur].instructions;
+    uint64_t n = 0;
+    for (unsigned i = 0; i < sched.nr; i++)
+        n += sched.t[i].instructions;
+    return n;
 }
 
 static const struct op_services services = {
@@ -282,7 +286,7 @@ static int memory_would_overflow(char *msg, size_t len)
 
 static void run_dpu(uint32_t dpu)
 {
-    struct op_dpu_result *res = &op_ctrl_res(ctrl)[dpu];
+    struct op_dpu_status *res = &op_ctrl_status(ctrl)[dpu];
     const struct op_dpu_program *p = &op_ctrl_prog(ctrl)[dpu];
     memset(res, 0, sizeof *res);
     char err[OP_FAULT_MSG];

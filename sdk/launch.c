@@ -49,7 +49,7 @@ static dpu_error_t run(struct dpu_set_t set)
     dpu_error_t out = DPU_OK;
     unsigned shown = 0, faulted = 0;
     OP_SET_FOREACH_DPU(set, d) {
-        const struct op_dpu_result *r = op_machine_result(m, d->id);
+        const struct op_dpu_status *r = op_machine_result(m, d->id);
         if (r->fault == OP_FAULT_NONE)
             continue;
         faulted++;
@@ -90,7 +90,7 @@ dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
     bool any_fault = false;
     struct dpu_t *d;
     OP_SET_FOREACH_DPU(dpu_set, d) {
-        const struct op_dpu_result *r = op_machine_result(op_sdk_machine(), d->id);
+        const struct op_dpu_status *r = op_machine_result(op_sdk_machine(), d->id);
         any_fault |= r->fault != OP_FAULT_NONE && op_machine_program(op_sdk_machine(), d->id) != NULL;
     }
     if (done)
@@ -160,7 +160,7 @@ dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info)
         return rc;
     if (dpu.kind != DPU_SET_DPU || !info)
         return DPU_ERR_INVALID_DPU_SET;
-    const struct op_dpu_result *r = op_machine_result(op_sdk_machine(), dpu.dpu->id);
+    const struct op_dpu_status *r = op_machine_result(op_sdk_machine(), dpu.dpu->id);
     memset(info, 0, sizeof *info);
     info->faulted = r->fault != OP_FAULT_NONE;
     info->tasklet = r->fault_tasklet;

@@ -31,5 +31,8 @@ int main(void)
     mram_write(tmp, &m_buf[8], 8);
     w_out[5] = w_data_init;
     w_out[6] = me();
+    /* direct (non-DMA) access to an __mram global, as UPMEM code may do */
+    m_init[2] = m_init[1] + launches;
+    w_out[7] = m_init[2];
     return 0;
 }

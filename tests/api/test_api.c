@@ -165,6 +165,7 @@ static void test_transfers(void)
         CHECK_EQ(out[i][4], 0x5555 ^ 0x0f0f);
         CHECK_EQ(out[i][5], 0x1234);                 /* .data initial value */
         CHECK_EQ(out[i][6], 0);
+        CHECK_EQ(out[i][7], 23); /* m_init[1] + launches, through a direct MRAM store and load */
     }
 
     /* the push forgot the buffers: a push without prepare moves nothing */

@@ -39,7 +39,7 @@ int main(void)
     CHECK(perf[1] > perf[0]);
     CHECK(perf[2] >= perf[1]);
     CHECK_EQ(perf[3], perf[2]); /* stopped */
-    CHECK_EQ(run, 10);
+    CHECK_EQ(run, 11);
     CHECK_EQ(failed, 0);
     DPU_ASSERT(dpu_free(set));
     return check_done("test_misc");

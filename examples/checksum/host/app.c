@@ -165,7 +165,8 @@ int main(int argc, char **argv)
 
     /* Check every tasklet of every DPU. */
     uint64_t total = 0, expected_total = host_checksum(buffer, 0, size);
-    uint32_t errors = 0, bad_dpu = 0, bad_tasklet = 0, max_cycles = 0;
+    uint32_t errors = 0, bad_dpu = 0, bad_tasklet = 0;
+    uint64_t max_cycles = 0;
     uint64_t bad_value = 0, bad_expected = 0;
     for (uint32_t d = 0; d < nr_dpus; d++) {
         for (uint32_t t = 0; t < NR_TASKLETS; t++) {
@@ -222,7 +223,7 @@ int main(int argc, char **argv)
         fail("the log of DPU 0 (%zu bytes) lacks the line \"%s\"", log_length, expected_line);
     }
     printf("[OK] " EXAMPLE ": checksum 0x%016" PRIx64 " of %" PRIu32 " bytes on %" PRIu32
-           " DPUs, %d tasklets, DPU log checked (max %" PRIu32 " cycles)\n",
+           " DPUs, %d tasklets, DPU log checked (max %" PRIu64 " cycles)\n",
            total, size, nr_dpus, NR_TASKLETS, max_cycles);
     return EXIT_SUCCESS;
 }

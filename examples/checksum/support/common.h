@@ -28,8 +28,9 @@ typedef struct {
 /* One per tasklet (__host array dpu_wram_results[NR_TASKLETS]). */
 typedef struct {
     uint64_t checksum; /* checksum of the bytes this tasklet read */
+    uint64_t cycles;   /* perfcounter at the end (information only) */
     uint32_t nr_bytes; /* how many bytes it read */
-    uint32_t cycles;   /* perfcounter at the end (information only) */
+    uint32_t reserved;
 } dpu_result_t;
 
 #endif

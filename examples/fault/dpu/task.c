@@ -3,8 +3,9 @@
  * Every DPU writes a known pattern to MRAM and a summary to DPU_RESULTS.  On
  * the DPU whose `mode` the host set, the last tasklet then does something
  * wrong on purpose: the whole DPU must stop with a fault (and dpu_launch
- * report it), except for the integer divisions, which do not fault on a DPU
- * and just produce values. */
+ * report it).  Integer division is done in software on a DPU: a zero divisor
+ * makes the runtime stop the DPU with "fault 2 (Division by Zero)", while
+ * INT32_MIN / -1 does not fault and just produces a value. */
 #include <assert.h>
 #include <stdint.h>
 
@@ -96,7 +97,8 @@ int main(void)
         }
         DPU_RESULTS.checksum = checksum;
         DPU_RESULTS.tasklets_done = done;
-        /* Software division on a DPU: no trap, whatever the operands. */
+        /* Software division: x / 0 faults (MODE_DIVIDE_BY_ZERO), INT32_MIN / -1
+         * does not (MODE_DIVIDE_OVERFLOW). */
         DPU_RESULTS.uquotient = args.udividend / args.udivisor;
         DPU_RESULTS.uremainder = args.udividend % args.udivisor;
         DPU_RESULTS.squotient = args.sdividend / args.sdivisor;

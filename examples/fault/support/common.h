@@ -12,8 +12,8 @@ enum fault_mode {
     MODE_HEAP_OVERFLOW,     /* mem_alloc of more than the whole WRAM */
     MODE_HALT,              /* halt() */
     MODE_ASSERT,            /* a failing assert() */
-    MODE_DIVIDE_BY_ZERO,    /* x / 0 and x % 0: no fault on a DPU, the values are reported */
-    MODE_DIVIDE_OVERFLOW,   /* INT32_MIN / -1: no fault on a DPU either */
+    MODE_DIVIDE_BY_ZERO,    /* x / 0: the DPU runtime's division stops with "fault 2" */
+    MODE_DIVIDE_OVERFLOW,   /* INT32_MIN / -1: no fault, the DPU's result is reported */
     NR_MODES
 };
 

@@ -140,10 +140,10 @@ int main(int argc, char **argv)
     }
     for (uint32_t k = 0; k < nnz; k++) {
         col_idx[k] = lcg_next() % nr_cols;
-        values[k] = (value_t)(lcg_next() % 201u) - 100;
+        values[k] = (value_t)(lcg_next() % (2u * MAX_ABS_VALUE + 1)) - MAX_ABS_VALUE;
     }
     for (uint32_t c = 0; c < nr_cols; c++) {
-        x[c] = (value_t)(lcg_next() % 2001u) - 1000;
+        x[c] = (value_t)(lcg_next() % (2u * MAX_ABS_X + 1)) - MAX_ABS_X;
     }
     for (uint32_t r = 0; r < nr_rows; r++) {
         result_t sum = 0;

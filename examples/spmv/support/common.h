@@ -4,8 +4,11 @@
 
 #include <stdint.h>
 
-/* Matrix and vector entries are int32, the products are summed in int64:
- * the result is exact. */
+/* Matrix and vector entries are int32, with |A[i][j]| <= MAX_ABS_VALUE and
+ * |x[j]| <= MAX_ABS_X, so that every product fits in an int32; the products
+ * are summed in int64: the result is exact. */
+#define MAX_ABS_VALUE 100
+#define MAX_ABS_X 1000
 typedef int32_t value_t;
 typedef int64_t result_t;
 
