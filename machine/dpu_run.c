@@ -2,67 +2,67 @@
 
 #include <string.h>
 
-/* First-order DPU time until the event model is wired in: the revolver issues at
- * most one instruction per cycle and a tasklet at most one per 11 cycles. */
-static uint64_t first_order_cycles(const struct op_sched *s, unsigned nr, uint64_t dma_cycles)
+static void on_ran(void *ctx, unsigned tid, uint64_t n)
 {
-    uint64_t sum = 0, max = 0;
-    for (unsigned i = 0; i < nr; i++) {
-        sum += s->t[i].instructions;
-        if (s->t[i].instructions > max)
-            max = s->t[i].instructions;
-    }
-    uint64_t c = 11 * max > sum ? 11 * max : sum;
-    return c > dma_cycles ? c : dma_cycles;
+    struct op_dpu_run *r = ctx;
+    if (n)
+        op_dpu_trace_instr(r->trace, tid, n);
 }
 
-void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, uint32_t dpu, struct op_dpu_status *res,
-                      unsigned nr_tasklets)
+static void on_end(void *ctx, unsigned tid)
 {
-    memset(r, 0, sizeof *r);
+    struct op_dpu_run *r = ctx;
+    op_dpu_trace_end(r->trace, tid);
+}
+
+void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_machine_desc *desc, uint32_t dpu,
+                      struct op_dpu_status *res, unsigned nr_tasklets)
+{
+    if (!r->trace)
+        r->trace = op_dpu_trace_new();
     r->dpu = dpu;
     r->res = res;
+    r->desc = desc;
     r->nr_tasklets = nr_tasklets;
-    memset(&s->hooks, 0, sizeof s->hooks);
-    for (unsigned i = 0; i < OP_MAX_TASKLETS; i++)
-        s->t[i].instructions = 0;
+    op_dpu_trace_begin(r->trace, desc, nr_tasklets);
+    s->hooks.ctx = r;
+    s->hooks.ran = on_ran;
+    s->hooks.end = on_end;
 }
 
 void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr, uint32_t size, int is_write)
 {
-    (void)s;
     (void)mram_addr;
-    if (is_write) {
-        r->res->dma_writes++;
-        r->res->dma_write_bytes += size;
-        r->dma_cycles += 61 + size / 2;
-    } else {
-        r->res->dma_reads++;
-        r->res->dma_read_bytes += size;
-        r->dma_cycles += 77 + size / 2;
-    }
+    op_sched_account(s);
+    /* the runtime's mram_read/mram_write is not instrumented: charge its sequence */
+    op_dpu_trace_instr(r->trace, s->cur, r->desc->rt.dma_call);
+    op_dpu_trace_dma(r->trace, s->cur, is_write, size);
 }
 
-void op_dpu_run_sync(struct op_dpu_run *r, struct op_sched *s, int is_block)
+void op_dpu_run_block(struct op_dpu_run *r, struct op_sched *s, uintptr_t key)
 {
-    (void)r;
-    (void)s;
-    (void)is_block;
+    op_sched_account(s);
+    op_dpu_trace_block(r->trace, s->cur, key);
+}
+
+void op_dpu_run_wake(struct op_dpu_run *r, struct op_sched *s, uintptr_t key, unsigned woken)
+{
+    op_sched_account(s);
+    if (woken)
+        op_dpu_trace_wake(r->trace, s->cur, key, woken);
 }
 
 uint64_t op_dpu_run_cycles_now(struct op_dpu_run *r, struct op_sched *s)
 {
     op_sched_account(s);
-    return first_order_cycles(s, r->nr_tasklets, r->dma_cycles);
+    return op_dpu_trace_tasklet_cycles(r->trace, s->cur);
 }
 
 void op_dpu_run_end(struct op_dpu_run *r, struct op_sched *s)
 {
-    struct op_dpu_status *res = r->res;
-    res->instructions = 0;
-    for (unsigned i = 0; i < r->nr_tasklets; i++) {
-        res->tasklet_instructions[i] = s->t[i].instructions;
-        res->instructions += s->t[i].instructions;
-    }
-    res->cycles = first_order_cycles(s, r->nr_tasklets, r->dma_cycles);
+    (void)s;
+    memset(&r->res->model, 0, sizeof r->res->model);
+    op_dpu_model_run(r->trace, &r->res->model);
+    s->hooks.ran = NULL;
+    s->hooks.end = NULL;
 }

@@ -1,10 +1,12 @@
-/* Bookkeeping of one DPU run inside a worker: instruction counts, DMA traffic
- * and the modelled cycles reported in struct op_dpu_status. */
+/* Bookkeeping of one DPU run inside a worker: the scheduler's switches, DMAs
+ * and synchronisation become a trace for the timing model, whose result is
+ * reported in struct op_dpu_status. */
 #ifndef OPENPIM_DPU_RUN_H
 #define OPENPIM_DPU_RUN_H
 
 #include <stdint.h>
 
+#include "../timing/timing.h"
 #include "shared.h"
 #include "tasklets.h"
 
@@ -12,13 +14,17 @@ struct op_dpu_run {
     uint32_t dpu;
     unsigned nr_tasklets;
     struct op_dpu_status *res;
-    uint64_t dma_cycles; /* DMA engine busy time */
+    const struct op_machine_desc *desc;
+    struct op_dpu_trace *trace; /* reused across runs */
 };
 
-void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, uint32_t dpu, struct op_dpu_status *res,
-                      unsigned nr_tasklets);
+void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_machine_desc *desc, uint32_t dpu,
+                      struct op_dpu_status *res, unsigned nr_tasklets);
 void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr, uint32_t size, int is_write);
-void op_dpu_run_sync(struct op_dpu_run *r, struct op_sched *s, int is_block);
+/* The running tasklet blocks on key / wakes `woken` tasklets blocked on key. */
+void op_dpu_run_block(struct op_dpu_run *r, struct op_sched *s, uintptr_t key);
+void op_dpu_run_wake(struct op_dpu_run *r, struct op_sched *s, uintptr_t key, unsigned woken);
+/* Modelled cycles of the running tasklet so far (perfcounter). */
 uint64_t op_dpu_run_cycles_now(struct op_dpu_run *r, struct op_sched *s);
 void op_dpu_run_end(struct op_dpu_run *r, struct op_sched *s);
 

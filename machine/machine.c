@@ -87,13 +87,17 @@ static uint64_t default_memory_limit(void)
 
 struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *err, size_t errlen)
 {
-    if (cfg->nr_ranks == 0 || cfg->dpus_per_rank == 0 || cfg->dpus_per_rank > 64 ||
-        (uint64_t)cfg->nr_ranks * cfg->dpus_per_rank > 65536) {
-        fail(err, errlen, "invalid machine size: %u ranks of %u DPUs", cfg->nr_ranks, cfg->dpus_per_rank);
+    const struct op_machine_desc *d = &cfg->desc;
+    uint64_t per_rank = (uint64_t)d->chips_per_rank * d->dpus_per_chip;
+    if (d->nr_ranks == 0 || per_rank == 0 || per_rank > 64 || (uint64_t)d->nr_ranks * per_rank > 65536) {
+        fail(err, errlen, "invalid machine size: %u ranks of %llu DPUs", d->nr_ranks, (unsigned long long)per_rank);
         return NULL;
     }
-    if (cfg->chip != 'A' && cfg->chip != 'B') {
-        fail(err, errlen, "unknown chip version v1%c", cfg->chip);
+    if (d->mram_bytes < (1u << 20) || d->mram_bytes > (128u << 20) || d->mram_bytes % 4096 ||
+        d->wram_bytes < 4096 || d->wram_bytes > OP_WRAM_STRIDE || d->wram_bytes % 8 ||
+        d->nr_tasklets < 1 || d->nr_tasklets > OP_MAX_TASKLETS) {
+        fail(err, errlen, "unsupported DPU: MRAM %u B (1-128 MiB, page multiple), WRAM %u B (4-64 KiB), %u tasklets (1-24)",
+             d->mram_bytes, d->wram_bytes, d->nr_tasklets);
         return NULL;
     }
     struct op_machine *m = calloc(1, sizeof *m);
@@ -102,9 +106,9 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         return NULL;
     }
     m->cfg = *cfg;
-    m->nr_dpus = cfg->nr_ranks * cfg->dpus_per_rank;
-    m->mram_size = 64ull << 20;
-    m->wram_size = cfg->chip == 'A' ? 65536 : 63488;
+    m->nr_dpus = d->nr_ranks * (uint32_t)per_rank;
+    m->mram_size = d->mram_bytes;
+    m->wram_size = d->wram_bytes;
     m->nr_workers = cfg->workers ? cfg->workers : available_cores();
     if (m->nr_workers > OP_MAX_WORKERS)
         m->nr_workers = OP_MAX_WORKERS;
@@ -133,6 +137,7 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     m->ctrl->budget_ns = cfg->budget_ns;
     m->ctrl->memory_limit = cfg->memory_limit ? cfg->memory_limit : default_memory_limit();
     m->ctrl->nr_workers = m->nr_workers;
+    m->ctrl->desc = cfg->desc;
     for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
         atomic_store(&m->ctrl->workers[i].current_dpu, -1);
     return m;
@@ -179,8 +184,9 @@ const struct op_machine_config *op_machine_config(const struct op_machine *m) { 
 uint32_t op_machine_nr_dpus(const struct op_machine *m) { return m->nr_dpus; }
 uint64_t op_machine_mram_size(const struct op_machine *m) { return m->mram_size; }
 uint32_t op_machine_wram_size(const struct op_machine *m) { return m->wram_size; }
-uint32_t op_machine_max_tasklets(const struct op_machine *m) { return m->cfg.chip == 'A' ? 24 : 16; }
-uint32_t op_machine_frequency_mhz(const struct op_machine *m) { return m->cfg.chip == 'A' ? 350 : 400; }
+uint32_t op_machine_dpus_per_rank(const struct op_machine *m) { return m->cfg.desc.chips_per_rank * m->cfg.desc.dpus_per_chip; }
+uint32_t op_machine_max_tasklets(const struct op_machine *m) { return m->cfg.desc.nr_tasklets; }
+uint32_t op_machine_frequency_mhz(const struct op_machine *m) { return (uint32_t)m->cfg.desc.freq_mhz; }
 unsigned op_machine_workers(const struct op_machine *m) { return m->nr_workers; }
 
 uint8_t *op_machine_mram(struct op_machine *m, uint32_t dpu)

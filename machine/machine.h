@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../timing/timing.h"
 #include "image.h"
 #include "shared.h"
 
@@ -14,9 +15,9 @@
 #define OP_DPUS_PER_CHIP 8
 
 struct op_machine_config {
-    char chip;             /* 'A' (v1A) or 'B' (v1B) */
-    uint32_t nr_ranks;
-    uint32_t dpus_per_rank; /* 64 on a UPMEM DIMM rank; 1 mimics the SDK simulator */
+    /* Hardware and timing constants: chip, topology (nr_ranks, chips_per_rank x
+     * dpus_per_chip DPUs per rank), memory sizes, tasklets, frequency. */
+    struct op_machine_desc desc;
     uint32_t workers;       /* worker processes; 0 = one per available core */
     uint64_t budget_ns;     /* wall-clock limit of one DPU's run, 0 = none */
     uint64_t memory_limit;  /* host bytes the emulated memories may use; 0 = 85% of available RAM */
@@ -36,6 +37,7 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
 void op_machine_destroy(struct op_machine *m);
 const struct op_machine_config *op_machine_config(const struct op_machine *m);
 uint32_t op_machine_nr_dpus(const struct op_machine *m);
+uint32_t op_machine_dpus_per_rank(const struct op_machine *m);
 uint64_t op_machine_mram_size(const struct op_machine *m);
 uint32_t op_machine_wram_size(const struct op_machine *m);
 uint32_t op_machine_max_tasklets(const struct op_machine *m);

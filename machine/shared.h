@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "../timing/timing.h"
 #include "dpu_abi.h"
 
 #define OP_WRAM_STRIDE 65536u /* WRAM bytes reserved per DPU (the largest chip's WRAM) */
@@ -20,11 +21,7 @@ struct op_dpu_status {
     uint32_t fault;         /* enum op_fault */
     uint32_t fault_tasklet;
     char fault_msg[OP_FAULT_MSG];
-    uint64_t cycles;        /* modelled DPU cycles of the launch */
-    uint64_t instructions;  /* counted instructions of all tasklets */
-    uint64_t tasklet_instructions[OP_MAX_TASKLETS];
-    uint64_t dma_read_bytes, dma_write_bytes;
-    uint32_t dma_reads, dma_writes;
+    struct op_dpu_result model; /* modelled cycles, instructions, DMA traffic (timing/timing.h) */
 };
 
 /* Which program each DPU runs: the worker opens /proc/<host_pid>/fd/<fd>. */
@@ -51,6 +48,7 @@ struct op_ctrl {
     uint64_t budget_ns;      /* wall-clock budget per DPU, 0 = none */
     uint64_t memory_limit;   /* host bytes the MRAM+WRAM memfds may use */
     uint32_t nr_workers;
+    struct op_machine_desc desc; /* timing model constants for the workers */
     struct op_worker_slot workers[OP_MAX_WORKERS];
     /* followed by: struct op_dpu_program prog[nr_dpus]; struct op_dpu_status res[nr_dpus];
        uint32_t launch_list[nr_dpus]; */

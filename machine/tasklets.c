@@ -65,6 +65,9 @@ static void to_scheduler(struct op_sched *s)
 static void tasklet_exit(void)
 {
     struct op_sched *s = running;
+    op_sched_account(s);
+    if (s->hooks.end)
+        s->hooks.end(s->hooks.ctx, s->cur);
     s->t[s->cur].state = OP_T_DONE;
     to_scheduler(s);
 }

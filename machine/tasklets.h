@@ -23,6 +23,8 @@ struct op_sched_hooks {
     void *ctx;
     /* tasklet `tid` executed `n` instructions, then stopped for `why` */
     void (*ran)(void *ctx, unsigned tid, uint64_t n);
+    /* tasklet `tid` returned from main */
+    void (*end)(void *ctx, unsigned tid);
 };
 
 struct op_sched {

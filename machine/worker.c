@@ -141,8 +141,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     } else {
         snprintf(msg, sizeof msg, "invalid memory access at address 0x%llx", (unsigned long long)a);
     }
-    if (sched.icount)
-        op_sched_account(&sched);
+    /* no accounting here: a timeout signal may interrupt the trace recorder */
     record_fault(why, tid, msg);
     leave_dpu();
 }
@@ -230,14 +229,15 @@ static void svc_dma_event(uint32_t mram_addr, uint32_t size, int is_write)
 
 static void svc_block(uintptr_t key)
 {
-    op_dpu_run_sync(&run, &sched, 1);
+    op_dpu_run_block(&run, &sched, key);
     op_sched_block(key);
 }
 
 static unsigned svc_wake(uintptr_t key, unsigned n)
 {
-    op_dpu_run_sync(&run, &sched, 0);
-    return op_sched_wake(key, n);
+    unsigned woken = op_sched_wake(key, n);
+    op_dpu_run_wake(&run, &sched, key, woken);
+    return woken;
 }
 
 static uint64_t svc_cycles(void)
@@ -310,7 +310,7 @@ static void run_dpu(uint32_t dpu)
     env.perf_mode = 0;
     env.perf_base = 0;
     env.mram_host = win + OP_MRAM_BASE;
-    op_dpu_run_begin(&run, &sched, dpu, res, p->nr_tasklets);
+    op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
 
     if (sigsetjmp(recover, 1) == 0) {
         if (ctrl->budget_ns) {

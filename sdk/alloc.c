@@ -59,13 +59,13 @@ static dpu_error_t ensure_machine(const struct op_profile *p)
         return DPU_ERR_ALLOCATION;
     }
     g.profile = *p;
-    g.nr_ranks = p->machine.nr_ranks;
+    g.nr_ranks = p->machine.desc.nr_ranks;
     g.ranks = calloc(g.nr_ranks, sizeof *g.ranks);
     if (!g.ranks) {
         destroy_machine();
         return DPU_ERR_SYSTEM;
     }
-    uint32_t n = p->machine.dpus_per_rank;
+    uint32_t n = op_machine_dpus_per_rank(g.machine);
     uint32_t slices = n < OP_CHIPS_PER_RANK ? n : OP_CHIPS_PER_RANK;
     uint32_t per_slice = n % slices ? n : n / slices;
     if (n % slices)

@@ -7,6 +7,7 @@
 
 #include "internal.h"
 #include "report.h"
+#include "vclock.h"
 
 static const char *fault_kind(uint32_t f)
 {
@@ -38,14 +39,14 @@ static dpu_error_t run(struct dpu_set_t set)
         ids[i++] = d->id;
     }
     char err[256];
-    op_report_launch_begin(set);
+    double t0 = op_real_now_us();
     int rc = op_machine_launch(m, ids, n, err, sizeof err);
     free(ids);
     if (rc != 0) {
         op_warn("launch failed: %s", err);
         return DPU_ERR_SYSTEM;
     }
-    op_report_launch_end(set);
+    op_record_launch(set, t0);
     dpu_error_t out = DPU_OK;
     unsigned shown = 0, faulted = 0;
     OP_SET_FOREACH_DPU(set, d) {

@@ -1,7 +1,14 @@
-#define _GNU_SOURCE
 /* The profile string of dpu_alloc: "key=value,key=value", with the
  * environment's UPMEM_PROFILE_BASE before and UPMEM_PROFILE after the argument
- * (later keys win).  Unknown keys are ignored, as the UPMEM SDK does. */
+ * (later keys win).  Keys OpenPIM does not know are ignored, as the UPMEM SDK
+ * does.  The machine starts from the v1A description (timing/timing.h); keys:
+ *   chip=v1A|v1B             start from that chip's description
+ *   desc_file=PATH           a machine description file (timing/presets/)
+ *   nrRanks=N, nrDpusPerRank=N
+ *   any key of the machine description (freq_mhz, dma_read_fixed, channels, ...)
+ *   workers, timeoutMs, hostMemoryLimitMB, sgXferEnable, sgXferMaxBlocksPerDpu,
+ *   disableResetOnAlloc, backend (hw|simulator: both mean the emulator). */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,51 +38,58 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
     return 0;
 }
 
-static int apply(struct op_profile *p, const char *key, const char *val)
+/* Applies one key; returns -1 for a bad value of a known key. */
+static int apply(struct op_profile *p, const char *key, const char *val, int pass)
 {
     uint32_t u;
-    if (!strcmp(key, "chip") || !strcmp(key, "chipId")) {
-        if (!strcmp(val, "v1A") || !strcmp(val, "v1a"))
-            p->machine.chip = 'A';
-        else if (!strcmp(val, "v1B") || !strcmp(val, "v1b"))
-            p->machine.chip = 'B';
-        else
+    char kv[512];
+    bool chip_key = !strcmp(key, "chip") || !strcmp(key, "desc_file");
+    if ((pass == 0) != chip_key) /* chip and description file first, then everything else */
+        return 0;
+    if (!strcmp(key, "chip"))
+        return op_machine_desc_preset(val, &p->machine.desc);
+    if (!strcmp(key, "nrRanks")) {
+        if (parse_u32(val, 1, OP_TIMING_MAX_RANKS, &u))
             return -1;
-    } else if (!strcmp(key, "nrRanks")) {
-        if (parse_u32(val, 1, 1024, &p->machine.nr_ranks))
+        snprintf(kv, sizeof kv, "nr_ranks=%u", u);
+        return op_machine_desc_apply(&p->machine.desc, kv) < 0 ? -1 : 0;
+    }
+    if (!strcmp(key, "nrDpusPerRank")) {
+        if (parse_u32(val, 1, 64, &u))
             return -1;
-    } else if (!strcmp(key, "nrDpusPerRank")) {
-        if (parse_u32(val, 1, 64, &p->machine.dpus_per_rank))
-            return -1;
-    } else if (!strcmp(key, "workers")) {
-        if (parse_u32(val, 0, OP_MAX_WORKERS, &p->machine.workers))
-            return -1;
-    } else if (!strcmp(key, "timeoutMs")) {
+        unsigned chips = u % 8 == 0 ? 8 : (u < 8 ? u : 1);
+        p->machine.desc.chips_per_rank = chips;
+        p->machine.desc.dpus_per_chip = u / chips;
+        return 0;
+    }
+    if (!strcmp(key, "workers"))
+        return parse_u32(val, 0, OP_MAX_WORKERS, &p->machine.workers);
+    if (!strcmp(key, "timeoutMs")) {
         if (parse_u32(val, 0, UINT32_MAX, &u))
             return -1;
         p->machine.budget_ns = (uint64_t)u * 1000000u;
-    } else if (!strcmp(key, "hostMemoryLimitMB")) {
+        return 0;
+    }
+    if (!strcmp(key, "hostMemoryLimitMB")) {
         if (parse_u32(val, 1, UINT32_MAX, &u))
             return -1;
         p->machine.memory_limit = (uint64_t)u << 20;
-    } else if (!strcmp(key, "sgXferEnable")) {
-        if (parse_bool(val, &p->sg_enabled))
-            return -1;
-    } else if (!strcmp(key, "sgXferMaxBlocksPerDpu")) {
-        if (parse_u32(val, 1, UINT32_MAX, &p->sg_max_blocks))
-            return -1;
-    } else if (!strcmp(key, "disableResetOnAlloc")) {
-        if (parse_bool(val, &p->disable_reset))
-            return -1;
-    } else if (!strcmp(key, "backend")) {
-        /* hw and simulator both mean the emulated machine here */
-        if (strcmp(val, "hw") && strcmp(val, "simulator"))
-            return -1;
+        return 0;
     }
-    return 0;
+    if (!strcmp(key, "sgXferEnable"))
+        return parse_bool(val, &p->sg_enabled);
+    if (!strcmp(key, "sgXferMaxBlocksPerDpu"))
+        return parse_u32(val, 1, UINT32_MAX, &p->sg_max_blocks);
+    if (!strcmp(key, "disableResetOnAlloc"))
+        return parse_bool(val, &p->disable_reset);
+    if (!strcmp(key, "backend"))
+        return strcmp(val, "hw") && strcmp(val, "simulator") ? -1 : 0;
+    /* a key of the machine description, or unknown (ignored) */
+    snprintf(kv, sizeof kv, "%s=%s", key, val);
+    return op_machine_desc_apply(&p->machine.desc, kv) < 0 ? -1 : 0;
 }
 
-static dpu_error_t parse_into(const char *text, struct op_profile *p, char *err, size_t errlen)
+static dpu_error_t parse_into(const char *text, struct op_profile *p, int pass, char *err, size_t errlen)
 {
     if (!text)
         return DPU_OK;
@@ -95,7 +109,7 @@ static dpu_error_t parse_into(const char *text, struct op_profile *p, char *err,
             break;
         }
         *eq = 0;
-        if (apply(p, item, eq + 1) != 0) {
+        if (apply(p, item, eq + 1, pass) != 0) {
             snprintf(err, errlen, "profile key '%s' has an invalid value '%s'", item, eq + 1);
             rc = DPU_ERR_INVALID_PROFILE;
             break;
@@ -108,15 +122,16 @@ static dpu_error_t parse_into(const char *text, struct op_profile *p, char *err,
 dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
-    out->machine.chip = 'A';
-    out->machine.nr_ranks = 40; /* the embedded default: a 2560-DPU server */
-    out->machine.dpus_per_rank = 64;
+    op_machine_desc_preset("v1A", &out->machine.desc); /* the embedded default: a 2560-DPU server */
     out->sg_max_blocks = UINT32_MAX;
     const char *parts[] = {getenv("UPMEM_PROFILE_BASE"), profile, getenv("UPMEM_PROFILE")};
-    for (int i = 0; i < 3; i++) {
-        dpu_error_t rc = parse_into(parts[i], out, err, errlen);
-        if (rc != DPU_OK)
-            return rc;
-    }
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < 3; i++) {
+            dpu_error_t rc = parse_into(parts[i], out, pass, err, errlen);
+            if (rc != DPU_OK)
+                return rc;
+        }
+    if (op_machine_desc_validate(&out->machine.desc, err, errlen) != 0)
+        return DPU_ERR_INVALID_PROFILE;
     return DPU_OK;
 }

@@ -1,22 +1,271 @@
+/* Run report: each transfer and launch is costed by the timing model when it
+ * happens; the events are kept and classified when the report is written.
+ * Classification of transfers (the standard PrIM breakdown): before the first
+ * launch, CPU-DPU; after the last launch, DPU-CPU; between two launches,
+ * Inter-DPU.  A run without launches classifies by direction. */
+#define _GNU_SOURCE
 #include "report.h"
 
-void op_report_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
-                    size_t bytes_per_dpu, uint32_t nr_dpus)
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "vclock.h"
+
+enum ev_type { EV_TO_DPU, EV_FROM_DPU, EV_LAUNCH };
+
+struct ev {
+    enum ev_type type;
+    char name[64];
+    double dur_us, overhead_us;
+    unsigned first_rank, nr_ranks;
+    struct op_launch_stats stats;
+};
+
+static struct {
+    struct ev *v;
+    size_t n, cap;
+    double model_us;   /* modelled time of all SDK work so far */
+    double real_us;    /* measured host time of the same work */
+    double start_real; /* first event */
+    uint8_t *touched;  /* per rank: accessed by the host since its last launch */
+    size_t nr_touched;
+    int registered;
+    uint64_t peak_memory;        /* host bytes backing MRAM/WRAM, sampled after each event */
+    unsigned unaccounted_launches; /* launches of programs built without instruction accounting */
+} R;
+
+static const struct op_machine_desc *desc(void)
 {
-    (void)set;
-    (void)kind;
-    (void)to_dpu;
-    (void)region;
-    (void)bytes_per_dpu;
-    (void)nr_dpus;
+    return &op_machine_config(op_sdk_machine())->desc;
 }
 
-void op_report_launch_begin(struct dpu_set_t set)
+static void write_report(void);
+
+static struct ev *push(enum ev_type type)
 {
-    (void)set;
+    if (!R.registered) {
+        R.registered = 1;
+        R.start_real = op_real_now_us();
+        if (getenv("OPENPIM_REPORT") || getenv("OPENPIM_TRACE"))
+            atexit(write_report);
+    }
+    if (R.n == R.cap) {
+        size_t cap = R.cap ? R.cap * 2 : 256;
+        struct ev *v = realloc(R.v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        R.v = v;
+        R.cap = cap;
+    }
+    struct ev *e = &R.v[R.n++];
+    memset(e, 0, sizeof *e);
+    e->type = type;
+    return e;
 }
 
-void op_report_launch_end(struct dpu_set_t set)
+/* Ranks of a set with the number of its enabled DPUs in each (at most n). */
+static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsigned max, uint32_t nr_dpus_hint)
 {
-    (void)set;
+    unsigned n = 0;
+    if (set.kind == DPU_SET_DPU) {
+        out[0].rank = set.dpu->rank->index;
+        out[0].channel = OP_XFER_CHANNEL_AUTO;
+        out[0].nr_dpus = 1;
+        return 1;
+    }
+    for (uint32_t i = 0; i < set.list.nr_ranks && n < max; i++) {
+        struct dpu_rank_t *r = set.list.ranks[i];
+        unsigned enabled = 0;
+        for (uint32_t k = 0; k < r->nr_dpus; k++)
+            enabled += r->dpus[k].enabled;
+        out[n].rank = r->index;
+        out[n].channel = OP_XFER_CHANNEL_AUTO;
+        out[n].nr_dpus = enabled;
+        n++;
+    }
+    (void)nr_dpus_hint;
+    return n;
+}
+
+/* Advances the modelled clock and the measured host time by one SDK call. */
+static void account(double model_us, double real_start_us)
+{
+    R.model_us += model_us;
+    R.real_us += op_real_now_us() - real_start_us;
+    uint64_t used = op_machine_memory_used(op_sdk_machine());
+    if (used > R.peak_memory)
+        R.peak_memory = used;
+}
+
+static void span(const struct op_xfer_rank *ranks, unsigned n, unsigned *first, unsigned *count)
+{
+    unsigned lo = ~0u, hi = 0;
+    for (unsigned i = 0; i < n; i++) {
+        if (ranks[i].rank < lo)
+            lo = ranks[i].rank;
+        if (ranks[i].rank > hi)
+            hi = ranks[i].rank;
+    }
+    *first = n ? lo : 0;
+    *count = n ? hi - lo + 1 : 0;
+}
+
+static int first_access_after_launch(const struct op_xfer_rank *ranks, unsigned n)
+{
+    int after = 0;
+    for (unsigned i = 0; i < n; i++)
+        if (ranks[i].rank < R.nr_touched && !R.touched[ranks[i].rank]) {
+            after = 1;
+            R.touched[ranks[i].rank] = 1;
+        }
+    return after;
+}
+
+static void ensure_touched(void)
+{
+    size_t want = desc()->nr_ranks;
+    if (R.nr_touched < want) {
+        uint8_t *t = realloc(R.touched, want);
+        if (!t)
+            return;
+        memset(t + R.nr_touched, 1, want - R.nr_touched);
+        R.touched = t;
+        R.nr_touched = want;
+    }
+}
+
+void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
+                    size_t bytes_per_dpu, uint32_t nr_dpus, double real_start_us)
+{
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS, nr_dpus);
+    ensure_touched();
+    struct op_xfer_desc x = {
+        .dir = to_dpu ? OP_XFER_TO_DPU : OP_XFER_FROM_DPU,
+        .kind = kind,
+        .target = region == OP_REGION_WRAM ? OP_XFER_WRAM : OP_XFER_MRAM,
+        .bytes_per_dpu = bytes_per_dpu,
+        .nr_ranks = n,
+        .ranks = ranks,
+        .after_launch = first_access_after_launch(ranks, n),
+    };
+    double us = op_xfer_time_us(desc(), &x);
+    struct ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
+    if (e) {
+        static const char *kinds[] = {"push", "broadcast", "copy"};
+        snprintf(e->name, sizeof e->name, "%s %s %zu B x %u DPUs (%s)", to_dpu ? "to" : "from",
+                 kinds[kind], bytes_per_dpu, nr_dpus, region == OP_REGION_WRAM ? "WRAM" : "MRAM");
+        e->dur_us = us;
+        span(ranks, n, &e->first_rank, &e->nr_ranks);
+    }
+    account(us, real_start_us);
+}
+
+void op_record_launch(struct dpu_set_t set, double real_start_us)
+{
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS, 0);
+    ensure_touched();
+    for (unsigned i = 0; i < n; i++)
+        if (ranks[i].rank < R.nr_touched)
+            R.touched[ranks[i].rank] = 0;
+    struct ev *e = push(EV_LAUNCH);
+    struct op_launch_stats st;
+    op_launch_stats_init(&st);
+    struct dpu_t *d;
+    bool unaccounted = false;
+    OP_SET_FOREACH_DPU(set, d) {
+        op_launch_stats_add(&st, d->id, &op_machine_result(op_sdk_machine(), d->id)->model);
+        struct op_program *p = op_machine_program(op_sdk_machine(), d->id);
+        unaccounted |= p && !p->img.accounting;
+    }
+    R.unaccounted_launches += unaccounted;
+    double overhead = op_launch_overhead_us(desc(), ranks, n);
+    double us = overhead + op_cycles_to_us(desc(), st.max_cycles);
+    if (e) {
+        snprintf(e->name, sizeof e->name, "launch %u DPUs", st.nr_dpus);
+        e->dur_us = us;
+        e->overhead_us = overhead;
+        e->stats = st;
+        span(ranks, n, &e->first_rank, &e->nr_ranks);
+    }
+    account(us, real_start_us);
+}
+
+double op_record_clock_us(void)
+{
+    return R.model_us;
+}
+
+double op_record_real_us(void)
+{
+    return R.real_us;
+}
+
+static enum op_category classify(size_t i, size_t first_launch, size_t last_launch, int any_launch)
+{
+    const struct ev *e = &R.v[i];
+    if (e->type == EV_LAUNCH)
+        return OP_CAT_DPU_KERNEL;
+    if (!any_launch || i < first_launch)
+        return e->type == EV_TO_DPU ? OP_CAT_CPU_DPU : OP_CAT_DPU_CPU;
+    if (i > last_launch)
+        return e->type == EV_FROM_DPU ? OP_CAT_DPU_CPU : OP_CAT_CPU_DPU;
+    return OP_CAT_INTER_DPU;
+}
+
+static void write_report(void)
+{
+    if (!op_sdk_machine() || R.n == 0)
+        return;
+    struct op_report *rep = op_report_new(desc());
+    if (!rep)
+        return;
+    size_t first = 0, last = 0;
+    int any = 0;
+    for (size_t i = 0; i < R.n; i++)
+        if (R.v[i].type == EV_LAUNCH) {
+            if (!any)
+                first = i;
+            last = i;
+            any = 1;
+        }
+    for (size_t i = 0; i < R.n; i++) {
+        const struct ev *e = &R.v[i];
+        if (e->type == EV_LAUNCH)
+            op_report_launch(rep, OP_CAT_DPU_KERNEL, e->name, -1, e->overhead_us, &e->stats, e->first_rank, e->nr_ranks);
+        else
+            op_report_event(rep, classify(i, first, last, any), e->name, -1, e->dur_us, e->first_rank, e->nr_ranks);
+    }
+    const char *path = getenv("OPENPIM_REPORT");
+    if (path && *path) {
+        FILE *f = strcmp(path, "1") == 0 ? stderr : fopen(path, "w");
+        if (f) {
+            fprintf(f, "== OpenPIM run report (modelled on %s: %u ranks, %.0f MHz) ==\n", desc()->name,
+                    desc()->nr_ranks, desc()->freq_mhz);
+            fprintf(f, "measured on this host: %.3f ms inside SDK calls, %.3f ms since the first SDK call\n",
+                    R.real_us / 1e3, (op_real_now_us() - R.start_real) / 1e3);
+            uint64_t limit = op_machine_memory_limit(op_sdk_machine());
+            fprintf(f, "host memory backing the emulated MRAM/WRAM: peak %.1f MB (limit %.0f MB)\n",
+                    R.peak_memory / 1048576.0, limit / 1048576.0);
+            if (R.unaccounted_launches)
+                fprintf(f, "WARNING: %u launch(es) ran a DPU program built without instruction accounting "
+                           "(no clang-14 plugin): their kernel times count DMA and runtime calls only\n",
+                        R.unaccounted_launches);
+            op_report_write_text(rep, f);
+            if (f != stderr)
+                fclose(f);
+        }
+    }
+    const char *trace = getenv("OPENPIM_TRACE");
+    if (trace && *trace) {
+        FILE *f = fopen(trace, "w");
+        if (f) {
+            op_report_write_trace(rep, f);
+            fclose(f);
+        }
+    }
+    op_report_free(rep);
 }

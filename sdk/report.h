@@ -1,18 +1,25 @@
-/* What the SDK layer tells the run report: every transfer and launch, so the
- * timing model can say what they would cost on real hardware. */
+/* The run report: every transfer and launch is costed by the timing model
+ * (timing/timing.h) as it happens, which advances a modelled clock; at exit
+ * the run's breakdown is written when the environment asks for it:
+ *   OPENPIM_REPORT=1 | PATH    text report on stderr or into PATH
+ *   OPENPIM_TRACE=PATH         Chrome/Perfetto trace (JSON), one track per rank
+ *   OPENPIM_VIRTUAL_CLOCK=1    gettimeofday/clock_gettime read modelled time
+ *                              around SDK calls (see vclock.c) */
 #ifndef OPENPIM_SDK_REPORT_H
 #define OPENPIM_SDK_REPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../timing/timing.h"
 #include "internal.h"
 
-enum op_xfer_kind { OP_XFER_SERIAL, OP_XFER_PARALLEL, OP_XFER_BROADCAST };
-
-void op_report_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
-                    size_t bytes_per_dpu, uint32_t nr_dpus);
-void op_report_launch_begin(struct dpu_set_t set);
-void op_report_launch_end(struct dpu_set_t set);
+/* real_start_us: op_real_now_us() when the SDK call began. */
+void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
+                    size_t bytes_per_dpu, uint32_t nr_dpus, double real_start_us);
+void op_record_launch(struct dpu_set_t set, double real_start_us);
+/* Modelled time, and measured host time, of all SDK work so far (microseconds). */
+double op_record_clock_us(void);
+double op_record_real_us(void);
 
 #endif

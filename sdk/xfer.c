@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "report.h"
+#include "vclock.h"
 
 struct target {
     enum op_region region;
@@ -134,6 +135,7 @@ static dpu_error_t prepare(struct dpu_set_t set, const struct dpu_symbol_t *give
 static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
                            const void *src, size_t len)
 {
+    double t0 = op_real_now_us();
     struct target t;
     dpu_error_t rc = prepare(set, sym, name, off, len, &t);
     if (rc != DPU_OK || len == 0)
@@ -148,7 +150,7 @@ static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym,
         memcpy(host_ptr(d, &t), src, len);
         n++;
     }
-    op_report_xfer(set, set.kind == DPU_SET_DPU ? OP_XFER_SERIAL : OP_XFER_BROADCAST, 1, t.region, len, n);
+    op_record_xfer(set, set.kind == DPU_SET_DPU ? OP_XFER_SERIAL : OP_XFER_BROADCAST, 1, t.region, len, n, t0);
     return DPU_OK;
 }
 
@@ -181,6 +183,7 @@ dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_
 static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
                              void *dst, size_t len)
 {
+    double t0 = op_real_now_us();
     if (set.kind != DPU_SET_DPU)
         return DPU_ERR_INVALID_DPU_SET;
     struct target t;
@@ -190,7 +193,7 @@ static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sy
     if (!dst)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
     read_dpu(set.dpu, &t, dst, len);
-    op_report_xfer(set, OP_XFER_SERIAL, 0, t.region, len, 1);
+    op_record_xfer(set, OP_XFER_SERIAL, 0, t.region, len, 1, t0);
     return DPU_OK;
 }
 
@@ -220,6 +223,7 @@ dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer)
 static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,
                         uint32_t off, size_t len, dpu_xfer_flags_t flags)
 {
+    double t0 = op_real_now_us();
     if (xfer != DPU_XFER_TO_DPU && xfer != DPU_XFER_FROM_DPU)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
     struct target t;
@@ -242,7 +246,7 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
             d->xfer = NULL;
     }
     if (n)
-        op_report_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, len, n);
+        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, len, n, t0);
     return DPU_OK;
 }
 
@@ -261,6 +265,7 @@ dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, stru
 static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,
                            uint32_t off, size_t len, get_block_t *gb, dpu_sg_xfer_flags_t flags)
 {
+    double t0 = op_real_now_us();
     uint32_t max_blocks;
     if (!op_sg_enabled(&max_blocks))
         return DPU_ERR_SG_NOT_ACTIVATED;
@@ -301,7 +306,7 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
         index++;
     }
     if (n)
-        op_report_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n);
+        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n, t0);
     return DPU_OK;
 }
 

@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_END };
+enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_BARRIER, EV_END };
 enum { T_RUN = 0, T_BLOCKED, T_DONE };
 
 #define NONE32 0xffffffffu
@@ -33,13 +33,14 @@ enum { T_RUN = 0, T_BLOCKED, T_DONE };
 struct seg {
     uint64_t ninstr;
     uint32_t kind;
-    uint32_t arg; /* DMA: bytes; BLOCK/WAKE: wake record (NONE32: not matched yet) */
+    uint32_t arg; /* DMA: bytes; BLOCK/WAKE/BARRIER: record (NONE32: not matched yet) */
 };
 
 struct wrec {
-    uint64_t time; /* cycle of the wake/release event, UNSET64 until simulated */
+    uint64_t time; /* wake/release: its cycle, UNSET64 until simulated; barrier: latest arrival */
     uint32_t refs;
     uint32_t next_free;
+    uint32_t need, recorded, arrived; /* barrier rounds */
 };
 
 struct tsk {
@@ -71,14 +72,19 @@ struct hent {
     uint32_t used;
 };
 
+struct kmap {
+    struct hent *e;
+    size_t cap, used;
+};
+
 struct op_dpu_trace {
     const struct op_machine_desc *desc;
     unsigned n;
     struct tsk t[OP_TIMING_MAX_TASKLETS];
     struct wrec *recs;
     uint32_t nrecs, caprecs, free_head;
-    struct hent *map;
-    size_t mapcap, mapused;
+    struct kmap locks;    /* key -> last release */
+    struct kmap barriers; /* key -> current round */
     /* constants */
     uint64_t period;
     double dma_fixed[2], dma_pb;
@@ -123,6 +129,7 @@ static uint32_t rec_new(struct op_dpu_trace *tr)
     tr->recs[id].time = UNSET64;
     tr->recs[id].refs = 0;
     tr->recs[id].next_free = NONE32;
+    tr->recs[id].need = tr->recs[id].recorded = tr->recs[id].arrived = 0;
     return id;
 }
 
@@ -136,42 +143,54 @@ static void rec_unref(struct op_dpu_trace *tr, uint32_t id)
     }
 }
 
-/* key -> last release record (acquire/release).  Open addressing. */
-static struct hent *map_get(struct op_dpu_trace *tr, uintptr_t key, int create)
+/* key -> record (acquire/release, barriers).  Open addressing. */
+static size_t khash(uintptr_t key, size_t cap)
 {
-    if (tr->mapcap == 0 || (create && (tr->mapused + 1) * 2 > tr->mapcap)) {
-        if (!create && tr->mapcap == 0)
-            return NULL;
-        size_t nc = tr->mapcap ? tr->mapcap * 2 : 64;
-        struct hent *m = calloc(nc, sizeof *m);
-        if (!m) {
+    return (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 17) & (cap - 1);
+}
+
+static struct hent *map_get(struct op_dpu_trace *tr, struct kmap *m, uintptr_t key, int create)
+{
+    if (m->cap == 0 && !create)
+        return NULL;
+    if (create && (m->used + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        struct hent *e = calloc(nc, sizeof *e);
+        if (!e) {
             tr->error = 1;
             return NULL;
         }
-        for (size_t i = 0; i < tr->mapcap; i++)
-            if (tr->map[i].used) {
-                size_t h = (size_t)((tr->map[i].key * 0x9E3779B97F4A7C15ull) >> 17) & (nc - 1);
-                while (m[h].used)
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->e[i].used) {
+                size_t h = khash(m->e[i].key, nc);
+                while (e[h].used)
                     h = (h + 1) & (nc - 1);
-                m[h] = tr->map[i];
+                e[h] = m->e[i];
             }
-        free(tr->map);
-        tr->map = m;
-        tr->mapcap = nc;
+        free(m->e);
+        m->e = e;
+        m->cap = nc;
     }
-    size_t h = (size_t)((key * 0x9E3779B97F4A7C15ull) >> 17) & (tr->mapcap - 1);
-    while (tr->map[h].used) {
-        if (tr->map[h].key == key)
-            return &tr->map[h];
-        h = (h + 1) & (tr->mapcap - 1);
+    size_t h = khash(key, m->cap);
+    while (m->e[h].used) {
+        if (m->e[h].key == key)
+            return &m->e[h];
+        h = (h + 1) & (m->cap - 1);
     }
     if (!create)
         return NULL;
-    tr->map[h].used = 1;
-    tr->map[h].key = key;
-    tr->map[h].rec = NONE32;
-    tr->mapused++;
-    return &tr->map[h];
+    m->e[h].used = 1;
+    m->e[h].key = key;
+    m->e[h].rec = NONE32;
+    m->used++;
+    return &m->e[h];
+}
+
+static void map_clear(struct kmap *m)
+{
+    if (m->e)
+        memset(m->e, 0, m->cap * sizeof *m->e);
+    m->used = 0;
 }
 
 static int push_seg(struct op_dpu_trace *tr, struct tsk *t, uint64_t ninstr, uint32_t kind, uint32_t arg)
@@ -296,6 +315,29 @@ static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
                 make_pending(t, w + 1);
                 return 0;
             }
+            break;
+        }
+        case EV_BARRIER: {
+            struct wrec *r = &tr->recs[arg];
+            r->arrived++;
+            r->time = r->arrived == 1 ? time : max64(r->time, time);
+            if (r->arrived < r->need) {
+                t->state = T_BLOCKED;
+                t->dep = arg;
+                return 0;
+            }
+            uint64_t tmax = r->time; /* == time: arrivals are simulated in time order */
+            for (unsigned i = 0; i < tr->n; i++) {
+                struct tsk *u = &tr->t[i];
+                if (u->state == T_BLOCKED && u->dep == arg) {
+                    u->state = T_RUN;
+                    u->dep = NONE32;
+                    u->next_ok = max64(u->next_ok, tmax + 1);
+                    make_pending(u, tmax + 1);
+                    rec_unref(tr, arg);
+                }
+            }
+            rec_unref(tr, arg);
             break;
         }
         case EV_END:
@@ -483,7 +525,8 @@ void op_dpu_trace_free(struct op_dpu_trace *tr)
     for (unsigned i = 0; i < OP_TIMING_MAX_TASKLETS; i++)
         free(tr->t[i].segs);
     free(tr->recs);
-    free(tr->map);
+    free(tr->locks.e);
+    free(tr->barriers.e);
     free(tr);
 }
 
@@ -505,9 +548,8 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     }
     tr->nrecs = 0;
     tr->free_head = NONE32;
-    if (tr->map)
-        memset(tr->map, 0, tr->mapcap * sizeof *tr->map);
-    tr->mapused = 0;
+    map_clear(&tr->locks);
+    map_clear(&tr->barriers);
     tr->now = 0;
     tr->engine_free = 0;
     tr->ndone = 0;
@@ -629,7 +671,7 @@ int op_dpu_trace_acquire(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
         return -1;
-    struct hent *h = map_get(tr, key, 0);
+    struct hent *h = map_get(tr, &tr->locks, key, 0);
     if (!h || h->rec == NONE32)
         return 0; /* first acquisition: nothing to wait for */
     tr->recs[h->rec].refs++;
@@ -644,7 +686,7 @@ int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
         return -1;
-    struct hent *h = map_get(tr, key, 1);
+    struct hent *h = map_get(tr, &tr->locks, key, 1);
     if (!h)
         return -1;
     uint32_t rec = rec_new(tr);
@@ -654,6 +696,34 @@ int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
     rec_unref(tr, h->rec);
     h->rec = rec;
     if (close_with(tr, t, EV_WAKE, rec) < 0)
+        return -1;
+    maybe_advance(tr);
+    return 0;
+}
+
+int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t)
+        return -1;
+    if (count <= 1)
+        return 0;
+    struct hent *h = map_get(tr, &tr->barriers, key, 1);
+    if (!h)
+        return -1;
+    if (h->rec == NONE32 || tr->recs[h->rec].recorded >= tr->recs[h->rec].need) { /* new round */
+        uint32_t rec = rec_new(tr);
+        if (rec == NONE32)
+            return -1;
+        tr->recs[rec].need = count;
+        tr->recs[rec].refs = 1; /* the key map */
+        rec_unref(tr, h->rec);
+        h->rec = rec;
+    }
+    struct wrec *r = &tr->recs[h->rec];
+    r->recorded++;
+    r->refs++; /* this arrival */
+    if (close_with(tr, t, EV_BARRIER, h->rec) < 0)
         return -1;
     maybe_advance(tr);
     return 0;

@@ -458,7 +458,7 @@ static int finish(struct op_machine_desc *d, const struct pctx *ctx, char *err, 
             }
         }
     }
-    size_t rc_idx;
+    size_t rc_idx = 0;
     find_key("rank_channels", &rc_idx);
     if (ctx->given[rc_idx]) {
         unsigned n = ctx->count[rc_idx];

@@ -154,7 +154,11 @@ static inline double op_cycles_to_us(const struct op_machine_desc *d, uint64_t c
  *  - DMA: one engine, FIFO; done = max(submit, engine free) + fixed + per_byte*B;
  *    the tasklet issues again no sooner than `done`;
  *  - BLOCK/WAKE, ACQUIRE/RELEASE: a blocked tasklet issues no sooner than one
- *    cycle after the releasing wake/release event;
+ *    cycle after the releasing wake/release event (pairs are matched in the
+ *    emulator's functional order);
+ *  - BARRIER(key, n): the tasklets arriving at the same barrier round wait
+ *    until the n-th arrival in modelled time; the last one goes on, the others
+ *    issue no sooner than one cycle after it;
  *  - a tasklet's end time is its last issue + 1 (or its DMA completion);
  *    the DPU's cycles = the latest tasklet end.
  *  So 1 tasklet of N instructions takes 11(N-1)+1 cycles, k >= 11 tasklets of
@@ -199,6 +203,11 @@ unsigned op_dpu_trace_wake(struct op_dpu_trace *tr, unsigned tid, uintptr_t key,
  * previous release in modelled time even when nobody waited functionally. */
 int op_dpu_trace_acquire(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);
 int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);
+/* Rendezvous of count tasklets (every arrival calls it, the last one too):
+ * barrier_wait (count = participants) or a handshake pair (count = 2).
+ * Preferred over block/wake there: the model then waits for the last arrival
+ * in modelled time, not in the emulator's execution order. */
+int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count);
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid);
 
 /* Modelled cycle count of tid at its latest recorded point (for perfcounter):

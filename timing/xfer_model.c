@@ -43,8 +43,10 @@ static double interp_log(double x, const double *xs, const double *ys, unsigned 
 /* Inverse of an interpolated bandwidth curve: ns per byte (0 where gbps is 0). */
 static double interp_inv(double x, const double *xs, const double *gbps, unsigned n)
 {
-    double inv[OP_TIMING_MAX_POINTS];
-    for (unsigned i = 0; i < n && i < OP_TIMING_MAX_POINTS; i++)
+    double inv[OP_TIMING_MAX_POINTS] = {0};
+    if (n > OP_TIMING_MAX_POINTS)
+        n = OP_TIMING_MAX_POINTS;
+    for (unsigned i = 0; i < n; i++)
         inv[i] = gbps[i] > 0 ? 1.0 / gbps[i] : 0.0;
     return interp_log(x, xs, inv, n);
 }

@@ -1,6 +1,6 @@
 /* fault, host side.
  *
- * For each fault mode: allocate a few DPUs, load the program, make ONE DPU
+ * For each fault mode: allocate the DPUs, load the program, make ONE DPU
  * (the victim) misbehave, launch, and check that
  *   - dpu_launch returns DPU_ERR_DPU_FAULT for the modes that fault and
  *     DPU_OK for the others.  Integer division is software on a DPU: x / 0
@@ -18,7 +18,7 @@
  * SDK calls whose failure is part of the test are checked by hand; the
  * others use DPU_ASSERT.  dpu_error_to_string returns heap memory: freed.
  *
- * Usage: bin/host_app [-d nr_dpus]   (default 4 DPUs)
+ * Usage: bin/host_app [-d nr_dpus]   (default NR_DPUS; a handful is enough)
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -40,7 +40,6 @@
 #endif
 
 #define EXAMPLE "fault"
-#define DEFAULT_DPUS 4u
 #define PATTERN_BYTES (NR_TASKLETS * PATTERN_WORDS * 8u)
 
 __attribute__((format(printf, 1, 2), noreturn)) static void fail(const char *fmt, ...)
@@ -302,7 +301,7 @@ static bool run_mode(struct context *c, uint32_t victim, uint32_t mode, struct o
 
 int main(int argc, char **argv)
 {
-    uint32_t nr_dpus = DEFAULT_DPUS;
+    uint32_t nr_dpus = NR_DPUS;
     int opt;
 
     while ((opt = getopt(argc, argv, "d:h")) != -1) {

@@ -1,0 +1,769 @@
+/* DPU model tests: hand-derived exact cycle counts, a cycle-by-cycle
+ * reference simulator on random traces (checks the analytic jumps and the
+ * streaming consumption), determinism, speed. */
+#include "timing.h"
+#include "check.h"
+
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+static struct op_machine_desc D;
+
+/* ------------------------------------------------------------------------ */
+/* hand-derived cases                                                        */
+/* ------------------------------------------------------------------------ */
+
+static struct op_dpu_result run_uniform(unsigned ntasklets, uint64_t n)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+    op_dpu_trace_begin(tr, &D, ntasklets);
+    for (unsigned t = 0; t < ntasklets; t++) {
+        op_dpu_trace_instr(tr, t, n);
+        op_dpu_trace_end(tr, t);
+    }
+    CHECK(op_dpu_model_run(tr, &r) == 0);
+    op_dpu_trace_free(tr);
+    return r;
+}
+
+static void test_pipeline(void)
+{
+    /* 1 tasklet, N instructions: issues at 0, 11, ..., 11(N-1); ends one cycle later */
+    CHECK_EQ_U64(run_uniform(1, 1).cycles, 1);
+    CHECK_EQ_U64(run_uniform(1, 2).cycles, 12);
+    CHECK_EQ_U64(run_uniform(1, 1000).cycles, 11 * 999 + 1);
+    struct op_dpu_result r = run_uniform(1, 1000);
+    CHECK_EQ_U64(r.instructions, 1000);
+    CHECK(r.ipc > 1000.0 / 10990 - 1e-12 && r.ipc < 1000.0 / 10990 + 1e-12);
+    /* k < 11 tasklets: tasklet i issues at i + 11m -> 11(N-1) + k */
+    CHECK_EQ_U64(run_uniform(5, 1000).cycles, 11 * 999 + 5);
+    CHECK_EQ_U64(run_uniform(10, 7).cycles, 11 * 6 + 10);
+    /* k >= 11: the pipeline is full, one instruction per cycle -> k*N */
+    CHECK_EQ_U64(run_uniform(11, 1000).cycles, 11 * 1000);
+    CHECK_EQ_U64(run_uniform(16, 1000).cycles, 16 * 1000);
+    CHECK_EQ_U64(run_uniform(24, 3).cycles, 24 * 3);
+    r = run_uniform(16, 1000);
+    CHECK_EQ_U64(r.instructions, 16000);
+    CHECK(r.ipc == 1.0);
+    for (unsigned t = 0; t < 16; t++)
+        CHECK_EQ_U64(r.tasklet_end_cycle[t], 16 * 999 + t + 1);
+    /* huge segments are computed analytically */
+    clock_t c0 = clock();
+    CHECK_EQ_U64(run_uniform(16, 100000000ull).cycles, 1600000000ull);
+    CHECK_EQ_U64(run_uniform(1, 100000000ull).cycles, 11ull * 99999999ull + 1);
+    CHECK_EQ_U64(run_uniform(7, 100000000ull).cycles, 11ull * 99999999ull + 7);
+    double ms = 1e3 * (double)(clock() - c0) / CLOCKS_PER_SEC;
+    printf("3 launches of 1e8-instruction segments: %.3f ms\n", ms);
+    CHECK(ms < 100);
+}
+
+static void test_dma(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+
+    /* one 2048-B read between two instructions: issue at 0, DMA 0..1101, issue at 1101 */
+    op_dpu_trace_begin(tr, &D, 1);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_dma(tr, 0, 0, 2048);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_end(tr, 0);
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.cycles, 1 + 77 + 1024);
+    CHECK_EQ_U64(r.dma_read_bytes, 2048);
+    CHECK_EQ_U64(r.dma_reads, 1);
+
+    /* a instructions, read, b instructions: 11(a-1) + (77+1024) + 11(b-1) + 1 */
+    op_dpu_trace_begin(tr, &D, 1);
+    op_dpu_trace_instr(tr, 0, 10);
+    op_dpu_trace_dma(tr, 0, 0, 2048);
+    op_dpu_trace_instr(tr, 0, 20);
+    op_dpu_trace_end(tr, 0);
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.cycles, 11 * 9 + 1101 + 11 * 19 + 1);
+
+    /* write: 61 + 0.5 B; 8-B read: 77 + 4 */
+    op_dpu_trace_begin(tr, &D, 1);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_dma(tr, 0, 1, 2048);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_dma(tr, 0, 0, 8);
+    op_dpu_trace_end(tr, 0); /* ends when the last DMA completes */
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.cycles, 1085 + 81); /* END arrives when the read completes */
+    CHECK_EQ_U64(r.dma_write_bytes, 2048);
+
+    /* two tasklets contend for the engine (FIFO): t0 submits at 0 (done 1101),
+     * t1 at 1 waits until 1101 (done 2202); each then issues once */
+    op_dpu_trace_begin(tr, &D, 2);
+    for (unsigned t = 0; t < 2; t++) {
+        op_dpu_trace_instr(tr, t, 1);
+        op_dpu_trace_dma(tr, t, 0, 2048);
+    }
+    for (unsigned t = 0; t < 2; t++) {
+        op_dpu_trace_instr(tr, t, 1);
+        op_dpu_trace_end(tr, t);
+    }
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 1102);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 2203);
+    CHECK_EQ_U64(r.cycles, 2203);
+    CHECK_EQ_U64(r.dma_busy_cycles, 2202);
+
+    /* 16 tasklets streaming 2048-B reads: the engine is the bottleneck,
+     * 1101 cycles per DMA -> about 2048*350e6/1101 = 651 MB/s (ref §2.2) */
+    op_dpu_trace_begin(tr, &D, 16);
+    for (int i = 0; i < 100; i++)
+        for (unsigned t = 0; t < 16; t++) {
+            op_dpu_trace_instr(tr, t, 10);
+            op_dpu_trace_dma(tr, t, 0, 2048);
+        }
+    for (unsigned t = 0; t < 16; t++)
+        op_dpu_trace_end(tr, t);
+    op_dpu_model_run(tr, &r);
+    double mbps = (double)r.dma_read_bytes / r.time_us;
+    printf("16 tasklets x 100 x 2048-B reads: %llu cycles, %.1f MB/s\n", (unsigned long long)r.cycles, mbps);
+    CHECK(r.cycles >= 1600ull * 1101 && r.cycles < 1600ull * 1101 + 200);
+    CHECK(mbps > 640 && mbps < 652);
+    op_dpu_trace_free(tr);
+}
+
+static void test_sync(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+    /* block/wake barrier, functional order t0..t3, t3 (40 instr) arrives last.
+     * Tasklet i issues at i+11m: t0 blocks at 99, t1 at 210, t2 at 321, t3
+     * wakes at 3+11*39 = 432.  t0,t1,t2 resume at 433,434,435 and t3 at 443;
+     * 5 more instructions each: t0 477, t1 478, t2 479, t3 487 -> 488 cycles. */
+    op_dpu_trace_begin(tr, &D, 4);
+    for (unsigned t = 0; t < 3; t++) {
+        op_dpu_trace_instr(tr, t, 10 * (t + 1));
+        op_dpu_trace_block(tr, t, 0xB);
+    }
+    op_dpu_trace_instr(tr, 3, 40);
+    CHECK(op_dpu_trace_wake(tr, 3, 0xB, 3) == 3);
+    for (unsigned t = 0; t < 4; t++) {
+        op_dpu_trace_instr(tr, (t + 3) % 4, 5);
+        op_dpu_trace_end(tr, (t + 3) % 4);
+    }
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 478);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 479);
+    CHECK_EQ_U64(r.tasklet_end_cycle[2], 480);
+    CHECK_EQ_U64(r.tasklet_end_cycle[3], 488);
+    CHECK_EQ_U64(r.cycles, 488);
+    CHECK(!r.deadlock);
+
+    /* the same with the barrier primitive, but the emulator's last arrival
+     * (t3, 10 instr) is not the last in modelled time (t0, 40 instr, at 429):
+     * everybody waits for 429; t1..t3 resume at 430..432, t0 at 440. */
+    op_dpu_trace_begin(tr, &D, 4);
+    for (unsigned t = 0; t < 4; t++) {
+        op_dpu_trace_instr(tr, t, 40 - 10 * t);
+        op_dpu_trace_barrier(tr, t, 0xB, 4);
+    }
+    for (unsigned t = 0; t < 4; t++) {
+        op_dpu_trace_instr(tr, t, 1);
+        op_dpu_trace_end(tr, t);
+    }
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 431);
+    CHECK_EQ_U64(r.tasklet_end_cycle[2], 432);
+    CHECK_EQ_U64(r.tasklet_end_cycle[3], 433);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 441);
+    CHECK_EQ_U64(r.cycles, 441);
+
+    /* mutex ordering: t0 holds the lock for 100 instructions; t1 acquires
+     * after t0's release (issued at 11*100 = 1100) although it never waited
+     * functionally: t1's next instruction issues at 1101. */
+    op_dpu_trace_begin(tr, &D, 2);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_acquire(tr, 0, 0x77);
+    op_dpu_trace_instr(tr, 0, 100);
+    op_dpu_trace_release(tr, 0, 0x77);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_end(tr, 0);
+    op_dpu_trace_instr(tr, 1, 1);
+    op_dpu_trace_acquire(tr, 1, 0x77);
+    op_dpu_trace_instr(tr, 1, 1);
+    op_dpu_trace_end(tr, 1);
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 11 * 101 + 1);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1102);
+
+    /* a block nobody wakes: deadlock is reported, not hung */
+    op_dpu_trace_begin(tr, &D, 2);
+    op_dpu_trace_instr(tr, 0, 3);
+    op_dpu_trace_block(tr, 0, 1);
+    op_dpu_trace_instr(tr, 1, 3);
+    op_dpu_trace_end(tr, 1);
+    op_dpu_model_run(tr, &r);
+    CHECK(r.deadlock);
+
+    /* misuse is reported, never fatal */
+    op_dpu_trace_begin(tr, &D, 2);
+    CHECK(op_dpu_trace_instr(tr, 5, 1) < 0);
+    op_dpu_trace_end(tr, 0);
+    CHECK(op_dpu_trace_instr(tr, 0, 1) < 0);
+    op_dpu_trace_end(tr, 1);
+    CHECK(op_dpu_model_run(tr, &r) < 0 && r.error);
+    op_dpu_trace_free(tr);
+}
+
+static void test_tasklet_cycles(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    op_dpu_trace_begin(tr, &D, 1);
+    op_dpu_trace_instr(tr, 0, 100);
+    CHECK_EQ_U64(op_dpu_trace_tasklet_cycles(tr, 0), 11 * 99 + 1); /* exact */
+    op_dpu_trace_dma(tr, 0, 0, 2048);
+    op_dpu_trace_instr(tr, 0, 1);
+    CHECK_EQ_U64(op_dpu_trace_tasklet_cycles(tr, 0), 11 * 99 + 1101 + 1);
+    op_dpu_trace_end(tr, 0);
+    struct op_dpu_result r;
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.cycles, 11 * 99 + 1101 + 1);
+    /* with other tasklets not started yet the value is an estimate, >= exact */
+    op_dpu_trace_begin(tr, &D, 4);
+    op_dpu_trace_instr(tr, 0, 100);
+    uint64_t est = op_dpu_trace_tasklet_cycles(tr, 0);
+    CHECK(est >= 11 * 99 + 1);
+    for (unsigned t = 0; t < 4; t++)
+        op_dpu_trace_end(tr, t);
+    op_dpu_model_run(tr, &r);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 11 * 99 + 1);
+    op_dpu_trace_free(tr);
+}
+
+/* ------------------------------------------------------------------------ */
+/* random traces vs a cycle-by-cycle reference                               */
+/* ------------------------------------------------------------------------ */
+
+enum { C_INSTR, C_DMA, C_BLOCK, C_WAKE, C_ACQ, C_REL, C_BAR, C_END };
+struct call {
+    int kind;
+    unsigned tid;
+    uint64_t a, b;
+};
+
+static uint64_t rng_state;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+static unsigned rndn(unsigned n) { return (unsigned)(rnd() % n); }
+
+#define MAXCALLS 200000
+static struct call calls[MAXCALLS];
+static size_t ncalls;
+
+static void emit(int kind, unsigned tid, uint64_t a, uint64_t b)
+{
+    if (ncalls < MAXCALLS)
+        calls[ncalls++] = (struct call){kind, tid, a, b};
+}
+
+/* Generate a trace by running random tasklet programs under a functional
+ * round-robin coroutine scheduler (yield at every DMA/sync call), as the
+ * emulator does: phases of random work separated by barriers, with DMAs,
+ * mutex-protected sections and empty segments. */
+static void gen_trace(unsigned n, int barrier_kind)
+{
+    enum { A_INSTR, A_DMA, A_LOCK, A_UNLOCK, A_BARRIER, A_END };
+    struct act {
+        int k;
+        uint64_t a, b;
+    };
+    static struct act prog[OP_TIMING_MAX_TASKLETS][400];
+    unsigned len[OP_TIMING_MAX_TASKLETS] = {0}, pc[OP_TIMING_MAX_TASKLETS] = {0};
+    unsigned phases = 1 + rndn(3);
+    int big = rndn(3) == 0;
+    for (unsigned t = 0; t < n; t++) {
+        for (unsigned ph = 0; ph < phases; ph++) {
+            unsigned steps = rndn(12);
+            for (unsigned s = 0; s < steps && len[t] < 390; s++) {
+                unsigned what = rndn(10);
+                uint64_t ni = big && rndn(4) == 0 ? 1000 + rndn(20000) : rndn(40);
+                if (ni)
+                    prog[t][len[t]++] = (struct act){A_INSTR, ni, 0};
+                if (what < 5) {
+                    prog[t][len[t]++] = (struct act){A_DMA, rndn(2), 8 * (1 + rndn(256))};
+                } else if (what < 7) {
+                    uint64_t m = rndn(3);
+                    prog[t][len[t]++] = (struct act){A_LOCK, m, 0};
+                    prog[t][len[t]++] = (struct act){A_INSTR, 1 + rndn(30), 0};
+                    prog[t][len[t]++] = (struct act){A_UNLOCK, m, 0};
+                }
+            }
+            if (ph + 1 < phases)
+                prog[t][len[t]++] = (struct act){A_BARRIER, ph, 0};
+        }
+        prog[t][len[t]++] = (struct act){A_END, 0, 0};
+    }
+    /* functional execution */
+    int runnable[OP_TIMING_MAX_TASKLETS], done[OP_TIMING_MAX_TASKLETS] = {0};
+    int holder[3] = {-1, -1, -1}, granted[OP_TIMING_MAX_TASKLETS] = {0};
+    unsigned bar_arrived = 0;
+    int bar_waiting[OP_TIMING_MAX_TASKLETS] = {0};
+    for (unsigned t = 0; t < n; t++)
+        runnable[t] = 1;
+    ncalls = 0;
+    unsigned cur = 0, ndone = 0;
+    while (ndone < n) {
+        unsigned k = 0;
+        while (k < n && !runnable[(cur + k) % n])
+            k++;
+        if (k == n)
+            break; /* functional deadlock: cannot happen with these programs */
+        cur = (cur + k) % n;
+        unsigned t = cur;
+        if (granted[t]) { /* resumed with a mutex handed over at unlock */
+            emit(C_ACQ, t, granted[t] - 1, 0);
+            granted[t] = 0;
+        }
+        int yield = 0;
+        while (!yield) {
+            struct act *a = &prog[t][pc[t]++];
+            switch (a->k) {
+            case A_INSTR:
+                emit(C_INSTR, t, a->a, 0);
+                break;
+            case A_DMA:
+                emit(C_DMA, t, a->a, a->b);
+                yield = 1;
+                break;
+            case A_LOCK:
+                if (holder[a->a] < 0) {
+                    holder[a->a] = (int)t;
+                    emit(C_ACQ, t, a->a, 0);
+                } else {
+                    runnable[t] = 0; /* waits for the unlock */
+                    granted[t] = 0;
+                }
+                yield = 1;
+                break;
+            case A_UNLOCK: {
+                emit(C_REL, t, a->a, 0);
+                holder[a->a] = -1;
+                for (unsigned j = 1; j <= n; j++) { /* hand over to the next waiter */
+                    unsigned u = (t + j) % n;
+                    if (!runnable[u] && !done[u] && !bar_waiting[u] && prog[u][pc[u] - 1].k == A_LOCK &&
+                        prog[u][pc[u] - 1].a == a->a) {
+                        holder[a->a] = (int)u;
+                        runnable[u] = 1;
+                        granted[u] = (int)a->a + 1;
+                        break;
+                    }
+                }
+                yield = 1;
+                break;
+            }
+            case A_BARRIER:
+                bar_arrived++;
+                if (barrier_kind)
+                    emit(C_BAR, t, 1000 + a->a, n);
+                if (bar_arrived < n) {
+                    if (!barrier_kind)
+                        emit(C_BLOCK, t, 1000 + a->a, 0);
+                    runnable[t] = 0;
+                    bar_waiting[t] = 1;
+                } else {
+                    if (!barrier_kind)
+                        emit(C_WAKE, t, 1000 + a->a, n - 1);
+                    bar_arrived = 0;
+                    for (unsigned u = 0; u < n; u++)
+                        if (bar_waiting[u]) {
+                            bar_waiting[u] = 0;
+                            runnable[u] = 1;
+                        }
+                }
+                yield = 1;
+                break;
+            case A_END:
+                emit(C_END, t, 0, 0);
+                done[t] = 1;
+                runnable[t] = 0;
+                ndone++;
+                yield = 1;
+                break;
+            }
+        }
+        cur = (t + 1) % n;
+    }
+}
+
+/* ---- reference: the documented semantics, one cycle at a time ---- */
+
+enum { R_OPEN, R_DMA_R, R_DMA_W, R_BLOCK, R_WAKE, R_BAR, R_END };
+struct rseg {
+    uint64_t ninstr;
+    int kind;
+    long arg;
+};
+#define RMAXSEG 8000
+static struct rseg rsegs[OP_TIMING_MAX_TASKLETS][RMAXSEG];
+static unsigned rnseg[OP_TIMING_MAX_TASKLETS];
+#define RMAXREC 20000
+static uint64_t rec_time[RMAXREC];
+static unsigned rec_need[RMAXREC], rec_arr[RMAXREC];
+static unsigned nrec;
+
+static void ref_close(unsigned t, int kind, long arg)
+{
+    if (rnseg[t] && rsegs[t][rnseg[t] - 1].kind == R_OPEN) {
+        rsegs[t][rnseg[t] - 1].kind = kind;
+        rsegs[t][rnseg[t] - 1].arg = arg;
+    } else {
+        rsegs[t][rnseg[t]++] = (struct rseg){0, kind, arg};
+    }
+}
+
+static void ref_build(unsigned n)
+{
+    memset(rnseg, 0, sizeof rnseg);
+    nrec = 0;
+    long blk_seg[OP_TIMING_MAX_TASKLETS];
+    uint64_t blk_key[OP_TIMING_MAX_TASKLETS];
+    long last_rel[64], bar_cur[64];
+    for (int i = 0; i < 64; i++)
+        last_rel[i] = bar_cur[i] = -1;
+    for (unsigned t = 0; t < n; t++)
+        blk_seg[t] = -1;
+    for (size_t i = 0; i < ncalls; i++) {
+        struct call *c = &calls[i];
+        unsigned t = c->tid;
+        switch (c->kind) {
+        case C_INSTR:
+            if (rnseg[t] && rsegs[t][rnseg[t] - 1].kind == R_OPEN)
+                rsegs[t][rnseg[t] - 1].ninstr += c->a;
+            else
+                rsegs[t][rnseg[t]++] = (struct rseg){c->a, R_OPEN, 0};
+            break;
+        case C_DMA:
+            ref_close(t, c->a ? R_DMA_W : R_DMA_R, (long)c->b);
+            break;
+        case C_BLOCK:
+            ref_close(t, R_BLOCK, -1);
+            blk_seg[t] = rnseg[t] - 1;
+            blk_key[t] = c->a;
+            break;
+        case C_WAKE: {
+            long rec = -1;
+            unsigned w = 0;
+            for (unsigned u = 0; u < n && w < c->b; u++)
+                if (u != t && blk_seg[u] >= 0 && blk_key[u] == c->a) {
+                    if (rec < 0) {
+                        rec = nrec++;
+                        rec_time[rec] = UINT64_MAX;
+                    }
+                    rsegs[u][blk_seg[u]].arg = rec;
+                    blk_seg[u] = -1;
+                    w++;
+                }
+            if (rec >= 0)
+                ref_close(t, R_WAKE, rec);
+            break;
+        }
+        case C_ACQ:
+            if (last_rel[c->a] >= 0)
+                ref_close(t, R_BLOCK, last_rel[c->a]);
+            break;
+        case C_REL:
+            last_rel[c->a] = nrec++;
+            rec_time[last_rel[c->a]] = UINT64_MAX;
+            ref_close(t, R_WAKE, last_rel[c->a]);
+            break;
+        case C_BAR: {
+            long k = (long)(c->a % 64);
+            if (bar_cur[k] < 0 || rec_arr[bar_cur[k]] >= rec_need[bar_cur[k]]) {
+                bar_cur[k] = nrec++;
+                rec_need[bar_cur[k]] = (unsigned)c->b;
+                rec_arr[bar_cur[k]] = 0;
+            }
+            rec_arr[bar_cur[k]]++; /* recorded arrivals; reset below for the run */
+            ref_close(t, R_BAR, bar_cur[k]);
+            break;
+        }
+        case C_END:
+            ref_close(t, R_END, 0);
+            break;
+        }
+    }
+    for (unsigned i = 0; i < nrec; i++)
+        rec_arr[i] = 0;
+}
+
+struct rstate {
+    unsigned idx;
+    uint64_t issued, next_ok, pend, end;
+    int state; /* 0 run, 1 blocked, 2 done */
+    int pending;
+    long dep;
+    uint64_t instr;
+};
+
+static struct rstate rs[OP_TIMING_MAX_TASKLETS];
+static uint64_t r_engine, r_busy, r_bytes[2];
+static unsigned r_n, r_ndone;
+
+static void ref_unblock(long rec, uint64_t c)
+{
+    for (unsigned u = 0; u < r_n; u++)
+        if (rs[u].state == 1 && rs[u].dep == rec) {
+            rs[u].state = 0;
+            rs[u].pending = 1;
+            rs[u].pend = c + 1;
+            if (rs[u].next_ok < c + 1)
+                rs[u].next_ok = c + 1;
+        }
+}
+
+/* tasklet t is at the end of its segment's instructions at cycle c */
+static void ref_process(unsigned t, uint64_t c, int fi)
+{
+    struct rstate *p = &rs[t];
+    for (;;) {
+        struct rseg *g = &rsegs[t][p->idx];
+        if (g->ninstr > p->issued)
+            return;
+        p->idx++;
+        p->issued = 0;
+        switch (g->kind) {
+        case R_WAKE:
+            rec_time[g->arg] = c;
+            ref_unblock(g->arg, c);
+            break;
+        case R_DMA_R:
+        case R_DMA_W: {
+            uint64_t lat = (uint64_t)(g->kind == R_DMA_W ? 61 : 77) + (uint64_t)g->arg / 2;
+            uint64_t start = c > r_engine ? c : r_engine;
+            r_engine = start + lat;
+            r_busy += lat;
+            r_bytes[g->kind == R_DMA_W] += (uint64_t)g->arg;
+            p->pending = 1;
+            p->pend = r_engine;
+            if (p->next_ok < r_engine)
+                p->next_ok = r_engine;
+            return;
+        }
+        case R_BLOCK:
+            if (g->arg < 0 || rec_time[g->arg] == UINT64_MAX) {
+                p->state = 1;
+                p->dep = g->arg;
+                return;
+            }
+            if (p->next_ok < rec_time[g->arg] + 1)
+                p->next_ok = rec_time[g->arg] + 1;
+            if (rec_time[g->arg] + 1 > c) {
+                p->pending = 1;
+                p->pend = rec_time[g->arg] + 1;
+                return;
+            }
+            break;
+        case R_BAR:
+            if (++rec_arr[g->arg] < rec_need[g->arg]) {
+                p->state = 1;
+                p->dep = g->arg;
+                return;
+            }
+            ref_unblock(g->arg, c);
+            break;
+        default: /* END */
+            p->state = 2;
+            p->end = fi ? c + 1 : c;
+            r_ndone++;
+            return;
+        }
+    }
+}
+
+static void ref_run(unsigned n, struct op_dpu_result *res)
+{
+    memset(rs, 0, sizeof rs);
+    r_n = n;
+    r_ndone = 0;
+    r_engine = r_busy = r_bytes[0] = r_bytes[1] = 0;
+    for (unsigned t = 0; t < n; t++)
+        rs[t].pending = 1; /* arrives at cycle 0 */
+    unsigned rr = n - 1;
+    uint64_t c;
+    int deadlock = 0;
+    for (c = 0;; c++) {
+        for (unsigned t = 0; t < n; t++)
+            if (rs[t].state == 0 && rs[t].pending && rs[t].pend == c) {
+                rs[t].pending = 0;
+                ref_process(t, c, 0);
+            }
+        for (unsigned k = 1; k <= n; k++) {
+            unsigned t = (rr + k) % n;
+            if (rs[t].state == 0 && !rs[t].pending && rs[t].next_ok <= c) {
+                rs[t].instr++;
+                rs[t].issued++;
+                rs[t].next_ok = c + 11;
+                rr = t;
+                ref_process(t, c, 1);
+                break;
+            }
+        }
+        if (r_ndone == n)
+            break;
+        int alive = 0;
+        for (unsigned t = 0; t < n; t++)
+            alive |= rs[t].state == 0;
+        if (!alive) {
+            deadlock = 1;
+            break;
+        }
+    }
+    memset(res, 0, sizeof *res);
+    for (unsigned t = 0; t < n; t++) {
+        res->tasklet_instructions[t] = rs[t].instr;
+        res->instructions += rs[t].instr;
+        res->tasklet_end_cycle[t] = rs[t].state == 2 ? rs[t].end : c;
+        if (res->tasklet_end_cycle[t] > res->cycles)
+            res->cycles = res->tasklet_end_cycle[t];
+    }
+    res->dma_read_bytes = r_bytes[0];
+    res->dma_write_bytes = r_bytes[1];
+    res->dma_busy_cycles = r_busy;
+    res->deadlock = deadlock;
+}
+
+/* Feed the recorded calls to the library; query mode 0: never, 1: after
+ * every call, 2: at random points (each query advances the model). */
+static void lib_run(struct op_dpu_trace *tr, unsigned n, int qmode, struct op_dpu_result *res)
+{
+    op_dpu_trace_begin(tr, &D, n);
+    for (size_t i = 0; i < ncalls; i++) {
+        struct call *c = &calls[i];
+        switch (c->kind) {
+        case C_INSTR:
+            op_dpu_trace_instr(tr, c->tid, c->a);
+            break;
+        case C_DMA:
+            op_dpu_trace_dma(tr, c->tid, (int)c->a, (uint32_t)c->b);
+            break;
+        case C_BLOCK:
+            op_dpu_trace_block(tr, c->tid, (uintptr_t)c->a);
+            break;
+        case C_WAKE:
+            op_dpu_trace_wake(tr, c->tid, (uintptr_t)c->a, (unsigned)c->b);
+            break;
+        case C_ACQ:
+            op_dpu_trace_acquire(tr, c->tid, (uintptr_t)c->a);
+            break;
+        case C_REL:
+            op_dpu_trace_release(tr, c->tid, (uintptr_t)c->a);
+            break;
+        case C_BAR:
+            op_dpu_trace_barrier(tr, c->tid, (uintptr_t)c->a, (unsigned)c->b);
+            break;
+        case C_END:
+            op_dpu_trace_end(tr, c->tid);
+            break;
+        }
+        if (qmode == 1 || (qmode == 2 && rndn(7) == 0))
+            (void)op_dpu_trace_tasklet_cycles(tr, c->tid);
+    }
+    CHECK(op_dpu_model_run(tr, res) == 0);
+}
+
+static int same(const struct op_dpu_result *a, const struct op_dpu_result *b, unsigned n)
+{
+    if (a->cycles != b->cycles || a->instructions != b->instructions || a->dma_read_bytes != b->dma_read_bytes ||
+        a->dma_write_bytes != b->dma_write_bytes || a->dma_busy_cycles != b->dma_busy_cycles ||
+        a->deadlock != b->deadlock)
+        return 0;
+    for (unsigned t = 0; t < n; t++)
+        if (a->tasklet_instructions[t] != b->tasklet_instructions[t] ||
+            a->tasklet_end_cycle[t] != b->tasklet_end_cycle[t])
+            return 0;
+    return 1;
+}
+
+static void test_random(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    unsigned mismatches = 0, runs = 0;
+    for (unsigned iter = 0; iter < 600; iter++) {
+        rng_state = 0x9E3779B97F4A7C15ull * (iter + 1);
+        unsigned n = 1 + rndn(24);
+        if (iter % 5 == 0)
+            n = 11 + rndn(14);
+        gen_trace(n, (int)(iter & 1));
+        ref_build(n);
+        struct op_dpu_result ref, lib;
+        ref_run(n, &ref);
+        for (int q = 0; q < 3; q++) {
+            lib_run(tr, n, q, &lib);
+            runs++;
+            if (!same(&ref, &lib, n)) {
+                if (mismatches++ < 5)
+                    fprintf(stderr, "random trace %u (n=%u, qmode %d): lib %llu cycles, ref %llu\n", iter, n, q,
+                            (unsigned long long)lib.cycles, (unsigned long long)ref.cycles);
+            }
+        }
+    }
+    printf("random traces: %u runs compared with the cycle-by-cycle reference, %u mismatches\n", runs,
+           mismatches);
+    CHECK(mismatches == 0);
+    op_dpu_trace_free(tr);
+}
+
+static void test_speed(void)
+{
+    /* event-heavy: 16 tasklets x 20000 x (20 instr + 64-B read) */
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+    clock_t c0 = clock();
+    op_dpu_trace_begin(tr, &D, 16);
+    for (int i = 0; i < 20000; i++)
+        for (unsigned t = 0; t < 16; t++) {
+            op_dpu_trace_instr(tr, t, 20);
+            op_dpu_trace_dma(tr, t, 0, 64);
+        }
+    for (unsigned t = 0; t < 16; t++)
+        op_dpu_trace_end(tr, t);
+    op_dpu_model_run(tr, &r);
+    double s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    printf("event-heavy trace: %llu events, %llu instructions, %llu cycles (IPC %.3f) in %.3f s = %.0f ns/event\n",
+           16ull * 20000, (unsigned long long)r.instructions, (unsigned long long)r.cycles, r.ipc, s,
+           s * 1e9 / (16.0 * 20000));
+    CHECK_EQ_U64(r.instructions, 16ull * 20000 * 20);
+    /* the DMA engine bounds it: 16*20000 DMAs of 77+32 cycles */
+    CHECK(r.cycles >= 16ull * 20000 * 109);
+    /* compute-heavy segments between events: analytic */
+    c0 = clock();
+    op_dpu_trace_begin(tr, &D, 16);
+    for (int i = 0; i < 2000; i++)
+        for (unsigned t = 0; t < 16; t++) {
+            op_dpu_trace_instr(tr, t, 100000);
+            op_dpu_trace_dma(tr, t, 1, 2048);
+        }
+    for (unsigned t = 0; t < 16; t++)
+        op_dpu_trace_end(tr, t);
+    op_dpu_model_run(tr, &r);
+    s = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    printf("compute-heavy trace: %llu instructions, %llu cycles (IPC %.3f) in %.3f s\n",
+           (unsigned long long)r.instructions, (unsigned long long)r.cycles, r.ipc, s);
+    CHECK(r.ipc > 0.99);
+    op_dpu_trace_free(tr);
+}
+
+int main(void)
+{
+    op_machine_desc_preset("v1A", &D);
+    test_pipeline();
+    test_dma();
+    test_sync();
+    test_tasklet_cycles();
+    test_random();
+    test_speed();
+    return check_done("test_dpu_model");
+}
