@@ -154,6 +154,25 @@ dpu_error_t dpu_callback(struct dpu_set_t dpu_set, dpu_error_t (*callback)(struc
     return DPU_OK;
 }
 
+dpu_error_t openpim_get_dpu_stats(struct dpu_set_t dpu, struct openpim_dpu_stats *stats)
+{
+    dpu_error_t rc = op_set_check(dpu);
+    if (rc != DPU_OK)
+        return rc;
+    if (dpu.kind != DPU_SET_DPU || !stats)
+        return DPU_ERR_INVALID_DPU_SET;
+    const struct op_dpu_result *m = &op_machine_result(op_sdk_machine(), dpu.dpu->id)->model;
+    memset(stats, 0, sizeof *stats);
+    stats->cycles = m->cycles;
+    stats->instructions = m->instructions;
+    for (unsigned t = 0; t < 24 && t < OP_TIMING_MAX_TASKLETS; t++)
+        stats->tasklet_instructions[t] = m->tasklet_instructions[t];
+    stats->dma_read_bytes = m->dma_read_bytes;
+    stats->dma_write_bytes = m->dma_write_bytes;
+    stats->time_us = op_cycles_to_us(&op_machine_config(op_sdk_machine())->desc, m->cycles);
+    return DPU_OK;
+}
+
 dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info)
 {
     dpu_error_t rc = op_set_check(dpu);

@@ -194,6 +194,11 @@ void op_record_launch(struct dpu_set_t set, double real_start_us)
     account(us, real_start_us);
 }
 
+double openpim_modelled_time_us(void)
+{
+    return R.model_us;
+}
+
 double op_record_clock_us(void)
 {
     return R.model_us;

@@ -165,6 +165,20 @@ dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info);
  * first allocation). */
 dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes);
 
+/* What the timing model says about the last launch of one DPU. */
+struct openpim_dpu_stats {
+    uint64_t cycles;        /* modelled DPU cycles of the launch */
+    uint64_t instructions;  /* DPU instructions of all tasklets */
+    uint64_t tasklet_instructions[24];
+    uint64_t dma_read_bytes, dma_write_bytes;
+    double time_us;         /* cycles at the DPU's clock */
+};
+dpu_error_t openpim_get_dpu_stats(struct dpu_set_t dpu, struct openpim_dpu_stats *stats);
+
+/* Modelled time of all SDK work (transfers and launches) so far, in
+ * microseconds: what the run would have spent in the SDK on real hardware. */
+double openpim_modelled_time_us(void);
+
 #ifdef __cplusplus
 }
 #endif
