@@ -48,11 +48,11 @@ static inline void store64(uint8_t *p, uint64_t v)
 /* r[a] byte b <-> r[b] byte a, in three stages of block swaps (4, 2, 1 bytes):
  * for rows x and x+s (x & s == 0) the bytes of row x at columns c+s and of row
  * x+s at columns c (c & s == 0) are exchanged. */
-#define SWAP_STAGE(a, b, s, mask)                                  \
-    do {                                                           \
-        uint64_t t_ = (((a) >> (8 * (s))) ^ (b)) & (mask);         \
-        (b) ^= t_;                                                 \
-        (a) ^= t_ << (8 * (s));                                    \
+#define SWAP_STAGE(a, b, s, mask)                                                                                      \
+    do {                                                                                                               \
+        uint64_t t_ = (((a) >> (8 * (s))) ^ (b)) & (mask);                                                             \
+        (b) ^= t_;                                                                                                     \
+        (a) ^= t_ << (8 * (s));                                                                                        \
     } while (0)
 
 static inline void transpose8x8(uint64_t r[8])
@@ -149,7 +149,11 @@ static size_t default_nt_threshold(void)
 #ifdef _SC_LEVEL3_CACHE_SIZE
     l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
 #endif
-    size_t t = l3 > 0 ? (size_t)l3 / 2 : (size_t)8 << 20;
+    /* a quarter of the last-level cache (source and destination both pass
+     * through it), within [1 MiB, 8 MiB]; some VMs report an inflated L3 */
+    size_t t = l3 > 0 ? (size_t)l3 / 4 : (size_t)8 << 20;
+    if (t > ((size_t)8 << 20))
+        t = (size_t)8 << 20;
     return t < ((size_t)1 << 20) ? (size_t)1 << 20 : t;
 }
 
@@ -188,9 +192,9 @@ static inline bool want_nt(size_t lines)
 #define TGT_AVX2_FN __attribute__((target("avx2"))) static
 
 /* Tables of 64 bytes written as expressions of the byte position p. */
-#define REP8(f, c, b) f(c, (b) + 0), f(c, (b) + 1), f(c, (b) + 2), f(c, (b) + 3), f(c, (b) + 4), f(c, (b) + 5), \
+#define REP8(f, c, b) f(c, (b) + 0), f(c, (b) + 1), f(c, (b) + 2), f(c, (b) + 3), f(c, (b) + 4), f(c, (b) + 5),        \
                       f(c, (b) + 6), f(c, (b) + 7)
-#define REP64(f, c) REP8(f, c, 0), REP8(f, c, 8), REP8(f, c, 16), REP8(f, c, 24), REP8(f, c, 32), REP8(f, c, 40), \
+#define REP64(f, c) REP8(f, c, 0), REP8(f, c, 8), REP8(f, c, 16), REP8(f, c, 24), REP8(f, c, 32), REP8(f, c, 40),      \
                     REP8(f, c, 48), REP8(f, c, 56)
 #define BIT(p, b) (((p) >> (b)) & 1)
 
@@ -380,87 +384,87 @@ TGT_BW void bw_gather_block(__m512i v[8])
 /* Full blocks of 8 lines; the last partial block and the words before the
  * destination is aligned for non-temporal stores use masked loads/stores. */
 
-#define DEFINE_AVX512_IMPL(NAME, TGT, TGT_FN, SCATTER_BLOCK, SCATTER_REG, GATHER_BLOCK, GATHER_REG)                 \
-    TGT void NAME##_scatter_part(const uint8_t *lines, size_t n, uint8_t *const dpu[8])                             \
-    {                                                                                                              \
-        __m512i v[8];                                                                                              \
-        for (size_t i = 0; i < 8; i++)                                                                             \
-            v[i] = i < n ? _mm512_loadu_si512(lines + 64 * i) : _mm512_setzero_si512();                             \
-        SCATTER_BLOCK(v);                                                                                          \
-        __mmask8 m = (__mmask8)((1u << n) - 1);                                                                    \
-        for (int k = 0; k < 8; k++)                                                                                \
-            _mm512_mask_storeu_epi64(dpu[k], m, v[SCATTER_REG(k)]);                                                \
-    }                                                                                                              \
-    TGT void NAME##_scatter_run(const uint8_t *lines, size_t n, uint8_t *const dpu[8], bool nt)                    \
-    {                                                                                                              \
-        size_t i = 0;                                                                                              \
-        for (; i + 8 <= n; i += 8) {                                                                               \
-            __m512i v[8];                                                                                          \
-            for (int l = 0; l < 8; l++)                                                                            \
-                v[l] = _mm512_loadu_si512(lines + 64 * (i + l));                                                   \
-            SCATTER_BLOCK(v);                                                                                      \
-            if (nt)                                                                                                \
-                for (int k = 0; k < 8; k++)                                                                        \
-                    _mm512_stream_si512((void *)(dpu[k] + 8 * i), v[SCATTER_REG(k)]);                              \
-            else                                                                                                   \
-                for (int k = 0; k < 8; k++)                                                                        \
-                    _mm512_storeu_si512(dpu[k] + 8 * i, v[SCATTER_REG(k)]);                                        \
-        }                                                                                                          \
-        if (i < n) {                                                                                               \
-            uint8_t *d[8];                                                                                         \
-            advance(d, dpu, i);                                                                                    \
-            NAME##_scatter_part(lines + 64 * i, n - i, d);                                                         \
-        }                                                                                                          \
-    }                                                                                                              \
-    TGT_FN void NAME##_to_dpus(const uint8_t *lines, size_t n, uint8_t *const dpu[8])                              \
-    {                                                                                                              \
-        size_t peel;                                                                                               \
-        if (want_nt(n) && common_alignment(dpu, 64, &peel)) {                                 \
-            if (peel > n)                                                                                          \
-                peel = n;                                                                                          \
-            if (peel)                                                                                              \
-                NAME##_scatter_part(lines, peel, dpu);                                                             \
-            uint8_t *d[8];                                                                                         \
-            advance(d, dpu, peel);                                                                                 \
-            NAME##_scatter_run(lines + 64 * peel, n - peel, d, true);                                              \
-            _mm_sfence();                                                                                          \
-        } else {                                                                                                   \
-            NAME##_scatter_run(lines, n, dpu, false);                                                              \
-        }                                                                                                          \
-    }                                                                                                              \
-    TGT void NAME##_gather_run(const uint8_t *const dpu[8], size_t n, uint8_t *lines, bool nt)                     \
-    {                                                                                                              \
-        size_t i = 0;                                                                                              \
-        for (; i + 8 <= n; i += 8) {                                                                               \
-            __m512i v[8];                                                                                          \
-            for (int k = 0; k < 8; k++)                                                                            \
-                v[k] = _mm512_loadu_si512(dpu[k] + 8 * i);                                                         \
-            GATHER_BLOCK(v);                                                                                       \
-            if (nt)                                                                                                \
-                for (int l = 0; l < 8; l++)                                                                        \
-                    _mm512_stream_si512((void *)(lines + 64 * (i + l)), v[GATHER_REG(l)]);                         \
-            else                                                                                                   \
-                for (int l = 0; l < 8; l++)                                                                        \
-                    _mm512_storeu_si512(lines + 64 * (i + l), v[GATHER_REG(l)]);                                   \
-        }                                                                                                          \
-        if (i < n) {                                                                                               \
-            __mmask8 m = (__mmask8)((1u << (n - i)) - 1);                                                          \
-            __m512i v[8];                                                                                          \
-            for (int k = 0; k < 8; k++)                                                                            \
-                v[k] = _mm512_maskz_loadu_epi64(m, dpu[k] + 8 * i);                                                \
-            GATHER_BLOCK(v);                                                                                       \
-            for (size_t l = 0; l < n - i; l++)                                                                     \
-                _mm512_storeu_si512(lines + 64 * (i + l), v[GATHER_REG(l)]);                                       \
-        }                                                                                                          \
-    }                                                                                                              \
-    TGT_FN void NAME##_to_domain(const uint8_t *const dpu[8], size_t n, uint8_t *lines)                            \
-    {                                                                                                              \
-        if (want_nt(n) && ((uintptr_t)lines & 63) == 0) {                                                          \
-            NAME##_gather_run(dpu, n, lines, true);                                                                \
-            _mm_sfence();                                                                                          \
-        } else {                                                                                                   \
-            NAME##_gather_run(dpu, n, lines, false);                                                               \
-        }                                                                                                          \
+#define DEFINE_AVX512_IMPL(NAME, TGT, TGT_FN, SCATTER_BLOCK, SCATTER_REG, GATHER_BLOCK, GATHER_REG)                    \
+    TGT void NAME##_scatter_part(const uint8_t *lines, size_t n, uint8_t *const dpu[8])                                \
+    {                                                                                                                  \
+        __m512i v[8];                                                                                                  \
+        _Pragma("GCC unroll 8") for (size_t i = 0; i < 8; i++)                                                         \
+            v[i] = i < n ? _mm512_loadu_si512(lines + 64 * i) : _mm512_setzero_si512();                                \
+        SCATTER_BLOCK(v);                                                                                              \
+        __mmask8 m = (__mmask8)((1u << n) - 1);                                                                        \
+        _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)                                                            \
+            _mm512_mask_storeu_epi64(dpu[k], m, v[SCATTER_REG(k)]);                                                    \
+    }                                                                                                                  \
+    TGT void NAME##_scatter_run(const uint8_t *lines, size_t n, uint8_t *const dpu[8], bool nt)                        \
+    {                                                                                                                  \
+        size_t i = 0;                                                                                                  \
+        for (; i + 8 <= n; i += 8) {                                                                                   \
+            __m512i v[8];                                                                                              \
+            _Pragma("GCC unroll 8") for (int l = 0; l < 8; l++)                                                        \
+                v[l] = _mm512_loadu_si512(lines + 64 * (i + l));                                                       \
+            SCATTER_BLOCK(v);                                                                                          \
+            if (nt)                                                                                                    \
+                _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)                                                    \
+                    _mm512_stream_si512((void *)(dpu[k] + 8 * i), v[SCATTER_REG(k)]);                                  \
+            else                                                                                                       \
+                _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)                                                    \
+                    _mm512_storeu_si512(dpu[k] + 8 * i, v[SCATTER_REG(k)]);                                            \
+        }                                                                                                              \
+        if (i < n) {                                                                                                   \
+            uint8_t *d[8];                                                                                             \
+            advance(d, dpu, i);                                                                                        \
+            NAME##_scatter_part(lines + 64 * i, n - i, d);                                                             \
+        }                                                                                                              \
+    }                                                                                                                  \
+    TGT_FN void NAME##_to_dpus(const uint8_t *lines, size_t n, uint8_t *const dpu[8])                                  \
+    {                                                                                                                  \
+        size_t peel;                                                                                                   \
+        if (want_nt(n) && common_alignment(dpu, 64, &peel)) {                                                          \
+            if (peel > n)                                                                                              \
+                peel = n;                                                                                              \
+            if (peel)                                                                                                  \
+                NAME##_scatter_part(lines, peel, dpu);                                                                 \
+            uint8_t *d[8];                                                                                             \
+            advance(d, dpu, peel);                                                                                     \
+            NAME##_scatter_run(lines + 64 * peel, n - peel, d, true);                                                  \
+            _mm_sfence();                                                                                              \
+        } else {                                                                                                       \
+            NAME##_scatter_run(lines, n, dpu, false);                                                                  \
+        }                                                                                                              \
+    }                                                                                                                  \
+    TGT void NAME##_gather_run(const uint8_t *const dpu[8], size_t n, uint8_t *lines, bool nt)                         \
+    {                                                                                                                  \
+        size_t i = 0;                                                                                                  \
+        for (; i + 8 <= n; i += 8) {                                                                                   \
+            __m512i v[8];                                                                                              \
+            _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)                                                        \
+                v[k] = _mm512_loadu_si512(dpu[k] + 8 * i);                                                             \
+            GATHER_BLOCK(v);                                                                                           \
+            if (nt)                                                                                                    \
+                _Pragma("GCC unroll 8") for (int l = 0; l < 8; l++)                                                    \
+                    _mm512_stream_si512((void *)(lines + 64 * (i + l)), v[GATHER_REG(l)]);                             \
+            else                                                                                                       \
+                _Pragma("GCC unroll 8") for (int l = 0; l < 8; l++)                                                    \
+                    _mm512_storeu_si512(lines + 64 * (i + l), v[GATHER_REG(l)]);                                       \
+        }                                                                                                              \
+        if (i < n) {                                                                                                   \
+            __mmask8 m = (__mmask8)((1u << (n - i)) - 1);                                                              \
+            __m512i v[8];                                                                                              \
+            _Pragma("GCC unroll 8") for (int k = 0; k < 8; k++)                                                        \
+                v[k] = _mm512_maskz_loadu_epi64(m, dpu[k] + 8 * i);                                                    \
+            GATHER_BLOCK(v);                                                                                           \
+            _Pragma("GCC unroll 8") for (size_t l = 0; l < 8; l++) if (l < n - i)                                      \
+                _mm512_storeu_si512(lines + 64 * (i + l), v[GATHER_REG(l)]);                                           \
+        }                                                                                                              \
+    }                                                                                                                  \
+    TGT_FN void NAME##_to_domain(const uint8_t *const dpu[8], size_t n, uint8_t *lines)                                \
+    {                                                                                                                  \
+        if (want_nt(n) && ((uintptr_t)lines & 63) == 0) {                                                              \
+            NAME##_gather_run(dpu, n, lines, true);                                                                    \
+            _mm_sfence();                                                                                              \
+        } else {                                                                                                       \
+            NAME##_gather_run(dpu, n, lines, false);                                                                   \
+        }                                                                                                              \
     }
 
 DEFINE_AVX512_IMPL(vbmi, TGT_VBMI, TGT_VBMI_FN, vbmi_scatter_block, VBMI_SCATTER_REG, vbmi_gather_block,
@@ -535,37 +539,58 @@ TGT_AVX2 void avx2_gather_block(__m256i v[8])
     }
 }
 
+/* Lines l .. l+3 -> v[k] = their 4 words of chip k. */
+TGT_AVX2 void avx2_scatter4(const uint8_t *l, __m256i v[8])
+{
+    __m256i t[8];
+#pragma GCC unroll 8
+    for (int r = 0; r < 8; r++) {
+        size_t i0 = (size_t)(r >> 2), off = 16 * (size_t)(r & 3);
+        __m128i lo = _mm_loadu_si128((const __m128i *)(l + 64 * i0 + off));
+        __m128i hi = _mm_loadu_si128((const __m128i *)(l + 64 * (2 + i0) + off));
+        t[r] = _mm256_inserti128_si256(_mm256_castsi128_si256(lo), hi, 1);
+    }
+    avx2_scatter_block(t);
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++)
+        v[k] = t[((k & 1) << 2) | (k & 2) | ((k >> 2) & 1)];
+}
+
+/* With nt, the DPU pointers are 64-byte aligned: blocks of 8 lines write whole
+ * 64-byte lines of each DPU, which is what write-combining wants. */
 TGT_AVX2 void avx2_scatter_run(const uint8_t *lines, size_t n, uint8_t *const dpu[8], bool nt)
 {
-    for (size_t i = 0; i + 4 <= n; i += 4) {
-        const uint8_t *l = lines + 64 * i;
-        __m256i v[8];
-        for (int r = 0; r < 8; r++) {
-            size_t i0 = (size_t)(r >> 2), off = 16 * (size_t)(r & 3);
-            v[r] = _mm256_inserti128_si256(_mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(l + 64 * i0 + off))),
-                                           _mm_loadu_si128((const __m128i *)(l + 64 * (2 + i0) + off)), 1);
-        }
-        avx2_scatter_block(v);
-        for (int k = 0; k < 8; k++) {
-            __m256i x = v[((k & 1) << 2) | (k & 2) | ((k >> 2) & 1)];
-            if (nt)
-                _mm256_stream_si256((__m256i *)(dpu[k] + 8 * i), x);
-            else
-                _mm256_storeu_si256((__m256i *)(dpu[k] + 8 * i), x);
+    size_t i = 0;
+    if (nt) {
+        for (; i + 8 <= n; i += 8) {
+            __m256i a[8], b[8];
+            avx2_scatter4(lines + 64 * i, a);
+            avx2_scatter4(lines + 64 * (i + 4), b);
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; k++) {
+                _mm256_stream_si256((__m256i *)(dpu[k] + 8 * i), a[k]);
+                _mm256_stream_si256((__m256i *)(dpu[k] + 8 * i + 32), b[k]);
+            }
         }
     }
-    size_t done = n & ~(size_t)3;
-    if (done < n) {
+    for (; i + 4 <= n; i += 4) {
+        __m256i v[8];
+        avx2_scatter4(lines + 64 * i, v);
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; k++)
+            _mm256_storeu_si256((__m256i *)(dpu[k] + 8 * i), v[k]);
+    }
+    if (i < n) {
         uint8_t *d[8];
-        advance(d, dpu, done);
-        scalar_to_dpus(lines + 64 * done, n - done, d);
+        advance(d, dpu, i);
+        scalar_to_dpus(lines + 64 * i, n - i, d);
     }
 }
 
 TGT_AVX2_FN void avx2_to_dpus(const uint8_t *lines, size_t n, uint8_t *const dpu[8])
 {
     size_t peel;
-    if (want_nt(n) && common_alignment(dpu, 32, &peel)) {
+    if (want_nt(n) && common_alignment(dpu, 64, &peel)) {
         if (peel > n)
             peel = n;
         scalar_to_dpus(lines, peel, dpu);
@@ -578,25 +603,34 @@ TGT_AVX2_FN void avx2_to_dpus(const uint8_t *lines, size_t n, uint8_t *const dpu
     }
 }
 
+/* With nt, `lines` is 64-byte aligned; each line's two halves are stored one
+ * after the other. */
 TGT_AVX2 void avx2_gather_run(const uint8_t *const dpu[8], size_t n, uint8_t *lines, bool nt)
 {
     for (size_t i = 0; i + 4 <= n; i += 4) {
         __m256i v[8];
+#pragma GCC unroll 8
         for (int k = 0; k < 8; k++)
             v[k] = _mm256_loadu_si256((const __m256i *)(dpu[k] + 8 * i));
         avx2_gather_block(v);
-        /* pair reg bit 2 (j1): 32 bytes (j2) of lines i1 = 0 and 1 */
+        /* v[r], r = (j1 j2 i0): pairing reg bit 2 (j1) gives bytes 32 j2 .. 32 j2 + 31
+         * of line i0 (low lanes) and of line 2 + i0 (high lanes) */
+        __m256i out[4][2]; /* [line][j2] */
+#pragma GCC unroll 4
         for (int r = 0; r < 4; r++) {
-            size_t j2 = (size_t)(r >> 1), i0 = (size_t)(r & 1);
-            __m256i lo = _mm256_permute2x128_si256(v[r], v[r | 4], 0x20);
-            __m256i hi = _mm256_permute2x128_si256(v[r], v[r | 4], 0x31);
-            uint8_t *p0 = lines + 64 * (i + i0) + 32 * j2, *p1 = lines + 64 * (i + 2 + i0) + 32 * j2;
+            int j2 = r >> 1, i0 = r & 1;
+            out[i0][j2] = _mm256_permute2x128_si256(v[r], v[r | 4], 0x20);
+            out[2 + i0][j2] = _mm256_permute2x128_si256(v[r], v[r | 4], 0x31);
+        }
+#pragma GCC unroll 4
+        for (int l = 0; l < 4; l++) {
+            uint8_t *p = lines + 64 * (i + (size_t)l);
             if (nt) {
-                _mm256_stream_si256((__m256i *)p0, lo);
-                _mm256_stream_si256((__m256i *)p1, hi);
+                _mm256_stream_si256((__m256i *)p, out[l][0]);
+                _mm256_stream_si256((__m256i *)(p + 32), out[l][1]);
             } else {
-                _mm256_storeu_si256((__m256i *)p0, lo);
-                _mm256_storeu_si256((__m256i *)p1, hi);
+                _mm256_storeu_si256((__m256i *)p, out[l][0]);
+                _mm256_storeu_si256((__m256i *)(p + 32), out[l][1]);
             }
         }
     }
@@ -610,7 +644,7 @@ TGT_AVX2 void avx2_gather_run(const uint8_t *const dpu[8], size_t n, uint8_t *li
 
 TGT_AVX2_FN void avx2_to_domain(const uint8_t *const dpu[8], size_t n, uint8_t *lines)
 {
-    if (want_nt(n) && ((uintptr_t)lines & 31) == 0) {
+    if (want_nt(n) && ((uintptr_t)lines & 63) == 0) {
         avx2_gather_run(dpu, n, lines, true);
         _mm_sfence();
     } else {

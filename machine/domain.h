@@ -26,9 +26,10 @@
  *
  * Three implementations, chosen once at run time from the CPU's features:
  * AVX-512 (with VBMI byte permutes if available, else AVX-512BW), AVX2, and
- * portable C; all give byte-identical results.  Large conversions (beyond
- * about half the last-level cache) use non-temporal stores where the
- * destination alignment allows.  All functions are thread-safe; buffers may
+ * portable C; all give byte-identical results.  Large conversions (from a
+ * quarter of the last-level cache, within 1..8 MiB) use non-temporal stores
+ * where the destination is 64-byte aligned (for the scatter: all 8 DPU
+ * pointers at the same offset modulo 64, a multiple of 8).  All functions are thread-safe; buffers may
  * have any alignment and must not overlap. */
 #ifndef OPENPIM_DOMAIN_H
 #define OPENPIM_DOMAIN_H
@@ -58,8 +59,8 @@ const char *op_domain_impl_name(void);
 int op_domain_force_impl(const char *name);
 
 /* Conversions of at least this many bytes use non-temporal stores (when the
- * destination is suitably aligned).  0 restores the default (half the
- * last-level cache, at least 1 MiB); SIZE_MAX turns them off.  For
+ * destination is suitably aligned).  0 restores the default (a quarter of
+ * the last-level cache, within 1..8 MiB); SIZE_MAX turns them off.  For
  * benchmarks; not to be called while other threads convert. */
 void op_domain_set_nt_threshold(size_t bytes);
 size_t op_domain_nt_threshold(void);

@@ -63,7 +63,7 @@ static int read_symbols(struct op_image *img, const Elf64_Shdr *sh, unsigned shn
     for (unsigned i = 0; i < shnum; i++) {
         if (sh[i].sh_type != SHT_SYMTAB)
             continue;
-        if (sh[i].sh_link >= shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) ||
+        if (sh[i].sh_link >= shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_offset % 8 ||
             !in_file(img, sh[i].sh_offset, sh[i].sh_size))
             return fail(err, errlen, "corrupt symbol table");
         const Elf64_Shdr *strs = &sh[sh[i].sh_link];
@@ -173,7 +173,7 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
         fail(err, errlen, "not an ELF file");
     } else if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC) {
         fail(err, errlen, "not an OpenPIM DPU image (build it with OpenPIM's dpu-upmem-dpurte-clang)");
-    } else if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 ||
+    } else if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shoff % 8 ||
                !in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
         fail(err, errlen, "corrupt section header table");
     } else {
@@ -207,6 +207,13 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
         img->sym_boot = meta(img, "__op_boot", &missing);
         img->sym_tasklet_main = meta(img, "__op_tasklet_main", &missing);
         img->sym_icount = meta(img, "__op_icount", &missing);
+        /* optional (older images have none); the worker writes it: only inside .opbss */
+        const struct op_symbol *costs = op_image_symbol(img, "__op_costs");
+        if (costs && costs->size >= 4 && costs->addr % 4 == 0 && costs->addr >= img->opbss_addr &&
+            (uint64_t)costs->addr + costs->size <= (uint64_t)img->opbss_addr + img->opbss_len) {
+            img->sym_costs = costs->addr;
+            img->nr_costs = costs->size / 4;
+        }
         if (missing)
             rc = fail(err, errlen, "not an OpenPIM DPU image (runtime symbols missing)");
         else if (img->nr_tasklets < 1 || img->nr_tasklets > OP_MAX_TASKLETS)

@@ -36,6 +36,9 @@ struct op_image {
     uint32_t used_mram_end;  /* __sys_used_mram_end */
     /* runtime entry points (dpu_abi.h) */
     uint32_t sym_env, sym_boot, sym_tasklet_main, sym_icount;
+    /* __op_costs (op_cost_slots.h), in the runtime scratch (.opbss), and its
+     * number of 32-bit slots; 0, 0 in images built before it existed */
+    uint32_t sym_costs, nr_costs;
     struct op_symbol *syms;
     size_t nr_syms;
 };

@@ -128,6 +128,8 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         fail(err, errlen, "cannot map the emulated memory of %u DPUs: %s", m->nr_dpus, strerror(errno));
         goto bad;
     }
+    m->ctrl->magic = OP_CTRL_MAGIC;
+    m->ctrl->layout = OP_CTRL_LAYOUT;
     m->ctrl->nr_dpus = m->nr_dpus;
     m->ctrl->wram_size = m->wram_size;
     m->ctrl->mram_size = m->mram_size;
@@ -413,17 +415,30 @@ static void describe_death(int status, char *buf, size_t len)
         snprintf(buf, len, "the worker running this DPU exited with status %d", WEXITSTATUS(status));
 }
 
+static int work_left(struct op_ctrl *c)
+{
+    for (unsigned w = 0; w < c->nr_chunks; w++)
+        if (atomic_load(&c->chunks[w].next) < c->chunks[w].end)
+            return 1;
+    return 0;
+}
+
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
 {
     struct op_ctrl *c = m->ctrl;
     for (uint32_t i = 0; i < n; i++)
         op_ctrl_list(c)[i] = dpus[i];
     c->launch_count = n;
-    atomic_store(&c->launch_next, 0);
-    for (int rounds = 0; atomic_load(&c->launch_next) < n; rounds++) {
+    unsigned want = m->nr_workers < n ? m->nr_workers : n;
+    c->nr_chunks = want;
+    for (unsigned w = 0; w < want; w++) {
+        c->chunks[w].end = (uint32_t)((uint64_t)n * (w + 1) / want);
+        atomic_store(&c->chunks[w].next, (uint32_t)((uint64_t)n * w / want));
+    }
+    for (int rounds = 0; work_left(c); rounds++) {
         if (rounds > 3)
             return fail(err, errlen, "workers keep dying; launch abandoned");
-        unsigned want = m->nr_workers < n ? m->nr_workers : n, busy = 0;
+        unsigned busy = 0;
         uint8_t active[OP_MAX_WORKERS] = {0};
         for (unsigned i = 0; i < want; i++) {
             if (!m->workers[i].pid && start_worker(m, i, err, errlen) != 0)

@@ -36,7 +36,22 @@ struct op_worker_slot {
     int32_t pid;
 };
 
+/* Work of one worker in a launch: a contiguous slice of launch_list, so that a
+ * DPU runs on the same worker launch after launch (its MRAM pages stay mapped
+ * there); a worker whose slice is done takes from the others'. */
+struct op_chunk {
+    _Atomic uint32_t next;
+    uint32_t end;
+};
+
+/* Identifies the layout below: libdpu and openpim-worker of different builds refuse each other. */
+#define OP_CTRL_MAGIC 0x4f50494du /* "OPIM" */
+#define OP_CTRL_LAYOUT                                                                                     \
+    ((uint32_t)(sizeof(struct op_ctrl) * 131u + sizeof(struct op_dpu_status) * 7u + sizeof(struct op_dpu_program) + \
+                OP_ABI_VERSION * 1000003u))
+
 struct op_ctrl {
+    uint32_t magic, layout;
     uint32_t nr_dpus;
     uint32_t wram_size;
     uint64_t mram_size;
@@ -44,7 +59,8 @@ struct op_ctrl {
     int32_t mram_fd, wram_fd; /* host fds, reopened through /proc by workers */
     /* the launch in progress */
     uint32_t launch_count;   /* DPUs in launch_list */
-    _Atomic uint32_t launch_next;
+    uint32_t nr_chunks;
+    struct op_chunk chunks[OP_MAX_WORKERS];
     uint64_t budget_ns;      /* wall-clock budget per DPU, 0 = none */
     uint64_t memory_limit;   /* host bytes the MRAM+WRAM memfds may use */
     uint32_t nr_workers;

@@ -29,6 +29,7 @@
 #include "shared.h"
 #include "tasklets.h"
 #include "dpu_run.h"
+#include "op_costs.h"
 
 #define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
 #define NATIVE_STACK (256u << 10)
@@ -204,6 +205,12 @@ static int load_program(const struct op_dpu_program *p, char *err, size_t errlen
     uint64_t tlo = img.text_addr & ~0xfffull, thi = ((uint64_t)img.text_addr + img.text_len + 0xfff) & ~0xfffull;
     mprotect((void *)(uintptr_t)tlo, thi - tlo, PROT_READ | PROT_EXEC);
     *(struct op_env **)(uintptr_t)img.sym_env = &env;
+    if (img.sym_costs) { /* operation costs of the machine description, read by the accounting pass */
+        uint32_t slots[OP_COST_COUNT];
+        op_fill_costs(slots, &ctrl->desc.ops);
+        memcpy((void *)(uintptr_t)img.sym_costs, slots,
+               sizeof *slots * (img.nr_costs < OP_COST_COUNT ? img.nr_costs : OP_COST_COUNT));
+    }
     img_id = p->id;
     return 0;
 }
@@ -341,6 +348,24 @@ static void run_dpu(uint32_t dpu)
     memcpy(wram, (void *)(uintptr_t)OP_WRAM_BASE, ctrl->wram_size);
 }
 
+/* Next entry of the launch list for this worker: its own slice first, then
+ * what is left of the others'. */
+static int take(unsigned index, uint32_t *item)
+{
+    unsigned n = ctrl->nr_chunks;
+    for (unsigned k = 0; k < n; k++) {
+        struct op_chunk *c = &ctrl->chunks[(index + k) % n];
+        if (atomic_load(&c->next) >= c->end)
+            continue;
+        uint32_t i = atomic_fetch_add(&c->next, 1);
+        if (i < c->end) {
+            *item = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void serve(int sock, unsigned index)
 {
     struct op_worker_slot *slot = &ctrl->workers[index];
@@ -356,15 +381,15 @@ static void serve(int sock, unsigned index)
         }
         if (cmd != OP_CMD_LAUNCH)
             die("unknown command %u", cmd);
-        for (;;) {
-            uint32_t i = atomic_fetch_add(&ctrl->launch_next, 1);
-            if (i >= ctrl->launch_count)
-                break;
+        unsigned ran = 0;
+        for (uint32_t i; take(index, &i); ran++) {
             uint32_t dpu = op_ctrl_list(ctrl)[i];
             atomic_store(&slot->current_dpu, (int32_t)dpu);
             run_dpu(dpu);
         }
         atomic_store(&slot->current_dpu, -1);
+        if (getenv("OPENPIM_DEBUG_WORKERS"))
+            fprintf(stderr, "worker %u ran %u DPUs\n", index, ran);
         uint32_t done = OP_CMD_DONE;
         if (send(sock, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done)
             exit(0);
@@ -388,6 +413,8 @@ int main(int argc, char **argv)
     close(cfd);
     if (ctrl == MAP_FAILED || index >= OP_MAX_WORKERS)
         die("cannot map the control block");
+    if (ctrl->magic != OP_CTRL_MAGIC || ctrl->layout != OP_CTRL_LAYOUT)
+        die("this worker and libdpu come from different OpenPIM builds (rebuild, or set OPENPIM_WORKER)");
     mram_fd = open_host_fd(ctrl->mram_fd);
     int wfd = wram_fd = open_host_fd(ctrl->wram_fd);
     if (mram_fd < 0 || wfd < 0)

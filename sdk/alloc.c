@@ -7,11 +7,24 @@
 
 #include "internal.h"
 
+/* The rank lists of the sets dpu_alloc handed out.  They are never freed,
+ * only reused by later allocations, so that a copy of a freed set (or a rank of
+ * it from DPU_RANK_FOREACH) still points to readable memory: using or freeing
+ * it again is refused instead of being a use after free. */
+struct rank_list {
+    struct dpu_rank_t **ranks;
+    uint32_t cap; /* entries of ranks[] */
+    uint32_t n;   /* ranks handed out: the set {n, ranks} is the one dpu_free accepts */
+    bool live;
+};
+
 static struct {
     struct op_machine *machine;
     struct op_profile profile; /* the one the machine was built from */
     struct dpu_rank_t *ranks;
     uint32_t nr_ranks;
+    struct rank_list *lists;
+    uint32_t nr_lists;
 } g;
 
 void op_warn(const char *fmt, ...)
@@ -40,8 +53,20 @@ static void destroy_machine(void)
     g.machine = NULL;
 }
 
+/* At exit the workers are told to stop and reaped (the run report, registered
+ * later, is written before this runs). */
+static void destroy_at_exit(void)
+{
+    destroy_machine();
+}
+
 static dpu_error_t ensure_machine(const struct op_profile *p)
 {
+    static bool registered;
+    if (!registered) {
+        registered = true;
+        atexit(destroy_at_exit);
+    }
     if (g.machine && memcmp(&g.profile.machine, &p->machine, sizeof p->machine) == 0)
         return DPU_OK;
     if (g.machine) {
@@ -117,6 +142,50 @@ static void disable_surplus(struct dpu_rank_t *rank, uint32_t surplus)
             }
 }
 
+/* A free rank list of at least cap entries, cleared; NULL if out of memory. */
+static struct rank_list *take_list(uint32_t cap)
+{
+    for (uint32_t i = 0; i < g.nr_lists; i++)
+        if (!g.lists[i].live && g.lists[i].cap >= cap) {
+            memset(g.lists[i].ranks, 0, g.lists[i].cap * sizeof *g.lists[i].ranks);
+            return &g.lists[i];
+        }
+    struct rank_list *grown = realloc(g.lists, (g.nr_lists + 1) * sizeof *g.lists);
+    if (!grown)
+        return NULL;
+    g.lists = grown;
+    struct rank_list *e = &g.lists[g.nr_lists];
+    e->ranks = calloc(cap, sizeof *e->ranks);
+    if (!e->ranks)
+        return NULL;
+    e->cap = cap;
+    e->n = 0;
+    e->live = false;
+    g.nr_lists++;
+    return e;
+}
+
+/* The handed-out list that [ranks, ranks + n) lies in; NULL if none. */
+static struct rank_list *list_of(struct dpu_rank_t *const *ranks, uint32_t n)
+{
+    uintptr_t p = (uintptr_t)ranks;
+    for (uint32_t i = 0; i < g.nr_lists; i++) {
+        uintptr_t base = (uintptr_t)g.lists[i].ranks;
+        if (p >= base && (p - base) % sizeof *ranks == 0 && (p - base) / sizeof *ranks <= g.lists[i].cap &&
+            n <= g.lists[i].cap - (p - base) / sizeof *ranks)
+            return &g.lists[i];
+    }
+    return NULL;
+}
+
+/* Whether r is one of the machine's ranks and allocated (r is only read if it is one). */
+static bool rank_ok(const struct dpu_rank_t *r)
+{
+    uintptr_t p = (uintptr_t)r, base = (uintptr_t)g.ranks;
+    return g.ranks && p >= base && p < base + (uintptr_t)g.nr_ranks * sizeof *g.ranks &&
+           (p - base) % sizeof *g.ranks == 0 && r->allocated;
+}
+
 static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, const char *profile,
                                 struct dpu_set_t *set)
 {
@@ -133,9 +202,10 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
         return rc;
     g.profile.sg_enabled = p.sg_enabled;
     g.profile.sg_max_blocks = p.sg_max_blocks;
-    struct dpu_rank_t **list = calloc(g.nr_ranks ? g.nr_ranks : 1, sizeof *list);
-    if (!list)
+    struct rank_list *entry = take_list(g.nr_ranks ? g.nr_ranks : 1);
+    if (!entry)
         return DPU_ERR_SYSTEM;
+    struct dpu_rank_t **list = entry->ranks;
     uint32_t got = 0, dpus = 0;
     for (uint32_t r = 0; r < g.nr_ranks; r++) {
         if (nr_ranks_wanted != DPU_ALLOCATE_ALL && got == nr_ranks_wanted)
@@ -152,10 +222,8 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
         enough = got == nr_ranks_wanted;
     else if (nr_dpus != DPU_ALLOCATE_ALL)
         enough = dpus >= nr_dpus && nr_dpus > 0;
-    if (!enough) {
-        free(list);
-        return DPU_ERR_ALLOCATION;
-    }
+    if (!enough)
+        return DPU_ERR_ALLOCATION; /* the entry stays free */
     for (uint32_t i = 0; i < got; i++) {
         list[i]->allocated = true;
         if (!p.disable_reset)
@@ -166,6 +234,8 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
     }
     if (nr_dpus != DPU_ALLOCATE_ALL && nr_ranks_wanted == DPU_ALLOCATE_ALL && dpus > nr_dpus)
         disable_surplus(list[got - 1], dpus - nr_dpus);
+    entry->live = true;
+    entry->n = got;
     set->kind = DPU_SET_RANKS;
     set->list.nr_ranks = got;
     set->list.ranks = list;
@@ -186,46 +256,55 @@ dpu_error_t dpu_alloc_ranks(uint32_t nr_ranks, const char *profile, struct dpu_s
     return alloc_common(nr_ranks, DPU_ALLOCATE_ALL, profile, dpu_set);
 }
 
-/* A set from dpu_alloc: a rank list we handed out, all still allocated. */
-static bool is_allocated_set(struct dpu_set_t set)
+/* A set from dpu_alloc, not freed yet: exactly a live list we handed out. */
+static struct rank_list *allocated_set(struct dpu_set_t set)
 {
-    if (set.kind != DPU_SET_RANKS || !set.list.ranks || set.list.nr_ranks == 0 || !g.ranks)
-        return false;
-    for (uint32_t i = 0; i < set.list.nr_ranks; i++) {
-        struct dpu_rank_t *r = set.list.ranks[i];
-        if (r < g.ranks || r >= g.ranks + g.nr_ranks || !r->allocated)
-            return false;
-    }
-    return true;
+    if (set.kind != DPU_SET_RANKS || set.list.nr_ranks == 0)
+        return NULL;
+    for (uint32_t i = 0; i < g.nr_lists; i++)
+        if (g.lists[i].live && g.lists[i].ranks == set.list.ranks && g.lists[i].n == set.list.nr_ranks)
+            return &g.lists[i];
+    return NULL;
 }
 
 dpu_error_t dpu_free(struct dpu_set_t dpu_set)
 {
-    if (!is_allocated_set(dpu_set))
+    struct rank_list *e = allocated_set(dpu_set);
+    if (!e || op_set_check(dpu_set) != DPU_OK)
         return DPU_ERR_INVALID_DPU_SET;
     op_sync_ranks(dpu_set);
     for (uint32_t i = 0; i < dpu_set.list.nr_ranks; i++) {
         reset_rank(dpu_set.list.ranks[i]);
         dpu_set.list.ranks[i]->allocated = false;
     }
-    free(dpu_set.list.ranks);
+    e->live = false; /* the list stays readable (see struct rank_list) */
     return DPU_OK;
 }
 
+/* Sets are checked without following a pointer libdpu did not hand out: a DPU
+ * must be an element of a rank's DPU array, a rank list must lie in a list
+ * from dpu_alloc (live or freed), each of its ranks one of the machine's. */
 dpu_error_t op_set_check(struct dpu_set_t set)
 {
-    if (set.kind == DPU_SET_DPU)
-        return set.dpu && g.ranks && set.dpu->rank >= g.ranks && set.dpu->rank < g.ranks + g.nr_ranks &&
-                       set.dpu->rank->allocated
-                   ? DPU_OK
-                   : DPU_ERR_INVALID_DPU_SET;
-    if (set.kind != DPU_SET_RANKS || (set.list.nr_ranks && !set.list.ranks))
+    if (set.kind == DPU_SET_DPU) {
+        uintptr_t p = (uintptr_t)set.dpu;
+        for (uint32_t r = 0; p && r < g.nr_ranks; r++) {
+            uintptr_t base = (uintptr_t)g.ranks[r].dpus;
+            if (p >= base && p < base + (uintptr_t)g.ranks[r].nr_dpus * sizeof *g.ranks[r].dpus)
+                return (p - base) % sizeof *g.ranks[r].dpus == 0 && g.ranks[r].allocated ? DPU_OK
+                                                                                        : DPU_ERR_INVALID_DPU_SET;
+        }
         return DPU_ERR_INVALID_DPU_SET;
-    for (uint32_t i = 0; i < set.list.nr_ranks; i++) {
-        struct dpu_rank_t *r = set.list.ranks[i];
-        if (!g.ranks || r < g.ranks || r >= g.ranks + g.nr_ranks || !r->allocated)
-            return DPU_ERR_INVALID_DPU_SET;
     }
+    if (set.kind != DPU_SET_RANKS)
+        return DPU_ERR_INVALID_DPU_SET;
+    if (set.list.nr_ranks == 0)
+        return DPU_OK; /* an empty set */
+    if (!list_of(set.list.ranks, set.list.nr_ranks))
+        return DPU_ERR_INVALID_DPU_SET;
+    for (uint32_t i = 0; i < set.list.nr_ranks; i++)
+        if (!rank_ok(set.list.ranks[i]))
+            return DPU_ERR_INVALID_DPU_SET;
     return DPU_OK;
 }
 

@@ -13,9 +13,10 @@
  * issuer), and the events ending the issuer's segment at that same cycle.
  *
  * Steady phases are skipped analytically (try_jump): when the k freely
- * cycling tasklets issued in the last max(11,k) cycles in round-robin order
- * and nothing else can become eligible, each issues every max(11,k) cycles
- * until the first of them reaches its segment end or another tasklet joins.
+ * cycling tasklets all issued in the last max(11,k) cycles (and, for k > 11,
+ * the last 2k issues show the same order twice) and nothing else can become
+ * eligible, each issues every max(11,k) cycles until the first of them
+ * reaches its segment end or another tasklet joins.
  * tests/test_dpu_model.c checks this against a cycle-by-cycle reference.
  */
 #include "timing.h"
@@ -96,6 +97,10 @@ struct op_dpu_trace {
     unsigned ndone;
     int final, finished, deadlock, error;
     uint64_t dma_bytes[2], dma_count[2], dma_busy;
+    /* the last issues, for detecting periodic round-robin phases */
+    uint64_t nissue;
+    uint64_t hist_cyc[64];
+    uint8_t hist_tid[64];
     /* auto-advance */
     size_t buffered, advance_at;
 };
@@ -358,6 +363,9 @@ static int issue(struct op_dpu_trace *tr, unsigned id, uint64_t c)
     t->last_issue = (int64_t)c;
     t->next_ok = c + tr->period;
     tr->rr = id;
+    tr->hist_cyc[tr->nissue & 63] = c;
+    tr->hist_tid[tr->nissue & 63] = (uint8_t)id;
+    tr->nissue++;
     if (t->issued == t->segs[t->head].ninstr)
         return settle(tr, id, c, 1);
     return 0;
@@ -389,14 +397,20 @@ static void try_jump(struct op_dpu_trace *tr)
     for (unsigned j = 0; j < k; j++)
         if ((uint64_t)tr->t[S[j]].last_issue + per < now)
             return;
-    if (k > P) { /* the window [now-k, now-1] must hold S in round-robin order */
-        unsigned j0 = 0;
-        while (j0 < k && S[j0] <= tr->rr)
-            j0++;
-        if (j0 == k)
-            j0 = 0;
+    if (k > P) {
+        /* Full pipeline: S issued once each in [now-k, now-1] (checked above,
+         * so every cycle of the window holds a distinct member).  The choice
+         * at a cycle depends only on the members' relative last issues and on
+         * the last issuer, so if [now-2k, now-k-1] held the same sequence
+         * with no idle cycle, the sequence repeats with period k from now on
+         * (no other tasklet can be eligible before tjoin). */
+        if (tr->nissue < 2 * (uint64_t)k)
+            return;
+        for (unsigned j = 0; j < 2 * k; j++)
+            if (tr->hist_cyc[(tr->nissue - 1 - j) & 63] != now - 1 - j)
+                return;
         for (unsigned j = 0; j < k; j++)
-            if ((uint64_t)tr->t[S[(j0 + j) % k]].last_issue != now - k + j)
+            if (tr->hist_tid[(tr->nissue - 1 - j) & 63] != tr->hist_tid[(tr->nissue - 1 - j - k) & 63])
                 return;
     }
     uint64_t H = tjoin;
@@ -555,6 +569,7 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     tr->ndone = 0;
     tr->final = tr->finished = tr->deadlock = tr->error = 0;
     tr->dma_bytes[0] = tr->dma_bytes[1] = tr->dma_count[0] = tr->dma_count[1] = tr->dma_busy = 0;
+    tr->nissue = 0;
     tr->buffered = 0;
     tr->advance_at = 256;
     tr->desc = desc;

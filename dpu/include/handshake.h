@@ -5,7 +5,9 @@
  * the notifier calls handshake_notify(); whichever comes second resumes the
  * other.  If a tasklet is already waiting for that notifier, a second
  * handshake_wait_for returns EALREADY at once (errno is set too).  Handshake
- * state belongs to the launch.  Every call yields to the next tasklet.
+ * state belongs to the launch.  A notifier that finds its waiter already
+ * waiting resumes it and continues without yielding; every other call yields
+ * or blocks (see dpu/runtime/sync.c for why).
  */
 #ifndef DPUSYSCORE_HANDSHAKE_H
 #define DPUSYSCORE_HANDSHAKE_H

@@ -175,7 +175,19 @@ void barrier_wait(barrier_t *barrier)
     }
 }
 
-/* ---- Handshakes ----------------------------------------------------------- */
+/* ---- Handshakes -----------------------------------------------------------
+ *
+ * On the DPU a resumed tasklet restarts a few cycles after the one that
+ * resumed it, and both then progress at the same rate.  In a chain
+ * (k waits for k-1, then notifies k+1: SEL, UNI, SCAN) tasklet k therefore
+ * reaches its next DMA before k+1 does, and UNI relies on that order (each
+ * tasklet's mram_write overlaps the first element the next one writes).
+ * So whichever side is ahead keeps going first:
+ *   - a notifier that finds its waiter already waiting wakes it and carries
+ *     on without yielding (the waiter has the longer way to go);
+ *   - a waiter that finds the notifier already blocked wakes it and yields,
+ *     so that the notifier runs before the waiter moves on.
+ */
 
 void handshake_notify(void)
 {
@@ -183,7 +195,6 @@ void handshake_notify(void)
     if (__op_hs_waiter[self] != 0) {
         __op_hs_waiter[self] = 0;
         __OP_SVC->wake(__OP_KEY_HS_WAITER(self), 1);
-        __op_yield();
     } else {
         __op_hs_notifying[self] = 1;
         __OP_SVC->block(__OP_KEY_HS_NOTIFIER(self));

@@ -159,6 +159,23 @@ struct openpim_fault {
 };
 dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info);
 
+/* The rank's physical view.  On a UPMEM DIMM the host sees a rank's MRAM
+ * byte-interleaved: the 8 DPUs with the same DPU index `group` within their
+ * chip (DPUs chip*8 + group of the rank, chip = 0..7) form an entangled
+ * group, and each 64-byte line of the view holds one 8-byte MRAM word of
+ * each of them:
+ *     line i, byte (8*j + k) == byte j of the word at MRAM byte offset
+ *                               `offset + 8*i` of the DPU on chip k.
+ * `rank` is a one-rank set (from DPU_RANK_FOREACH, or an allocation of one
+ * rank) of 64 DPUs, disabled ones included; `offset` is a multiple of 8;
+ * `size` (bytes of view) a multiple of 64, covering size/8 bytes of each of
+ * the 8 MRAMs, within MRAM.  Errors: DPU_ERR_INVALID_DPU_SET (not a one-rank
+ * set, rank not of 64 DPUs, group > 7), DPU_ERR_INVALID_MRAM_ACCESS (offset,
+ * size), DPU_ERR_INVALID_MEMORY_TRANSFER (NULL buffer). */
+dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint64_t offset, const void *lines,
+                                    size_t size);
+dpu_error_t openpim_rank_view_read(struct dpu_set_t rank, uint32_t group, uint64_t offset, void *lines, size_t size);
+
 /* Host memory backing the emulated MRAM and WRAM, and the limit beyond which
  * transfers fail with DPU_ERR_SYSTEM and DPUs with a host-memory fault
  * (profile key hostMemoryLimitMB; default 85% of the RAM available at the

@@ -90,8 +90,13 @@
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
+
+// The slots of the run-time cost table __op_costs (shared with the DPU runtime
+// and the worker, which fills it from the machine description).
+#include "../../machine/op_cost_slots.h"
 
 using namespace llvm;
 
@@ -103,6 +108,7 @@ namespace cost {
 } // namespace cost
 
 constexpr const char *CounterName = "__op_icount";
+constexpr const char *CostTableName = OP_COSTS_SYMBOL; // uint32_t __op_costs[OP_COST_COUNT]
 constexpr const char *DivZeroHookName = "__op_div_by_zero";
 constexpr const char *NoCountAnnotation = "openpim_nocount";
 constexpr unsigned MramAddrSpace = 256; // __mram_ptr (x86 GS segment)
@@ -138,12 +144,52 @@ bool fitsNativeMul(const ConstantInt *C) {
   return V >= -255 && V <= 255;
 }
 
+// The part of an instruction's or a segment's cost that comes from the
+// run-time table __op_costs: a coefficient per slot, plus multiplies by small
+// constants, which cost the cheaper of their shift/add sequence and the
+// table's multiply (what a compiler for that machine would pick).
+struct ConstMul {
+  uint64_t ShiftAdd;  // static shift/add cost
+  uint64_t Wide;      // 0: 32-bit multiply; else R*R int64_mul (R 64-bit words)
+  unsigned Bits;      // bitlen(|c|) (32-bit multiply: base + per_bit * Bits)
+  bool Neg;           // c < 0: one more instruction (negation)
+  uint64_t Times;     // occurrences
+};
+
+struct TableCost {
+  std::array<uint64_t, OP_COST_COUNT> Slot{};
+  SmallVector<ConstMul, 1> ConstMuls;
+
+  bool empty() const {
+    for (uint64_t C : Slot)
+      if (C)
+        return false;
+    return ConstMuls.empty();
+  }
+  void clear() {
+    Slot.fill(0);
+    ConstMuls.clear();
+  }
+  void scale(uint64_t N) {
+    for (uint64_t &C : Slot)
+      C *= N;
+    for (ConstMul &CM : ConstMuls)
+      CM.Times *= N;
+  }
+  void add(const TableCost &O) {
+    for (unsigned K = 0; K < OP_COST_COUNT; K++)
+      Slot[K] += O.Slot[K];
+    ConstMuls.append(O.ConstMuls.begin(), O.ConstMuls.end());
+  }
+};
+
 enum class Dyn { None, Mul32, Div, MemOp };
 
 struct Segment {
   Instruction *After = nullptr; // segment starts after this call (null: block start)
   Instruction *End = nullptr;   // call or terminator ending the segment
   uint64_t Static = 0;
+  TableCost Table;              // added with Static (loop-invariant: hoisted by LICM)
   SmallVector<std::pair<Instruction *, Dyn>, 4> Dynamic;
 };
 
@@ -193,6 +239,14 @@ private:
   // an if/else falls into the join, the other jumps.
   DenseMap<const BasicBlock *, const BasicBlock *> FallThroughPred;
   SmallVector<std::pair<Value *, Instruction *>, 4> HookSites;
+  TableCost Cur; // table part of the instruction being costed (instructionCost)
+  DenseMap<std::pair<BasicBlock *, unsigned>, LoadInst *> SlotLoads; // per block
+
+  // Charges N times the table's slot K to the current instruction.
+  uint64_t table(unsigned K, uint64_t N = 1) {
+    Cur.Slot[K] += N;
+    return 0;
+  }
 
   // ---------------------------------------------------------------- helpers
   static bool isBoundaryCall(const Instruction &I) {
@@ -223,6 +277,69 @@ private:
     StoreInst *St = B.CreateStore(S, C);
     L->setMetadata(LLVMContext::MD_alias_scope, CounterScope);
     St->setMetadata(LLVMContext::MD_alias_scope, CounterScope);
+  }
+
+  // uint32_t __op_costs[OP_COST_COUNT], defined by the DPU runtime and filled
+  // by the worker before the program runs.
+  Constant *costSlotPtr(unsigned K) {
+    GlobalVariable *GV = M.getGlobalVariable(CostTableName, /*AllowInternal=*/true);
+    ArrayType *AT = ArrayType::get(I32, OP_COST_COUNT);
+    if (!GV) {
+      GV = new GlobalVariable(M, AT, /*isConstant=*/false, GlobalValue::ExternalLinkage, nullptr,
+                              CostTableName);
+      GV->setAlignment(Align(4));
+      if (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default)
+        GV->setDSOLocal(true);
+    }
+    if (GV->getValueType() == AT)
+      return ConstantExpr::getInBoundsGetElementPtr(
+          AT, GV, ArrayRef<Constant *>{ConstantInt::get(I64, 0), ConstantInt::get(I64, K)});
+    Constant *Base = ConstantExpr::getBitCast(GV, I32->getPointerTo(GV->getAddressSpace()));
+    return ConstantExpr::getGetElementPtr(I32, Base, ConstantInt::get(I64, K));
+  }
+
+  // The value of slot K (i32) at the builder's position.  The table does not
+  // change while the program runs: the load is !invariant.load, so LICM hoists
+  // it (and what is computed from it) out of loops.  One load per slot and block.
+  Value *slot(IRBuilder<> &B, unsigned K) {
+    BasicBlock *BB = B.GetInsertBlock();
+    Instruction *At = B.GetInsertPoint() == BB->end() ? nullptr : &*B.GetInsertPoint();
+    LoadInst *&L = SlotLoads[{BB, K}];
+    if (L && L->getParent() == BB && At && L->comesBefore(At))
+      return L;
+    L = B.CreateAlignedLoad(I32, costSlotPtr(K), Align(4), "opc.cost");
+    L->setMetadata(LLVMContext::MD_invariant_load, MDNode::get(Ctx, None));
+    return L;
+  }
+
+  // The table part of a cost, as an i64 value at the builder's position (null if none).
+  Value *tableAmount(IRBuilder<> &B, const TableCost &T) {
+    Value *Sum = nullptr;
+    auto Add = [&](Value *V) { Sum = Sum ? B.CreateAdd(Sum, V) : V; };
+    for (unsigned K = 0; K < OP_COST_COUNT; K++) {
+      if (!T.Slot[K])
+        continue;
+      Value *V = B.CreateZExt(slot(B, K), I64);
+      Add(T.Slot[K] == 1 ? V : B.CreateMul(V, ConstantInt::get(I64, T.Slot[K])));
+    }
+    for (const ConstMul &CM : T.ConstMuls) {
+      Value *Alt;
+      if (CM.Wide) {
+        Alt = B.CreateZExt(slot(B, OP_COST_INT64_MUL), I64);
+        if (CM.Wide != 1)
+          Alt = B.CreateMul(Alt, ConstantInt::get(I64, CM.Wide));
+      } else {
+        Alt = B.CreateZExt(slot(B, OP_COST_INT32_MUL_BASE), I64);
+        if (CM.Bits)
+          Alt = B.CreateAdd(Alt, B.CreateMul(B.CreateZExt(slot(B, OP_COST_INT32_MUL_PER_BIT), I64),
+                                             ConstantInt::get(I64, CM.Bits)));
+      }
+      if (CM.Neg)
+        Alt = B.CreateAdd(Alt, ConstantInt::get(I64, 1));
+      Value *V = B.CreateBinaryIntrinsic(Intrinsic::umin, ConstantInt::get(I64, CM.ShiftAdd), Alt);
+      Add(CM.Times == 1 ? V : B.CreateMul(V, ConstantInt::get(I64, CM.Times)));
+    }
+    return Sum;
   }
 
   // The program never touches __op_icount through its own loads and stores:
@@ -425,8 +542,9 @@ private:
     case Intrinsic::usub_with_overflow: case Intrinsic::ssub_with_overflow:
       return wordsOf(II.getArgOperand(0)->getType()) + 1;
     case Intrinsic::umul_with_overflow: case Intrinsic::smul_with_overflow:
-      return (wordsOf(II.getArgOperand(0)->getType()) > 1 ? cost::MUL64
-                                                          : cost::MUL32_STATIC_ESTIMATE) + 1;
+      if (wordsOf(II.getArgOperand(0)->getType()) > 1)
+        return table(OP_COST_INT64_MUL) + 1;
+      return table(OP_COST_INT32_MUL_BASE) + table(OP_COST_INT32_MUL_PER_BIT, cost::MUL32_EST_BITS) + 1;
     case Intrinsic::uadd_sat: case Intrinsic::sadd_sat: case Intrinsic::usub_sat:
     case Intrinsic::ssub_sat:
       return W + 2;
@@ -435,16 +553,17 @@ private:
     case Intrinsic::copysign:
       return 3;
     case Intrinsic::fma: case Intrinsic::fmuladd:
-      return isDoubleLike(T) ? cost::FMUL64 + cost::FADD64 : cost::FMUL32 + cost::FADD32;
+      return isDoubleLike(T) ? table(OP_COST_DOUBLE_MUL) + table(OP_COST_DOUBLE_ADD)
+                             : table(OP_COST_FLOAT_MUL) + table(OP_COST_FLOAT_ADD);
     case Intrinsic::sqrt:
-      return isDoubleLike(T) ? cost::FDIV64 : cost::FDIV32;
+      return table(isDoubleLike(T) ? OP_COST_DOUBLE_DIV : OP_COST_FLOAT_DIV);
     case Intrinsic::minnum: case Intrinsic::maxnum: case Intrinsic::minimum:
     case Intrinsic::maximum:
-      return (isDoubleLike(T) ? cost::FCMP64 : cost::FCMP32) + cost::SELECT;
+      return table(isDoubleLike(T) ? OP_COST_DOUBLE_COMPARE : OP_COST_FP_COMPARE) + cost::SELECT;
     case Intrinsic::floor: case Intrinsic::ceil: case Intrinsic::trunc: case Intrinsic::rint:
     case Intrinsic::nearbyint: case Intrinsic::round: case Intrinsic::roundeven:
     case Intrinsic::lround: case Intrinsic::llround: case Intrinsic::lrint: case Intrinsic::llrint:
-      return 2 * cost::FCONV;
+      return table(OP_COST_CONVERSION, 2);
     case Intrinsic::stacksave: case Intrinsic::stackrestore: case Intrinsic::trap:
     case Intrinsic::debugtrap:
       return 1;
@@ -453,31 +572,43 @@ private:
     }
   }
 
+  // The cost of a 32-bit multiply without a dynamic count: base + 16 x per_bit.
+  uint64_t mul32Estimate() {
+    return table(OP_COST_INT32_MUL_BASE) + table(OP_COST_INT32_MUL_PER_BIT, cost::MUL32_EST_BITS);
+  }
+
   uint64_t mulCost(BinaryOperator &I, Dyn &D) {
     Type *T = I.getType();
     if (!T->isIntegerTy()) // vector of integers
-      return cost::MUL32_STATIC_ESTIMATE;
+      return mul32Estimate();
     unsigned Bits = T->getIntegerBitWidth();
     if (Bits <= 8)
-      return cost::MUL8;
+      return table(OP_COST_MUL8);
+    bool Narrow = Bits <= 32 || AddrWidth.count(&I);
     for (Value *Op : I.operands())
       if (auto *C = dyn_cast<ConstantInt>(Op))
-        if (fitsNativeMul(C))
-          return constMulCost(C->getSExtValue()) * intWords(&I);
-    bool Narrow = Bits <= 32 || AddrWidth.count(&I);
+        if (fitsNativeMul(C)) {
+          // shift/add sequence, or the multiply if the table makes it cheaper
+          int64_t V = C->getSExtValue();
+          uint64_t A = V < 0 ? uint64_t(-V) : uint64_t(V);
+          uint64_t R = (Bits + 63) / 64;
+          Cur.ConstMuls.push_back({constMulCost(V) * intWords(&I), Narrow ? 0 : R * R,
+                                   unsigned(64 - countLeadingZeros(A)), V < 0 && Narrow, 1});
+          return 0;
+        }
     if (Narrow) {
       KnownBits K0 = computeKnownBits(I.getOperand(0), DL);
       KnownBits K1 = computeKnownBits(I.getOperand(1), DL);
       if (K0.countMaxActiveBits() <= 8 && K1.countMaxActiveBits() <= 8)
-        return cost::MUL8;
+        return table(OP_COST_MUL8);
       if (Bits <= 32) {
         D = Dyn::Mul32;
         return 0;
       }
-      return cost::MUL32_STATIC_ESTIMATE;
+      return mul32Estimate();
     }
     uint64_t R = (Bits + 63) / 64;
-    return cost::MUL64 * R * R;
+    return table(OP_COST_INT64_MUL, R * R);
   }
 
   uint64_t divCost(BinaryOperator &I, Dyn &D) {
@@ -485,7 +616,8 @@ private:
     bool Signed = I.getOpcode() == Instruction::SDiv || I.getOpcode() == Instruction::SRem;
     bool Rem = I.getOpcode() == Instruction::URem || I.getOpcode() == Instruction::SRem;
     if (!T->isIntegerTy()) // vector: no guard, fixed per-element cost
-      return cost::DIV32_STATIC_ESTIMATE + (Signed ? cost::DIV32_SIGNED_EXTRA : 0);
+      return table(OP_COST_INT32_DIV_BASE) + table(OP_COST_INT32_DIV_PER_STEP, cost::DIV32_EST_STEPS) +
+             (Signed ? table(OP_COST_INT32_DIV_SIGNED_EXTRA) : 0);
     unsigned Bits = T->getIntegerBitWidth();
     uint64_t W = intWords(&I);
     if (auto *C = dyn_cast<ConstantInt>(I.getOperand(1))) {
@@ -500,7 +632,7 @@ private:
     if (Bits <= 32 || AddrWidth.count(&I))
       return 0;
     uint64_t R = (Bits + 63) / 64;
-    return cost::DIV64 * R * R;
+    return table(OP_COST_INT64_DIV, R * R);
   }
 
   uint64_t floatCost(Instruction &I) {
@@ -508,11 +640,11 @@ private:
     bool Dbl = isDoubleLike(T);
     switch (I.getOpcode()) {
     case Instruction::FAdd: case Instruction::FSub:
-      return Dbl ? cost::FADD64 : cost::FADD32;
+      return table(Dbl ? OP_COST_DOUBLE_ADD : OP_COST_FLOAT_ADD);
     case Instruction::FMul:
-      return Dbl ? cost::FMUL64 : cost::FMUL32;
+      return table(Dbl ? OP_COST_DOUBLE_MUL : OP_COST_FLOAT_MUL);
     case Instruction::FDiv: case Instruction::FRem: // frem: fmod, about a division
-      return Dbl ? cost::FDIV64 : cost::FDIV32;
+      return table(Dbl ? OP_COST_DOUBLE_DIV : OP_COST_FLOAT_DIV);
     default:
       return cost::OTHER;
     }
@@ -538,7 +670,7 @@ private:
         return 0;
       return cost::EXT;
     default: // fp <-> int, fpext, fptrunc
-      return cost::FCONV;
+      return table(OP_COST_CONVERSION);
     }
   }
 
@@ -570,8 +702,8 @@ private:
       return cost::INT_ALU_PER_WORD * (fusedWithBranch(I) ? W - 1 : W);
     }
     case Instruction::FCmp:
-      return isDoubleLike(I.getOperand(0)->getType()->getScalarType()) ? cost::FCMP64
-                                                                        : cost::FCMP32;
+      return table(isDoubleLike(I.getOperand(0)->getType()->getScalarType()) ? OP_COST_DOUBLE_COMPARE
+                                                                             : OP_COST_FP_COMPARE);
     case Instruction::Select: {
       Type *T = I.getType()->getScalarType();
       bool Wide = !T->isPointerTy() && wordsOf(T) > 1 && !AddrWidth.count(&I);
@@ -625,8 +757,10 @@ private:
     }
   }
 
+  // Static cost of I; its table part is left in Cur.
   uint64_t instructionCost(Instruction &I, Dyn &D) {
     D = Dyn::None;
+    Cur.clear();
     auto *VT = dyn_cast<FixedVectorType>(I.getType());
     if (!VT && I.getNumOperands() > 0 && !isa<StoreInst>(I) && !isa<CallBase>(I))
       VT = dyn_cast<FixedVectorType>(I.getOperand(0)->getType());
@@ -636,6 +770,7 @@ private:
         !isa<ExtractElementInst>(I) && !isa<InsertElementInst>(I)) {
       D = Dyn::None; // no dynamic counting on vectors (not produced with -fno-vectorize)
       C *= VT->getNumElements();
+      Cur.scale(VT->getNumElements());
     }
     return C;
   }
@@ -666,16 +801,20 @@ private:
     return Signed ? B.CreateSExt(V, I32) : B.CreateZExt(V, I32);
   }
 
-  // 6 + bitlen(min(ua, ub)) = (6 + 32) - clz(umin(ua, ub))
+  // A 32-bit multiply costs base + per_bit * bitlen(min(ua, ub)), and
+  // bitlen(v) = 63 - (31 + clz(v)).  Returns z = 31 + clz(umin(ua, ub)) (i32);
+  // the segment's multiplies are then charged together (emitSegmentDynamic):
+  // n (base + 63 per_bit) - per_bit * sum(z), one multiply per segment.
   Value *emitMulCount(Instruction &I) {
     IRBuilder<> B(&I);
     Value *A = to32(B, I.getOperand(0), false), *Bv = to32(B, I.getOperand(1), false);
     Value *Min = B.CreateBinaryIntrinsic(Intrinsic::umin, A, Bv);
-    Value *C = B.CreateSub(ConstantInt::get(I32, cost::MUL32_BASE + 32 + 31), clz32Plus31(B, Min));
-    return B.CreateZExt(C, I64, "opc.mul");
+    return clz32Plus31(B, Min);
   }
 
-  // Rewrites a division: dynamic count (<= 32 bits), divisor guard, result select.
+  // Rewrites a division: divisor guard, result select, and for <= 32 bits the
+  // number of div_steps (i32; null otherwise).  The segment's divisions are
+  // charged together: base (+ signed extra) each, + per_step * sum(steps).
   Value *rewriteDiv(BinaryOperator &I) {
     auto *T = cast<IntegerType>(I.getType());
     unsigned Op = I.getOpcode();
@@ -693,9 +832,7 @@ private:
       }
       // steps = max(0, clz(d) - clz(n) + 1); a zero divisor has clz 32
       Value *K = B.CreateSub(B.CreateAdd(clz32Plus31(B, D32), ConstantInt::get(I32, 1)), clz32Plus31(B, N32));
-      Value *Steps = B.CreateBinaryIntrinsic(Intrinsic::smax, K, ConstantInt::get(I32, 0));
-      uint64_t Base = cost::DIV32_BASE + (Signed ? cost::DIV32_SIGNED_EXTRA : 0);
-      Count = B.CreateZExt(B.CreateAdd(Steps, ConstantInt::get(I32, Base)), I64, "opc.div");
+      Count = B.CreateBinaryIntrinsic(Intrinsic::smax, K, ConstantInt::get(I32, 0), nullptr, "opc.steps");
     }
 
     auto *DC = dyn_cast<ConstantInt>(Dv);
@@ -760,6 +897,33 @@ private:
     TB.CreateCall(Hook);
   }
 
+  // The dynamic part of a segment, at its end: the table's formulas applied to
+  // the sums of the segment's operations (one multiply per kind and segment;
+  // the table terms are loop-invariant and hoisted).  Null if none.
+  Value *emitSegmentDynamic(Instruction *End, Value *MulZ, uint64_t NMul, Value *DivSteps, uint64_t NDivU,
+                            uint64_t NDivS, Value *Mem) {
+    IRBuilder<> B(End);
+    Value *Sum = Mem;
+    auto Acc = [&](Value *V) { Sum = Sum ? B.CreateAdd(Sum, V) : V; };
+    auto Slot64 = [&](unsigned K) { return B.CreateZExt(slot(B, K), I64); };
+    auto Times = [&](Value *V, uint64_t N) { return N == 1 ? V : B.CreateMul(V, ConstantInt::get(I64, N)); };
+    if (NMul) {
+      // NMul (base + 63 per_bit) - per_bit * sum(z)
+      Value *PerBit = Slot64(OP_COST_INT32_MUL_PER_BIT);
+      Value *Top = B.CreateAdd(Slot64(OP_COST_INT32_MUL_BASE), B.CreateMul(PerBit, ConstantInt::get(I64, 63)));
+      Acc(B.CreateSub(Times(Top, NMul), B.CreateMul(PerBit, B.CreateZExt(MulZ, I64)), "opc.mul"));
+    }
+    if (NDivU + NDivS) {
+      // (NDivU + NDivS) base + NDivS signed_extra + per_step * sum(steps)
+      Value *Fixed = Times(Slot64(OP_COST_INT32_DIV_BASE), NDivU + NDivS);
+      if (NDivS)
+        Fixed = B.CreateAdd(Fixed, Times(Slot64(OP_COST_INT32_DIV_SIGNED_EXTRA), NDivS));
+      Value *Var = B.CreateMul(Slot64(OP_COST_INT32_DIV_PER_STEP), B.CreateZExt(DivSteps, I64));
+      Acc(B.CreateAdd(Fixed, Var, "opc.div"));
+    }
+    return Sum;
+  }
+
   // ------------------------------------------------------------ per block
   // After the PHIs, and in the entry block after its leading static allocas.
   static Instruction *firstCountPoint(BasicBlock &BB) {
@@ -778,6 +942,7 @@ private:
     for (Instruction &I : BB) {
       Dyn D;
       Segs.back().Static += instructionCost(I, D);
+      Segs.back().Table.add(Cur);
       if (D != Dyn::None)
         Segs.back().Dynamic.push_back({&I, D});
       if (I.isTerminator()) {
@@ -790,31 +955,45 @@ private:
     }
     bool Changed = false;
     for (Segment &S : Segs) {
-      if (S.Static) {
+      if (S.Static || !S.Table.empty()) {
         IRBuilder<> B(S.After ? S.After->getNextNode() : firstCountPoint(BB));
-        addToCounter(B, ConstantInt::get(I64, S.Static));
+        Value *Amount = tableAmount(B, S.Table);
+        if (!Amount)
+          Amount = ConstantInt::get(I64, S.Static);
+        else if (S.Static)
+          Amount = B.CreateAdd(Amount, ConstantInt::get(I64, S.Static));
+        addToCounter(B, Amount);
         Changed = true;
       }
-      Value *Pending = nullptr;
+      // Sums over the segment, next to each operation: multiplies' z and
+      // divisions' steps (i32), mem* counts (i64).
+      Value *MulZ = nullptr, *DivSteps = nullptr, *Mem = nullptr;
+      uint64_t NMul = 0, NDivU = 0, NDivS = 0;
+      auto Acc = [](IRBuilder<> &B, Value *&Sum, Value *V) { Sum = Sum ? B.CreateAdd(Sum, V) : V; };
       for (auto &DI : S.Dynamic) {
-        Value *C = nullptr;
-        switch (DI.second) {
-        case Dyn::Mul32: C = emitMulCount(*DI.first); break;
-        case Dyn::Div: C = rewriteDiv(cast<BinaryOperator>(*DI.first)); break;
-        case Dyn::MemOp: C = emitMemOpCount(*DI.first); break;
-        case Dyn::None: break;
-        }
         Changed = true;
-        if (!C)
-          continue;
-        if (Pending) {
-          IRBuilder<> B(DI.first);
-          Pending = B.CreateAdd(Pending, C);
-        } else {
-          Pending = C;
+        IRBuilder<> B(DI.first);
+        switch (DI.second) {
+        case Dyn::Mul32:
+          Acc(B, MulZ, emitMulCount(*DI.first));
+          NMul++;
+          break;
+        case Dyn::Div: {
+          unsigned Op = DI.first->getOpcode();
+          if (Value *Steps = rewriteDiv(cast<BinaryOperator>(*DI.first))) {
+            Acc(B, DivSteps, Steps);
+            (Op == Instruction::SDiv || Op == Instruction::SRem ? NDivS : NDivU)++;
+          }
+          break;
+        }
+        case Dyn::MemOp:
+          Acc(B, Mem, emitMemOpCount(*DI.first));
+          break;
+        case Dyn::None:
+          break;
         }
       }
-      if (Pending) {
+      if (Value *Pending = emitSegmentDynamic(S.End, MulZ, NMul, DivSteps, NDivU, NDivS, Mem)) {
         IRBuilder<> B(S.End);
         addToCounter(B, Pending);
       }

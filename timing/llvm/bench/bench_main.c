@@ -8,7 +8,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "op_cost_slots.h"
+
 uint64_t __op_icount;
+/* the cost table the counted code reads (v1A values of the multiply/divide slots) */
+uint32_t __op_costs[OP_COST_COUNT] = {
+    [OP_COST_MUL8] = 1, [OP_COST_INT32_MUL_BASE] = 8, [OP_COST_INT32_MUL_PER_BIT] = 1,
+    [OP_COST_INT32_DIV_BASE] = 8, [OP_COST_INT32_DIV_PER_STEP] = 1, [OP_COST_INT32_DIV_SIGNED_EXTRA] = 6,
+};
 
 uint32_t hash_mix_native(uint32_t *, int, int);
 uint32_t hash_mix_counted(uint32_t *, int, int);

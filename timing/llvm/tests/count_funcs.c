@@ -49,6 +49,13 @@ NOINLINE uint32_t t_mul10(uint32_t a) { return a * 10u; }
 NOINLINE uint32_t t_mul_golden(uint32_t a) { return a * 0x9E3779B1u; }
 NOINLINE uint32_t t_mul8(uint8_t a, uint8_t b) { return (uint32_t)a * b; }
 NOINLINE uint64_t t_mul64(uint64_t a, uint64_t b) { return a * b; }
+NOINLINE uint32_t t_mul3_neg(uint32_t a) { return a * (uint32_t)-3; }
+/* two multiplies, an unsigned and a signed division in one segment */
+NOINLINE uint32_t t_muldiv_mix(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
+{
+    return a * b + c * d + a / c + (uint32_t)((int32_t)b % (int32_t)d);
+}
+NOINLINE uint64_t t_mul64_10(uint64_t a) { return a * 10u; }
 
 /* ---- division ---- */
 NOINLINE uint32_t t_udiv(uint32_t a, uint32_t b) { return a / b; }
@@ -90,6 +97,17 @@ NOINLINE double t_dmul(double a, double b) { return a * b; }
 NOINLINE double t_ddiv(double a, double b) { return a / b; }
 NOINLINE int t_f2i(float f) { return (int)f; }
 NOINLINE int t_flt(float a, float b) { return a < b; }
+/* per iteration: one double compare, one double add, one int->double conversion */
+NOINLINE double t_dlt_mix(double a, double b, int n)
+{
+    double s = 0;
+#pragma clang loop unroll(disable)
+    for (int i = 0; i < n; i++) {
+        double x = (double)i;
+        s += x < b ? x : a;
+    }
+    return s;
+}
 
 /* ---- direct MRAM accesses (__mram_ptr = address space 256, GS-based) ---- */
 #define MRAM_PTR __attribute__((address_space(256)))

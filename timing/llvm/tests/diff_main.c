@@ -3,7 +3,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "op_cost_slots.h"
+
 uint64_t __op_icount;
+uint32_t __op_costs[OP_COST_COUNT] = {[OP_COST_INT32_MUL_BASE] = 8, [OP_COST_INT32_MUL_PER_BIT] = 1}; /* read by the counted code */
 uint64_t diff_all_native(uint32_t, int);
 uint64_t diff_all_counted(uint32_t, int);
 

@@ -20,8 +20,8 @@ for mode in default nopie; do
     mkdir -p "$d"
     "$cc" "${dpu_flags[@]}" "${extra[@]}" -fpass-plugin="$plugin" -c "$here/count_funcs.c" -o "$d/count_funcs.o"
     "$cc" -O0 -Wall -Wextra -Werror "${extra[@]}" -fpass-plugin="$plugin" -c "$here/count_o0.c" -o "$d/count_o0.o"
-    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -c "$here/test_main.c" -o "$d/test_main.o"
-    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -c "$here/test_hook.c" -o "$d/test_hook.o"
+    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -I "$here/../../../machine" -c "$here/test_main.c" -o "$d/test_main.o"
+    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -I "$here/../../../machine" -c "$here/test_hook.c" -o "$d/test_hook.o"
     "$cc" "${link[@]}" "$d/test_main.o" "$d/count_funcs.o" "$d/count_o0.o" -o "$d/test_counts"
     "$cc" "${link[@]}" "$d/test_hook.o" "$d/count_funcs.o" -o "$d/test_hook"
     echo "== $mode: test_counts"
@@ -30,9 +30,27 @@ for mode in default nopie; do
     "$d/test_hook" || status=1
 done
 
+# The cost table's loads are invariant: in loops without calls LICM must hoist
+# them (and the counter stays in a register), i.e. every load of __op_costs in
+# these functions comes before the loop's first phi.
+"$cc" "${dpu_flags[@]}" -fpass-plugin="$plugin" -S -emit-llvm "$here/count_funcs.c" -o "$work/count_funcs.ll"
+for fn in t_loop_mul t_dlt_mix; do
+    if awk -v fn="@$fn(" '
+        index($0, "define") == 1 && index($0, fn) { inside = 1; next }
+        inside && /^}/ { exit }
+        inside && / phi / { seen_phi = 1 }
+        inside && /@__op_costs/ { loads++; if (seen_phi) late++ }
+        END { exit !(loads > 0 && late == 0) }' "$work/count_funcs.ll"; then
+        echo "ok: $fn: cost-table loads hoisted out of the loop"
+    else
+        echo "FAIL: $fn: a load of __op_costs is left inside the loop (or none found)"
+        status=1
+    fi
+done
+
 # Differential test at several optimisation levels: instrumented code must
 # compute exactly what native code computes.
-"$cc" -O2 -Wall -Wextra -Werror -c "$here/diff_main.c" -o "$work/diff_main.o"
+"$cc" -O2 -Wall -Wextra -Werror -I "$here/../../../machine" -c "$here/diff_main.c" -o "$work/diff_main.o"
 for o in -O0 -O1 -O2 -O3 -Os; do
     f=(-fno-vectorize -fno-slp-vectorize -Wall -Wextra -Werror)
     "$cc" $o "${f[@]}" -DDIFF_SUFFIX=_native -c "$here/diff_funcs.c" -o "$work/diff_native$o.o"

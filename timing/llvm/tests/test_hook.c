@@ -7,7 +7,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "op_cost_slots.h"
+
 uint64_t __op_icount;
+uint32_t __op_costs[OP_COST_COUNT]; /* the cost table the instrumented code reads (values do not matter here) */
 static unsigned hook_calls;
 void __op_div_by_zero(void) { hook_calls++; }
 

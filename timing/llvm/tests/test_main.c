@@ -3,12 +3,19 @@
  * This harness is compiled WITHOUT the plugin; it defines __op_icount, calls
  * the functions of count_funcs.c / count_o0.c (compiled WITH it) and compares
  * the counter with values derived by hand from the rules of OpenPIMCount.cpp
- * and op_costs.def.  Abbreviations in the derivations:
+ * and op_costs.def.  The costs of multiplies, divisions and soft-float are
+ * read at run time from the table __op_costs (machine/op_cost_slots.h), which
+ * the harness defines and fills with the v1A values of timing/presets/v1A.desc
+ * (what the worker writes for the default machine).  Abbreviations in the
+ * derivations:
  *   ret = 1 (jump r23); br = 1 (conditional, or an unconditional jump that
  *   does not fall through); icmp feeding the block's br = 0 (fused);
  *   frame = 3 for a function that calls (2 at entry, 1 at ret);
- *   mul32 = 6 + bitlen(min(ua, ub)); udiv32 = 6 + max(0, clz(d) - clz(n) + 1);
- *   sdiv32 = 12 + max(0, clz|d| - clz|n| + 1).
+ *   mul32 = MULB + bitlen(min(ua, ub)) (MULB = 8, per_bit 1);
+ *   udiv32 = DIVB + max(0, clz(d) - clz(n) + 1) (DIVB = 8, per_step 1);
+ *   sdiv32 = DIVB + SDIVX + max(0, clz|d| - clz|n| + 1) (SDIVX = 6).
+ * The last part changes table slots at run time and checks that the counts
+ * follow without recompiling.
  * x86 keeps int indices and loop counters in i64; they count as 32-bit.
  * No division below may raise SIGFPE. */
 #include <inttypes.h>
@@ -24,7 +31,41 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "op_cost_slots.h"
+
 uint64_t __op_icount; /* defined by the DPU runtime in OpenPIM; here by the test */
+uint32_t __op_costs[OP_COST_COUNT]; /* likewise; the worker fills it from the machine description */
+
+/* v1A (timing/presets/v1A.desc, op_* keys) */
+enum {
+    MUL8 = 1, MULB = 8, MULBIT = 1, DIVB = 8, DIVSTEP = 1, SDIVX = 6, MUL64 = 125, DIV64 = 240,
+    FADD = 65, FMUL = 178, FDIV = 1025, DADD = 100, DMUL = 655, DDIV = 2185, CONV = 30, FCMP = 20,
+    DCMP = 30 /* 1.5 x fp_compare, as op_fill_costs derives it */
+};
+
+static void set_v1a_costs(void)
+{
+    static const uint32_t v1a[OP_COST_COUNT] = {
+        [OP_COST_MUL8] = MUL8,
+        [OP_COST_INT32_MUL_BASE] = MULB,
+        [OP_COST_INT32_MUL_PER_BIT] = MULBIT,
+        [OP_COST_INT32_DIV_BASE] = DIVB,
+        [OP_COST_INT32_DIV_PER_STEP] = DIVSTEP,
+        [OP_COST_INT32_DIV_SIGNED_EXTRA] = SDIVX,
+        [OP_COST_INT64_MUL] = MUL64,
+        [OP_COST_INT64_DIV] = DIV64,
+        [OP_COST_FLOAT_ADD] = FADD,
+        [OP_COST_FLOAT_MUL] = FMUL,
+        [OP_COST_FLOAT_DIV] = FDIV,
+        [OP_COST_DOUBLE_ADD] = DADD,
+        [OP_COST_DOUBLE_MUL] = DMUL,
+        [OP_COST_DOUBLE_DIV] = DDIV,
+        [OP_COST_CONVERSION] = CONV,
+        [OP_COST_FP_COMPARE] = FCMP,
+        [OP_COST_DOUBLE_COMPARE] = DCMP,
+    };
+    memcpy(__op_costs, v1a, sizeof v1a);
+}
 
 uint32_t t_straight(uint32_t, uint32_t, uint32_t);
 uint64_t t_add64(uint64_t, uint64_t, uint64_t);
@@ -66,6 +107,10 @@ int t_o0_add(int, int);
 uint32_t t_mram_load(const MRAM_PTR uint32_t *);
 void t_mram_store(MRAM_PTR uint32_t *, uint32_t);
 int t_o0_div(int, int);
+double t_dlt_mix(double, double, int);
+uint32_t t_mul3_neg(uint32_t);
+uint32_t t_muldiv_mix(uint32_t, uint32_t, uint32_t, uint32_t);
+uint64_t t_mul64_10(uint64_t);
 
 /* probe() is called by t_probe: it records the counter at each call, i.e. at
  * the moment a real tasklet switch inside a call would read it. */
@@ -125,6 +170,7 @@ static void on_sigfpe(int sig)
 int main(void)
 {
     signal(SIGFPE, on_sigfpe);
+    set_v1a_costs();
 
     /* ---- straight-line code ---- */
     /* add, shl, xor, and, sub: 5 x 1; ret 1 */
@@ -163,14 +209,15 @@ int main(void)
     want = 0;
     for (int i = 0; i < 10; i++)
         want += m[i] * m[i + 1];
-    EXPECT(t_loop_mul(m, 10), want, 1 + 1 + 10 * 5 + (10 * 6 + 64) + 1);
+    uint32_t want_loop_mul = want;
+    EXPECT(t_loop_mul(m, 10), want, 1 + 1 + 10 * 5 + (10 * MULB + 64) + 1);
 
-    /* ---- 32-bit multiply: ret 1 + 6 + bitlen(min) ---- */
-    EXPECT(t_mul(3, 1000000), 3000000, 1 + 6 + 2);
-    EXPECT(t_mul(1000000, 3), 3000000, 1 + 6 + 2);
-    EXPECT(t_mul(0x12345678u, 0x87654321u), 0x12345678u * 0x87654321u, 1 + 6 + 29);
-    EXPECT(t_mul(0, 12345), 0, 1 + 6 + 0);
-    EXPECT(t_mul(0xFFFFFFFFu, 0xFFFFFFFFu), 1, 1 + 6 + 32);
+    /* ---- 32-bit multiply: ret 1 + MULB + bitlen(min) ---- */
+    EXPECT(t_mul(3, 1000000), 3000000, 1 + MULB + 2);
+    EXPECT(t_mul(1000000, 3), 3000000, 1 + MULB + 2);
+    EXPECT(t_mul(0x12345678u, 0x87654321u), 0x12345678u * 0x87654321u, 1 + MULB + 29);
+    EXPECT(t_mul(0, 12345), 0, 1 + MULB + 0);
+    EXPECT(t_mul(0xFFFFFFFFu, 0xFFFFFFFFu), 1, 1 + MULB + 32);
     {   /* small vs large operands differ exactly by the bit-length rule */
         __op_icount = 0;
         (void)t_mul(3, 1000000);
@@ -181,53 +228,58 @@ int main(void)
         check(__LINE__, "t_mul large - small", "count", large - small, 29 - 2);
     }
     /* x * 10: constant fits the 8-bit multiply: 10 = 0b1010, two shift/add
-     * terms = 2, independent of x; ret 1 */
+     * terms = 2, independent of x (cheaper than the table's multiply,
+     * MULB + bitlen(10) = 12); ret 1 */
     EXPECT(t_mul10(7), 70, 3);
     EXPECT(t_mul10(0xFFFFFFFFu), 0xFFFFFFFFu * 10u, 3);
+    /* x * -3: 3 = 0b11, one shift/add term + negation = 2; ret 1 */
+    EXPECT(t_mul3_neg(5), (uint32_t)-15, 3);
+    /* 64-bit x * 10: 2 terms x 2 words = 4 (int64_mul 125 is dearer); ret 1 */
+    EXPECT(t_mul64_10(1ull << 40), 10ull << 40, 5);
     /* x * 0x9E3779B1: large constant, dynamic: min(5, c) = 5 -> bitlen 3 */
-    EXPECT(t_mul_golden(5), 5u * 0x9E3779B1u, 1 + 6 + 3);
-    EXPECT(t_mul_golden(0xFFFFFFFFu), 0xFFFFFFFFu * 0x9E3779B1u, 1 + 6 + 32);
-    /* both operands known to fit 8 bits: mul_ul_ul 1 (zext of zeroext
+    EXPECT(t_mul_golden(5), 5u * 0x9E3779B1u, 1 + MULB + 3);
+    EXPECT(t_mul_golden(0xFFFFFFFFu), 0xFFFFFFFFu * 0x9E3779B1u, 1 + MULB + 32);
+    /* both operands known to fit 8 bits: mul_ul_ul MUL8 (zext of zeroext
      * arguments is free); ret 1 */
-    EXPECT(t_mul8(200, 100), 20000, 1 + 1);
-    /* 64-bit multiply: 125; ret 1 */
-    EXPECT(t_mul64(0x100000001ull, 3), 0x300000003ull, 125 + 1);
+    EXPECT(t_mul8(200, 100), 20000, 1 + MUL8);
+    /* 64-bit multiply: MUL64; ret 1 */
+    EXPECT(t_mul64(0x100000001ull, 3), 0x300000003ull, MUL64 + 1);
 
-    /* ---- 32-bit division: ret 1 + 6 + max(0, clz(d) - clz(n) + 1) ---- */
-    EXPECT(t_udiv(100, 7), 14, 1 + 6 + (29 - 25 + 1));          /* 5 div_steps */
-    EXPECT(t_udiv(0xFFFFFFFFu, 1), 0xFFFFFFFFu, 1 + 6 + 32);     /* 32 div_steps */
-    EXPECT(t_udiv(5, 7), 0, 1 + 6 + 1);                          /* same bit length: 1 step */
-    EXPECT(t_udiv(3, 100), 0, 1 + 6 + 0);                        /* divisor longer: 0 steps */
-    EXPECT(t_urem(100, 7), 2, 1 + 6 + 5);
+    /* ---- 32-bit division: ret 1 + DIVB + max(0, clz(d) - clz(n) + 1) ---- */
+    EXPECT(t_udiv(100, 7), 14, 1 + DIVB + (29 - 25 + 1));          /* 5 div_steps */
+    EXPECT(t_udiv(0xFFFFFFFFu, 1), 0xFFFFFFFFu, 1 + DIVB + 32);     /* 32 div_steps */
+    EXPECT(t_udiv(5, 7), 0, 1 + DIVB + 1);                          /* same bit length: 1 step */
+    EXPECT(t_udiv(3, 100), 0, 1 + DIVB + 0);                        /* divisor longer: 0 steps */
+    EXPECT(t_urem(100, 7), 2, 1 + DIVB + 5);
     /* division by zero: quotient 0xFFFFFFFF, remainder = dividend; the count
      * follows the formula with clz(0) = 32 (clz(1234) = 21) */
-    EXPECT(t_udiv(1234, 0), 0xFFFFFFFFu, 1 + 6 + (32 - 21 + 1));
-    EXPECT(t_urem(1234, 0), 1234, 1 + 6 + (32 - 21 + 1));
-    /* signed: on |n|, |d|, + 6 */
-    EXPECT((uint32_t)t_sdiv(-100, 7), (uint32_t)-14, 1 + 12 + 5);
-    EXPECT((uint32_t)t_srem(-100, 7), (uint32_t)-2, 1 + 12 + 5);
+    EXPECT(t_udiv(1234, 0), 0xFFFFFFFFu, 1 + DIVB + (32 - 21 + 1));
+    EXPECT(t_urem(1234, 0), 1234, 1 + DIVB + (32 - 21 + 1));
+    /* signed: on |n|, |d|, + SDIVX */
+    EXPECT((uint32_t)t_sdiv(-100, 7), (uint32_t)-14, 1 + DIVB + SDIVX + 5);
+    EXPECT((uint32_t)t_srem(-100, 7), (uint32_t)-2, 1 + DIVB + SDIVX + 5);
     /* INT_MIN / -1: |INT_MIN| = 0x80000000 (clz 0), |-1| = 1 (clz 31) -> 32 steps */
-    EXPECT((uint32_t)t_sdiv(INT_MIN, -1), (uint32_t)INT_MIN, 1 + 12 + 32);
-    EXPECT((uint32_t)t_srem(INT_MIN, -1), 0, 1 + 12 + 32);
-    EXPECT((uint32_t)t_sdiv(7, 0), 0xFFFFFFFFu, 1 + 12 + (32 - 29 + 1));
-    EXPECT((uint32_t)t_srem(7, 0), 7, 1 + 12 + (32 - 29 + 1));
-    EXPECT((uint32_t)t_sdiv(INT_MIN, 0), 0xFFFFFFFFu, 1 + 12 + 33);
+    EXPECT((uint32_t)t_sdiv(INT_MIN, -1), (uint32_t)INT_MIN, 1 + DIVB + SDIVX + 32);
+    EXPECT((uint32_t)t_srem(INT_MIN, -1), 0, 1 + DIVB + SDIVX + 32);
+    EXPECT((uint32_t)t_sdiv(7, 0), 0xFFFFFFFFu, 1 + DIVB + SDIVX + (32 - 29 + 1));
+    EXPECT((uint32_t)t_srem(7, 0), 7, 1 + DIVB + SDIVX + (32 - 29 + 1));
+    EXPECT((uint32_t)t_sdiv(INT_MIN, 0), 0xFFFFFFFFu, 1 + DIVB + SDIVX + 33);
     /* constant divisor 10 (clz 28): no guard, dynamic count; clz(1000) = 22 */
-    EXPECT(t_udiv10(1000), 100, 1 + 6 + (28 - 22 + 1));
-    EXPECT(t_udiv10(9), 0, 1 + 6 + 1);
+    EXPECT(t_udiv10(1000), 100, 1 + DIVB + (28 - 22 + 1));
+    EXPECT(t_udiv10(9), 0, 1 + DIVB + 1);
     /* sdiv by 8: shift sequence 4; ret 1 */
     EXPECT((uint32_t)t_sdiv8(-20), (uint32_t)-2, 4 + 1);
     /* 8-bit division (operands zero-extended): clz(200) = 24, clz(7) = 29 */
-    EXPECT(t_udiv8(200, 7), 28, 1 + 6 + 6);
-    EXPECT(t_udiv8(200, 0), 0xFF, 1 + 6 + (32 - 24 + 1));
-    /* 64-bit division: 240; ret 1; guarded the same way */
-    EXPECT(t_udiv64(10, 3), 3, 241);
-    EXPECT(t_udiv64(5, 0), UINT64_MAX, 241);
-    EXPECT(t_urem64(5, 0), 5, 241);
-    EXPECT(t_sdiv64(INT64_MIN, -1), INT64_MIN, 241);
-    EXPECT(t_srem64(INT64_MIN, -1), 0, 241);
-    EXPECT(t_sdiv64(-7, 0), -1, 241);
-    EXPECT(t_srem64(-7, 2), -1, 241);
+    EXPECT(t_udiv8(200, 7), 28, 1 + DIVB + 6);
+    EXPECT(t_udiv8(200, 0), 0xFF, 1 + DIVB + (32 - 24 + 1));
+    /* 64-bit division: DIV64; ret 1; guarded the same way */
+    EXPECT(t_udiv64(10, 3), 3, DIV64 + 1);
+    EXPECT(t_udiv64(5, 0), UINT64_MAX, DIV64 + 1);
+    EXPECT(t_urem64(5, 0), 5, DIV64 + 1);
+    EXPECT(t_sdiv64(INT64_MIN, -1), INT64_MIN, DIV64 + 1);
+    EXPECT(t_srem64(INT64_MIN, -1), 0, DIV64 + 1);
+    EXPECT(t_sdiv64(-7, 0), -1, DIV64 + 1);
+    EXPECT(t_srem64(-7, 2), -1, DIV64 + 1);
 
     /* ---- calls ---- */
     /* t_callee: add 1, ret 1 = 2 (leaf).  t_caller: entry segment = frame 2
@@ -257,15 +309,15 @@ int main(void)
     EXPECT_COUNT(t_memcpy_n(dst, src, 0), 1 + 6 + 0);
 
     /* ---- soft-float (fixed costs); ret 1 ---- */
-    EXPECT_F(t_fadd(1.5f, 2.25f), 3.75f, 65 + 1);
-    EXPECT_F(t_fmul(1.5f, 2.0f), 3.0f, 178 + 1);
-    EXPECT_F(t_fdiv(3.0f, 2.0f), 1.5f, 1025 + 1);
-    EXPECT_F(t_dadd(1.5, 2.25), 3.75, 100 + 1);
-    EXPECT_F(t_dmul(1.5, 2.0), 3.0, 655 + 1);
-    EXPECT_F(t_ddiv(3.0, 2.0), 1.5, 2185 + 1);
-    EXPECT(t_f2i(-7.75f), -7, 30 + 1);
-    /* fcmp 20 + zext i1 1 + ret 1 */
-    EXPECT(t_flt(1.0f, 2.0f), 1, 20 + 1 + 1);
+    EXPECT_F(t_fadd(1.5f, 2.25f), 3.75f, FADD + 1);
+    EXPECT_F(t_fmul(1.5f, 2.0f), 3.0f, FMUL + 1);
+    EXPECT_F(t_fdiv(3.0f, 2.0f), 1.5f, FDIV + 1);
+    EXPECT_F(t_dadd(1.5, 2.25), 3.75, DADD + 1);
+    EXPECT_F(t_dmul(1.5, 2.0), 3.0, DMUL + 1);
+    EXPECT_F(t_ddiv(3.0, 2.0), 1.5, DDIV + 1);
+    EXPECT(t_f2i(-7.75f), -7, CONV + 1);
+    /* fcmp FCMP + zext i1 1 + ret 1 */
+    EXPECT(t_flt(1.0f, 2.0f), 1, FCMP + 1 + 1);
 
     /* ---- direct MRAM accesses through GS (as OpenPIM maps MRAM) ---- */
     {
@@ -288,9 +340,106 @@ int main(void)
     /* ---- -O0 ---- */
     /* 2 stores + 2 loads + add + ret */
     EXPECT(t_o0_add(2, 3), 5, 6);
-    /* 2 stores + 2 loads + ret = 5, + sdiv32: |7| clz 29, |0| clz 32 -> 12 + 4 */
-    EXPECT(t_o0_div(7, 0), -1, 5 + 12 + 4);
-    EXPECT(t_o0_div(-100, 7), -14, 5 + 12 + 5);
+    /* 2 stores + 2 loads + ret = 5, + sdiv32: |7| clz 29, |0| clz 32 -> 4 steps */
+    EXPECT(t_o0_div(7, 0), -1, 5 + DIVB + SDIVX + 4);
+    EXPECT(t_o0_div(-100, 7), -14, 5 + DIVB + SDIVX + 5);
+
+    /* ---- the table is read at run time: change slots, same code ---- */
+    /* a multiply costing nothing from the table: only ret 1 is left */
+    __op_costs[OP_COST_INT32_MUL_BASE] = 0;
+    __op_costs[OP_COST_INT32_MUL_PER_BIT] = 0;
+    EXPECT(t_mul(0x12345678u, 0x87654321u), 0x12345678u * 0x87654321u, 1);
+    EXPECT(t_mul_golden(5), 5u * 0x9E3779B1u, 1);
+    /* x * 10: min(2 shift/add terms, multiply 0) = 0 */
+    EXPECT(t_mul10(7), 70, 1);
+    /* one-cycle multiplier (timing/presets/mul1.desc): base 1, per_bit 0 */
+    __op_costs[OP_COST_INT32_MUL_BASE] = 1;
+    EXPECT(t_mul(0xFFFFFFFFu, 0xFFFFFFFFu), 1, 1 + 1);
+    EXPECT(t_loop_mul(m, 10), want_loop_mul, 1 + 1 + 10 * 5 + 10 * 1 + 1);
+    EXPECT(t_mul10(7), 70, 1 + 1);      /* min(2, 1) */
+    EXPECT(t_mul3_neg(5), (uint32_t)-15, 1 + 2); /* min(1 + neg 1, 1 + neg 1) */
+    /* per-bit cost 3, base 2: 2 + 3 x bitlen */
+    __op_costs[OP_COST_INT32_MUL_BASE] = 2;
+    __op_costs[OP_COST_INT32_MUL_PER_BIT] = 3;
+    EXPECT(t_mul(3, 1000000), 3000000, 1 + 2 + 3 * 2);
+    EXPECT(t_mul10(7), 70, 1 + 2);      /* min(2, 2 + 3 x 4) */
+    /* 8-bit multiply and 64-bit multiply */
+    __op_costs[OP_COST_MUL8] = 5;
+    __op_costs[OP_COST_INT64_MUL] = 10;
+    EXPECT(t_mul8(200, 100), 20000, 1 + 5);
+    EXPECT(t_mul64(0x100000001ull, 3), 0x300000003ull, 10 + 1);
+    __op_costs[OP_COST_INT64_MUL] = 3;
+    EXPECT(t_mul64_10(1ull << 40), 10ull << 40, 3 + 1); /* min(4, 3) */
+    /* division: base 3, 2 per step, signed extra 5 */
+    __op_costs[OP_COST_INT32_DIV_BASE] = 3;
+    __op_costs[OP_COST_INT32_DIV_PER_STEP] = 2;
+    __op_costs[OP_COST_INT32_DIV_SIGNED_EXTRA] = 5;
+    EXPECT(t_udiv(100, 7), 14, 1 + 3 + 2 * 5);
+    EXPECT((uint32_t)t_srem(-100, 7), (uint32_t)-2, 1 + 3 + 5 + 2 * 5);
+    EXPECT(t_o0_div(-100, 7), -14, 5 + 3 + 5 + 2 * 5);
+    __op_costs[OP_COST_INT64_DIV] = 17;
+    EXPECT(t_udiv64(10, 3), 3, 17 + 1);
+    /* soft-float */
+    __op_costs[OP_COST_FLOAT_ADD] = 7;
+    __op_costs[OP_COST_FLOAT_MUL] = 8;
+    __op_costs[OP_COST_FLOAT_DIV] = 9;
+    __op_costs[OP_COST_DOUBLE_ADD] = 10;
+    __op_costs[OP_COST_DOUBLE_MUL] = 11;
+    __op_costs[OP_COST_DOUBLE_DIV] = 12;
+    __op_costs[OP_COST_CONVERSION] = 13;
+    __op_costs[OP_COST_FP_COMPARE] = 14;
+    __op_costs[OP_COST_DOUBLE_COMPARE] = 15;
+    EXPECT_F(t_fadd(1.5f, 2.25f), 3.75f, 7 + 1);
+    EXPECT_F(t_fmul(1.5f, 2.0f), 3.0f, 8 + 1);
+    EXPECT_F(t_fdiv(3.0f, 2.0f), 1.5f, 9 + 1);
+    EXPECT_F(t_dadd(1.5, 2.25), 3.75, 10 + 1);
+    EXPECT_F(t_dmul(1.5, 2.0), 3.0, 11 + 1);
+    EXPECT_F(t_ddiv(3.0, 2.0), 1.5, 12 + 1);
+    EXPECT(t_f2i(-7.75f), -7, 13 + 1);
+    EXPECT(t_flt(1.0f, 2.0f), 1, 14 + 1 + 1);
+    /* t_dlt_mix: a loop of n iterations, each a double compare, a double add
+     * and an int->double conversion (see count_funcs.c for the static part) */
+    {
+        __op_icount = 0;
+        (void)t_dlt_mix(1.0, 2.0, 10);
+        uint64_t a = __op_icount;
+        __op_costs[OP_COST_DOUBLE_COMPARE] += 100;
+        __op_costs[OP_COST_DOUBLE_ADD] += 1000;
+        __op_costs[OP_COST_CONVERSION] += 10000;
+        __op_icount = 0;
+        (void)t_dlt_mix(1.0, 2.0, 10);
+        check(__LINE__, "t_dlt_mix: table change", "count", __op_icount - a, 10 * (100 + 1000 + 10000));
+    }
+    /* several operations of one segment share one formula per kind:
+     * t_muldiv_mix(5, 123456, 100000, -7): multiplies 5 x 123456 (min 5,
+     * bitlen 3) and 100000 x 0xFFFFFFF9 (min 100000, bitlen 17); udiv
+     * 5 / 100000 (0 steps); srem 123456 % -7 (clz 29 - clz 15 + 1 = 15 steps) */
+    {
+        uint64_t n[5];
+        set_v1a_costs();
+        for (int k = 0; k < 5; k++) {
+            if (k == 1)
+                __op_costs[OP_COST_INT32_MUL_BASE] += 10;
+            if (k == 2)
+                __op_costs[OP_COST_INT32_MUL_PER_BIT] += 2;
+            if (k == 3)
+                __op_costs[OP_COST_INT32_DIV_BASE] += 100, __op_costs[OP_COST_INT32_DIV_SIGNED_EXTRA] += 1000;
+            if (k == 4)
+                __op_costs[OP_COST_INT32_DIV_PER_STEP] += 3;
+            __op_icount = 0;
+            uint32_t v = t_muldiv_mix(5, 123456, 100000, (uint32_t)-7);
+            n[k] = __op_icount;
+            check(__LINE__, "t_muldiv_mix", "value", v,
+                  5u * 123456u + 100000u * (uint32_t)-7 + 5u / 100000u + (uint32_t)(123456 % -7));
+        }
+        check(__LINE__, "t_muldiv_mix: mul base +10", "count", n[1] - n[0], 2 * 10);
+        check(__LINE__, "t_muldiv_mix: mul per_bit +2", "count", n[2] - n[1],
+              2 * (3 + 17));
+        check(__LINE__, "t_muldiv_mix: div base +100, signed +1000", "count", n[3] - n[2], 2 * 100 + 1000);
+        check(__LINE__, "t_muldiv_mix: div per_step +3", "count", n[4] - n[3], 3 * (0 + 15));
+    }
+    set_v1a_costs();
+    EXPECT(t_mul(3, 1000000), 3000000, 1 + MULB + 2);
 
     printf("%s: %d checks, %d failure(s)\n", failures ? "FAILED" : "ok", checks, failures);
     return failures != 0;

@@ -1,0 +1,10 @@
+/* OpenPIM DPU runtime: the operation-cost table read by the instruction-
+ * accounting pass (machine/op_cost_slots.h).  The worker fills it from the
+ * machine description when it loads the image, so costs such as a 32-bit
+ * multiply change with the description, not with the program's build.
+ * Linked into every image (-Wl,-u,__op_costs in the driver). */
+#include "rt_internal.h"
+
+#include <op_cost_slots.h>
+
+uint32_t __op_costs[OP_COST_COUNT] __op_scratch;
