@@ -33,6 +33,8 @@ static struct {
     size_t nr_touched;
     int registered;
     uint64_t peak_memory;        /* host bytes backing MRAM/WRAM, sampled after each event */
+    FILE *dpu_csv;               /* OPENPIM_REPORT_DPUS */
+    unsigned launches;
     unsigned unaccounted_launches; /* launches of programs built without instruction accounting */
 } R;
 
@@ -163,6 +165,30 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
     account(us, real_start_us);
 }
 
+/* One CSV row per DPU of a launch, when OPENPIM_REPORT_DPUS names a file. */
+static void write_dpu_rows(struct dpu_set_t set)
+{
+    static int opened;
+    if (!opened) {
+        opened = 1;
+        const char *path = getenv("OPENPIM_REPORT_DPUS");
+        if (path && *path && (R.dpu_csv = fopen(path, "w")))
+            fprintf(R.dpu_csv, "launch,dpu,rank,cycles,instructions,ipc,dma_read_bytes,dma_write_bytes,fault\n");
+    }
+    if (!R.dpu_csv)
+        return;
+    struct dpu_t *d;
+    OP_SET_FOREACH_DPU(set, d) {
+        const struct op_dpu_status *st = op_machine_result(op_sdk_machine(), d->id);
+        const struct op_dpu_result *m = &st->model;
+        fprintf(R.dpu_csv, "%u,%u,%u,%llu,%llu,%.4f,%llu,%llu,%u\n", R.launches, d->id, d->rank->index,
+                (unsigned long long)m->cycles, (unsigned long long)m->instructions,
+                m->cycles ? (double)m->instructions / (double)m->cycles : 0.0, (unsigned long long)m->dma_read_bytes,
+                (unsigned long long)m->dma_write_bytes, st->fault);
+    }
+    fflush(R.dpu_csv);
+}
+
 void op_record_launch(struct dpu_set_t set, double real_start_us)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
@@ -182,6 +208,8 @@ void op_record_launch(struct dpu_set_t set, double real_start_us)
         unaccounted |= p && !p->img.accounting;
     }
     R.unaccounted_launches += unaccounted;
+    write_dpu_rows(set);
+    R.launches++;
     double overhead = op_launch_overhead_us(desc(), ranks, n);
     double us = overhead + op_cycles_to_us(desc(), st.max_cycles);
     if (e) {

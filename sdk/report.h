@@ -3,6 +3,8 @@
  * the run's breakdown is written when the environment asks for it:
  *   OPENPIM_REPORT=1 | PATH    text report on stderr or into PATH
  *   OPENPIM_TRACE=PATH         Chrome/Perfetto trace (JSON), one track per rank
+ *   OPENPIM_REPORT_DPUS=PATH   CSV, one row per DPU and launch: cycles,
+ *                              instructions, IPC, DMA bytes
  *   OPENPIM_VIRTUAL_CLOCK=1    gettimeofday/clock_gettime read modelled time
  *                              around SDK calls (see vclock.c) */
 #ifndef OPENPIM_SDK_REPORT_H

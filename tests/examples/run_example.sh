@@ -15,7 +15,8 @@ if ! make -C "$work" NR_TASKLETS="$tasklets" >"$work/build.log" 2>&1; then
 fi
 status=0
 for dpus in "$@"; do
-    out=$(cd "$work" && OPENPIM_QUIET=1 ./bin/host_app -d "$dpus" 2>&1) || true
+    # OPENPIM_RUN_PRELOAD: the sanitizer runtime an instrumented libdpu needs (sanitizer builds)
+    out=$(cd "$work" && OPENPIM_QUIET=1 LD_PRELOAD=${OPENPIM_RUN_PRELOAD:-} ./bin/host_app -d "$dpus" 2>&1) || true
     if grep -q '^\[OK\]' <<<"$out" && ! grep -q '^\[ERROR\]' <<<"$out"; then
         echo "$name NR_TASKLETS=$tasklets dpus=$dpus: $(grep '^\[OK\]' <<<"$out" | head -1)"
     else
