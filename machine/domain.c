@@ -212,7 +212,8 @@ static const _Alignas(64) uint8_t vbmi_scatter_idx[2][64] = { { REP64(SCATTER_ID
 static const _Alignas(64) uint8_t vbmi_gather_idx[2][64] = { { REP64(GATHER_IDX, 0) }, { REP64(GATHER_IDX, 1) } };
 static const _Alignas(64) uint8_t pshufb_kj[64] = { REP64(PSHUFB_KJ, 0) };
 
-/* Index of the register paired with r | (1 << b), for pair p = 0..3. */
+/* Pairing registers by bit b of their index: the lower register of pair
+ * p = 0..3 (its partner is that | 1 << b). */
 #define PAIR(p, b) ((((p) >> (b)) << ((b) + 1)) | ((p) & ((1 << (b)) - 1)))
 
 /* v[i] = line i (pos 8j + k)  ->  v[r] = 8 words of chip k, r = (k2 k0 k1). */

@@ -125,6 +125,8 @@ static int read_sections(struct op_image *img, const Elf64_Shdr *sh, unsigned sh
             if (sh[i].sh_flags & SHF_EXECINSTR) {
                 if (img->text_len)
                     return fail(err, errlen, "more than one code section");
+                if (sh[i].sh_type == SHT_NOBITS)
+                    return fail(err, errlen, "the code section has no contents in the file");
                 img->text_addr = lo;
                 img->text_len = hi - lo;
                 img->text = img->bytes + sh[i].sh_offset;

@@ -26,7 +26,8 @@ dpu_error_t dpu_log_read(struct dpu_set_t dpu_set, FILE *stream)
     if (!buf || !st)
         return DPU_OK; /* the program never calls printf */
     if (op_region_of(buf->addr) != OP_REGION_MRAM || op_region_of(st->addr) != OP_REGION_WRAM ||
-        buf->addr - OP_MRAM_BASE + (uint64_t)buf->size > op_machine_mram_size(m) || st->size > 8)
+        buf->addr - OP_MRAM_BASE + (uint64_t)buf->size > op_machine_mram_size(m) || st->size > 8 ||
+        st->addr - OP_WRAM_BASE + (uint64_t)st->size > op_machine_wram_size(m))
         return DPU_ERR_LOG_CONTEXT_MISSING;
     uint64_t state = 0;
     memcpy(&state, op_machine_wram(m, dpu_set.dpu->id) + (st->addr - OP_WRAM_BASE), st->size);

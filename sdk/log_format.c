@@ -229,7 +229,7 @@ static int decode_record(const uint8_t *rec, uint32_t len, struct text *t)
             int64_t w = (int64_t)v;
             if (w < 0) {
                 flags |= OP_LOG_F_MINUS;
-                w = -w;
+                w = w < -OP_LOG_MAX_FIELD ? OP_LOG_MAX_FIELD : -w; /* INT64_MIN has no negation */
             }
             width = (int)(w > OP_LOG_MAX_FIELD ? OP_LOG_MAX_FIELD : w);
         }

@@ -33,11 +33,25 @@ static dpu_error_t prepare(struct dpu_set_t rank, uint32_t group, uint64_t offse
         return DPU_ERR_INVALID_MRAM_ACCESS;
     if (size && !buf)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
-    for (uint32_t chip = 0; chip < GROUP_SIZE; chip++)
-        ids[chip] = r->dpus[chip * OP_DPUS_PER_CHIP + group].id;
+    for (uint32_t chip = 0; chip < GROUP_SIZE; chip++) {
+        const struct dpu_t *d = &r->dpus[chip * OP_DPUS_PER_CHIP + group];
+        if (d->slice != chip || d->member != group) /* not laid out as 8 chips x 8 DPUs */
+            return DPU_ERR_INVALID_DPU_SET;
+        ids[chip] = d->id;
+    }
     if ((rc = op_sync_ranks(rank)) != DPU_OK && rc != DPU_ERR_DPU_FAULT)
         return rc;
     return DPU_OK;
+}
+
+/* For the timing model, `size` bytes of view cross the memory bus exactly as a
+ * parallel push of size/64 bytes to each of the rank's 64 DPUs does (the push
+ * is 8 groups of size/8 bytes of lines); the report counts the rank's enabled
+ * DPUs, so that is how the transfer is recorded. */
+static void record(struct dpu_set_t rank, int to_dpu, size_t size, double start)
+{
+    op_record_xfer(rank, OP_XFER_PARALLEL, to_dpu, OP_REGION_MRAM, size / OP_DOMAIN_LINE,
+                   OP_CHIPS_PER_RANK * OP_DPUS_PER_CHIP, start);
 }
 
 dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint64_t offset, const void *lines,
@@ -58,7 +72,7 @@ dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint6
     for (uint32_t chip = 0; chip < GROUP_SIZE; chip++)
         dst[chip] = op_machine_mram(m, ids[chip]) + offset;
     op_domain_to_dpus(lines, size / OP_DOMAIN_LINE, dst);
-    op_record_xfer(rank, OP_XFER_PARALLEL, 1, OP_REGION_MRAM, size / 8, GROUP_SIZE, start);
+    record(rank, 1, size, start);
     return DPU_OK;
 }
 
@@ -68,7 +82,7 @@ static int resident(const uint8_t *p, size_t len)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     uintptr_t start = (uintptr_t)p & ~(uintptr_t)(page - 1), end = (uintptr_t)p + len;
-    unsigned char vec[1024];
+    unsigned char vec[4096];
     while (start < end) {
         size_t pages = (end - start + page - 1) / page;
         if (pages > sizeof vec)
@@ -107,17 +121,18 @@ dpu_error_t openpim_rank_view_read(struct dpu_set_t rank, uint32_t group, uint64
         uint8_t *stage = malloc(step * OP_DOMAIN_LINE);
         if (!stage)
             return DPU_ERR_SYSTEM;
-        const uint8_t *part[GROUP_SIZE];
+        uint8_t *part[GROUP_SIZE];
+        const uint8_t *cpart[GROUP_SIZE];
         for (uint32_t chip = 0; chip < GROUP_SIZE; chip++)
-            part[chip] = stage + chip * step * 8;
+            cpart[chip] = part[chip] = stage + chip * step * 8;
         for (size_t done = 0; done < words; done += step) {
             size_t n = words - done < step ? words - done : step;
             for (uint32_t chip = 0; chip < GROUP_SIZE; chip++)
-                op_machine_mram_read(m, ids[chip], offset + 8 * done, (void *)part[chip], 8 * n);
-            op_dpus_to_domain(part, n, (uint8_t *)lines + OP_DOMAIN_LINE * done);
+                op_machine_mram_read(m, ids[chip], offset + 8 * done, part[chip], 8 * n);
+            op_dpus_to_domain(cpart, n, (uint8_t *)lines + OP_DOMAIN_LINE * done);
         }
         free(stage);
     }
-    op_record_xfer(rank, OP_XFER_PARALLEL, 0, OP_REGION_MRAM, size / 8, GROUP_SIZE, start);
+    record(rank, 0, size, start);
     return DPU_OK;
 }

@@ -293,6 +293,8 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
                 return DPU_ERR_SG_LENGTH_MISMATCH;
             if (blk.length && !blk.addr)
                 return DPU_ERR_INVALID_MEMORY_TRANSFER;
+            if (blk.length == 0)
+                continue; /* an empty block may have no address */
             if (xfer == DPU_XFER_TO_DPU)
                 memcpy(base + done, blk.addr, blk.length);
             else

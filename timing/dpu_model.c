@@ -99,6 +99,8 @@ struct op_dpu_trace {
     uint64_t dma_bytes[2], dma_count[2], dma_busy;
     /* the last issues, for detecting periodic round-robin phases */
     uint64_t nissue;
+    uint64_t jump_at;  /* no jump attempt before this cycle (speed only) */
+    uint64_t pend_min; /* lower bound of the pending tasklets' pend_time */
     uint64_t hist_cyc[64];
     uint8_t hist_tid[64];
     /* auto-advance */
@@ -245,10 +247,12 @@ static void pop_seg(struct op_dpu_trace *tr, struct tsk *t)
 /* simulation                                                                */
 /* ------------------------------------------------------------------------ */
 
-static void make_pending(struct tsk *t, uint64_t time)
+static void make_pending(struct op_dpu_trace *tr, struct tsk *t, uint64_t time)
 {
     t->pending = 1;
     t->pend_time = time;
+    if (time < tr->pend_min)
+        tr->pend_min = time;
 }
 
 static void wake_record(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
@@ -262,7 +266,7 @@ static void wake_record(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
             u->state = T_RUN;
             u->dep = NONE32;
             u->next_ok = max64(u->next_ok, time + 1);
-            make_pending(u, time + 1);
+            make_pending(tr, u, time + 1);
             rec_unref(tr, rec);
         }
     }
@@ -304,7 +308,7 @@ static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
             tr->dma_bytes[w] += arg;
             tr->dma_count[w]++;
             t->next_ok = max64(t->next_ok, done);
-            make_pending(t, done);
+            make_pending(tr, t, done);
             return 0;
         }
         case EV_BLOCK: {
@@ -317,7 +321,7 @@ static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
             rec_unref(tr, arg);
             t->next_ok = max64(t->next_ok, w + 1);
             if (w + 1 > time) {
-                make_pending(t, w + 1);
+                make_pending(tr, t, w + 1);
                 return 0;
             }
             break;
@@ -338,7 +342,7 @@ static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
                     u->state = T_RUN;
                     u->dep = NONE32;
                     u->next_ok = max64(u->next_ok, tmax + 1);
-                    make_pending(u, tmax + 1);
+                    make_pending(tr, u, tmax + 1);
                     rec_unref(tr, arg);
                 }
             }
@@ -375,6 +379,8 @@ static int issue(struct op_dpu_trace *tr, unsigned id, uint64_t c)
 static void try_jump(struct op_dpu_trace *tr)
 {
     const uint64_t P = tr->period, now = tr->now;
+    if (now < tr->jump_at)
+        return;
     unsigned S[OP_TIMING_MAX_TASKLETS], k = 0;
     uint64_t tjoin = UNSET64;
     for (unsigned i = 0; i < tr->n; i++) {
@@ -391,9 +397,12 @@ static void try_jump(struct op_dpu_trace *tr)
         }
         S[k++] = i;
     }
+    const uint64_t per = k > P ? k : P;
+    /* On failure, wait a little before the next attempt: attempts cost a
+     * scan; skipping some only means stepping a few more cycles exactly. */
+    tr->jump_at = now + per / 2;
     if (k == 0 || tjoin <= now)
         return;
-    const uint64_t per = k > P ? k : P;
     for (unsigned j = 0; j < k; j++)
         if ((uint64_t)tr->t[S[j]].last_issue + per < now)
             return;
@@ -420,8 +429,10 @@ static void try_jump(struct op_dpu_trace *tr)
         uint64_t s = (uint64_t)t->last_issue + per;
         H = min64(H, s + (rem - 1) * per);
     }
-    if (H < now + 2 * per)
+    if (H < now + 2 * per) {
+        tr->jump_at = H; /* the horizon is an event or a join */
         return;
+    }
     uint64_t lastc = 0;
     unsigned lastid = tr->rr;
     int any = 0;
@@ -464,35 +475,47 @@ static int advance(struct op_dpu_trace *tr)
     const unsigned n = tr->n;
     for (;;) {
         const uint64_t now = tr->now;
-        for (unsigned i = 0; i < n; i++) {
-            struct tsk *t = &tr->t[i];
-            if (t->state == T_RUN && t->pending && t->pend_time <= now) {
-                t->pending = 0;
-                if (settle(tr, i, t->pend_time, 0))
-                    return 0;
+        if (tr->pend_min <= now) {
+            uint64_t m = UNSET64;
+            tr->pend_min = UNSET64; /* settle() may lower it again */
+            for (unsigned i = 0; i < n; i++) {
+                struct tsk *t = &tr->t[i];
+                if (t->state != T_RUN || !t->pending)
+                    continue;
+                if (t->pend_time <= now) {
+                    t->pending = 0;
+                    if (settle(tr, i, t->pend_time, 0)) {
+                        tr->pend_min = 0; /* recompute on resume */
+                        return 0;
+                    }
+                } else if (t->pend_time < m) {
+                    m = t->pend_time;
+                }
             }
+            if (m < tr->pend_min)
+                tr->pend_min = m;
         }
         if (tr->ndone == n) {
             tr->finished = 1;
             return 1;
         }
         unsigned best = NONE32;
-        uint64_t next_t = UNSET64;
-        for (unsigned k = 1; k <= n; k++) {
-            unsigned id = (tr->rr + k) % n;
-            struct tsk *t = &tr->t[id];
-            if (t->state != T_RUN)
-                continue;
-            if (t->pending) {
-                next_t = min64(next_t, t->pend_time);
-            } else if (t->next_ok <= now) {
-                if (best == NONE32)
-                    best = id;
-            } else {
-                next_t = min64(next_t, t->next_ok);
+        for (unsigned k = 1, id = tr->rr; k <= n; k++) {
+            if (++id == n)
+                id = 0;
+            const struct tsk *t = &tr->t[id];
+            if (t->state == T_RUN && !t->pending && t->next_ok <= now) {
+                best = id;
+                break;
             }
         }
         if (best == NONE32) {
+            uint64_t next_t = UNSET64;
+            for (unsigned i = 0; i < n; i++) {
+                const struct tsk *t = &tr->t[i];
+                if (t->state == T_RUN)
+                    next_t = min64(next_t, t->pending ? t->pend_time : t->next_ok);
+            }
             if (next_t == UNSET64) { /* everyone left is blocked */
                 if (!tr->final)
                     return 0;
@@ -558,8 +581,10 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
         t->last_issue = -1;
         t->dep = NONE32;
         t->state = T_RUN;
-        make_pending(t, 0);
+        t->pending = 1;
+        t->pend_time = 0;
     }
+    tr->pend_min = 0;
     tr->nrecs = 0;
     tr->free_head = NONE32;
     map_clear(&tr->locks);
@@ -570,6 +595,7 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     tr->final = tr->finished = tr->deadlock = tr->error = 0;
     tr->dma_bytes[0] = tr->dma_bytes[1] = tr->dma_count[0] = tr->dma_count[1] = tr->dma_busy = 0;
     tr->nissue = 0;
+    tr->jump_at = 0;
     tr->buffered = 0;
     tr->advance_at = 256;
     tr->desc = desc;

@@ -318,15 +318,15 @@ void op_report_write_text(const struct op_report *r, FILE *f)
                 name, s->nr_dpus, l->kernel_us / 1e3, l->overhead_us / 1e3, (unsigned long long)s->max_cycles,
                 s->slowest_dpu, s->nr_dpus ? (double)s->sum_cycles / s->nr_dpus : 0.0,
                 (unsigned long long)(s->nr_dpus ? s->min_cycles : 0), (unsigned long long)s->instructions,
-                s->sum_cycles ? (double)s->instructions / (double)s->sum_cycles : 0.0, s->dma_read_bytes / 1e6,
-                s->dma_write_bytes / 1e6);
+                s->sum_cycles ? (double)s->instructions / (double)s->sum_cycles : 0.0, (double)s->dma_read_bytes / 1e6,
+                (double)s->dma_write_bytes / 1e6);
     }
     if (r->nlaunch > TEXT_LAUNCH_ROWS)
         fprintf(f, "  ... %zu more launches\n", r->nlaunch - TEXT_LAUNCH_ROWS);
     fprintf(f, "%5s %-16s %6s %11.4f %11.4f %13s %7s %12s %12s %15llu %5.2f %10.3f %10.3f\n", "all", "", "",
             tk / 1e3, to / 1e3, "", "", "", "", (unsigned long long)tot.instructions,
-            tot.sum_cycles ? (double)tot.instructions / (double)tot.sum_cycles : 0.0, tot.dma_read_bytes / 1e6,
-            tot.dma_write_bytes / 1e6);
+            tot.sum_cycles ? (double)tot.instructions / (double)tot.sum_cycles : 0.0, (double)tot.dma_read_bytes / 1e6,
+            (double)tot.dma_write_bytes / 1e6);
     if (tot.deadlocks || tot.errors)
         fprintf(f, "warning: %u DPU runs deadlocked, %u had trace errors\n", tot.deadlocks, tot.errors);
 }

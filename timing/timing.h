@@ -120,10 +120,11 @@ int op_machine_desc_preset(const char *name, struct op_machine_desc *desc);
 int op_machine_desc_load(const char *path, struct op_machine_desc *desc,
                          char *errbuf, size_t errlen);
 
-/* Apply a UPMEM-style profile string "key=value,key=value".  Unknown keys are
- * ignored (as the SDK does); list values use ':' between items; the key
- * "desc_file=PATH" loads a file first.  Returns the number of keys applied,
- * -1 on a bad value for a known key or an invalid result (desc unchanged). */
+/* Apply a UPMEM-style profile string "key=value,key=value" (the same keys).
+ * Unknown keys are ignored (as the SDK does); list values use ':' between
+ * items; "preset=NAME" and "desc_file=PATH" replace the whole description
+ * (keys after them modify it).  Returns the number of keys applied, -1 on a
+ * bad value for a known key or an invalid result (desc then unchanged). */
 int op_machine_desc_apply(struct op_machine_desc *desc, const char *profile);
 
 /* 0 if consistent, else -1 with a reason. */
@@ -190,8 +191,11 @@ void op_dpu_trace_free(struct op_dpu_trace *tr);
 int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *desc,
                        unsigned nr_tasklets);
 /* Recorders (tid < nr_tasklets; call in the emulator's execution order).
- * Return 0, or -1 on misuse (recorded in result.error). */
+ * Before each event, report the tasklet's instructions since its previous
+ * event (instr calls merge; runtime-call costs desc->rt.* are the emulator's
+ * to add).  Return 0, or -1 on misuse (recorded in result.error). */
 int op_dpu_trace_instr(struct op_dpu_trace *tr, unsigned tid, uint64_t n);
+/* bytes: the effective DMA size (8..2048; the ISA turns size 0 into 2048). */
 int op_dpu_trace_dma(struct op_dpu_trace *tr, unsigned tid, int is_write, uint32_t bytes);
 /* tid blocks on key until a later op_dpu_trace_wake on the same key picks it. */
 int op_dpu_trace_block(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);

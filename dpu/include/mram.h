@@ -6,7 +6,9 @@
  *     8 between 8 and 2048, so n = 0 moves 2048 bytes, n = 12 moves 8 and
  *     n = 2056 moves 8;
  *   - the whole transfer must lie inside the DPU's MRAM and inside WRAM (or a
- *     tasklet stack), else the DPU stops with OP_FAULT_DMA.
+ *     tasklet stack), else the DPU stops with OP_FAULT_DMA;
+ *   - as on the DPU, the MRAM address may omit the 0x08000000 tag: an offset
+ *     below the MRAM size reaches the same byte as 0x08000000 + offset.
  * Each call is one DMA for the timing model and yields to the next tasklet.
  */
 #ifndef DPUSYSCORE_MRAM_H

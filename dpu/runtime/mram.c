@@ -12,7 +12,7 @@ static inline uint32_t __op_dma_size(unsigned int n)
 
 void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
 {
-    uint64_t m = (uint64_t)(uintptr_t)from & ~(uint64_t)7;
+    uint64_t m = __op_mram_dma_addr((uint64_t)(uintptr_t)from & ~(uint64_t)7);
     uintptr_t w = (uintptr_t)to & ~(uintptr_t)7;
     uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_read", m, size);
@@ -25,7 +25,7 @@ void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
 void mram_write(const void *from, __mram_ptr void *dest, unsigned int nb_of_bytes)
 {
     uintptr_t w = (uintptr_t)from & ~(uintptr_t)7;
-    uint64_t m = (uint64_t)(uintptr_t)dest & ~(uint64_t)7;
+    uint64_t m = __op_mram_dma_addr((uint64_t)(uintptr_t)dest & ~(uint64_t)7);
     uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_write", m, size);
     __op_check_wram("mram_write", w, size);
@@ -53,7 +53,7 @@ void *mram_read_unaligned(const __mram_ptr void *from, void *buffer, unsigned in
 
 void mram_write_unaligned(const void *from, __mram_ptr void *dest, unsigned int nb_of_bytes)
 {
-    uint64_t a = (uint64_t)(uintptr_t)dest;
+    uint64_t a = __op_mram_dma_addr((uint64_t)(uintptr_t)dest);
     if (nb_of_bytes == 0) {
         __op_yield();
         return;
@@ -74,13 +74,14 @@ void mram_write_unaligned(const void *from, __mram_ptr void *dest, unsigned int 
 
 void *__op_mram_rmw_begin(uint32_t addr, uint32_t size)
 {
+    addr = (uint32_t)__op_mram_dma_addr(addr);
     __op_check_mram("mram atomic update", addr, size);
     return __op_mram_host(addr);
 }
 
 void __op_mram_rmw_end(uint32_t addr)
 {
-    uint32_t word = addr & ~7u;
+    uint32_t word = (uint32_t)__op_mram_dma_addr(addr) & ~7u;
     __OP_SVC->dma_event(word, 8, 0);
     __OP_SVC->dma_event(word, 8, 1);
     __op_yield();

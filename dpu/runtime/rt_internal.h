@@ -17,6 +17,15 @@ void __op_misc_reset(void);
 void __op_check_mram(const char *who, uint64_t addr, uint64_t size);
 /* Checks that WRAM/stack [addr, addr+size) exists; faults (OP_FAULT_DMA) otherwise. */
 void __op_check_wram(const char *who, uintptr_t addr, uint64_t size);
+/* The MRAM address a DMA reaches.  The DPU's DMA engine decodes only the offset
+ * inside the 64 MiB MRAM: the 0x08000000 the linker gives MRAM symbols is a tag
+ * it does not need, so an untagged offset reaches the same byte.  Real programs
+ * rely on it (PrIM BFS keeps MRAM addresses relative to 0 in its parameters and
+ * passes them to mram_read/mram_write as they are). */
+static inline uint64_t __op_mram_dma_addr(uint64_t addr)
+{
+    return addr < __op_env->mram_size ? addr + OP_MRAM_BASE : addr;
+}
 /* Host pointer to MRAM address `addr` of the running DPU (no check). */
 static inline uint8_t *__op_mram_host(uint64_t addr)
 {

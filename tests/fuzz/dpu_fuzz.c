@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 /* inputs */
-__host uint32_t rounds;     /* loop bound of every tasklet (the host keeps it small) */
+__host uint32_t rounds;     /* loop bound of every tasklet (at most 256) */
 __host uint32_t heap_words; /* 8-byte words of the MRAM heap to sum (<= 256) */
 __host uint32_t fault_kind; /* 0: none; see below */
 __host uint32_t fault_arg;
@@ -40,7 +40,7 @@ int main(void)
         launches++;
     }
     barrier_wait(&all);
-    uint32_t n = rounds;
+    uint32_t n = rounds > 256 ? 256 : rounds;
     uint64_t acc = tid;
     for (uint32_t r = 0; r < n; r++) {
         mutex_lock(lock);

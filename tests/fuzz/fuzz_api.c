@@ -233,6 +233,11 @@ static bool rank_allocated(struct dpu_rank_t *r)
 /* Expected validity of a set: 1 valid, 0 invalid, -1 cannot tell. */
 static int expect_valid_list(struct dpu_set_t s)
 {
+    bool any_live = false;
+    for (unsigned i = 0; i < NSLOTS; i++)
+        any_live |= S.slots[i].state == SLOT_LIVE;
+    if (!any_live)
+        return s.list.nr_ranks == 0;
     /* lists handed out by dpu_alloc stay readable after dpu_free (libdpu keeps them) */
     for (uint32_t k = 0; k < s.list.nr_ranks; k++)
         if (!rank_allocated(s.list.ranks[k]))
@@ -361,7 +366,8 @@ static size_t pick_len(struct in *in)
     case 4: return u16(in);
     case 5: return u32(in);
     case 6: return SIZE_MAX - (u8(in) % 8);
-    case 7: return (64u << 20) - 8u * (u8(in) % 4096);
+    case 7: /* near the size of the MRAM heap symbol (whole-MRAM transfers are slow: rarely) */
+        return u8(in) == 0 ? (64u << 20) - 8u * (u8(in) % 4096) : (1u << 20) - 8u * (u8(in) % 64);
     case 8: return (size_t)u64(in);
     default: return 4u * u8(in);
     }
@@ -499,7 +505,8 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
     *len = g_img_len;
     static const uint64_t vals[] = {0, 1, 2, 4, 0xff, 0xffff, 0xffffffffull, 0x7fffffff, 0x80000000u,
                                     0x08000000u, 0x0fffffffu, 0x10000000u, 0x1000fff8u, 0x10010000u,
-                                    0x20000000u, 0x3ffff000u, 0x40000000u, (uint64_t)-1, 25, 24, 65536, 63488};
+                                    0x20000000u, 0x3ffff000u, 0x40000000u, (uint64_t)-1, 25, 24, 65536, 63488,
+                                    0x17fffff8u};
     unsigned nmut = 1 + u8(in) % 6;
     for (unsigned m = 0; m < nmut && in->n; m++) {
         uint8_t how = u8(in) % 8;
@@ -533,7 +540,8 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
                                                 "__stdout_buffer_state", "__op_icount", "__op_heap_start",
                                                 "words", "results", "m_out"};
             const char *want = names[u8(in) % (sizeof names / sizeof *names)];
-            for (size_t i = 0; i < g_symnum && u8(in) < 192; i++) {
+            bool search = u8(in) < 192;
+            for (size_t i = 0; search && i < g_symnum; i++) {
                 Elf64_Sym s;
                 memcpy(&s, g_img + g_symoff + i * sizeof s, sizeof s);
                 if (strcmp((const char *)g_img + g_stroff + s.st_name, want) == 0) {
@@ -816,7 +824,7 @@ static void op_push(struct in *in)
     uint32_t off = pick_off(in);
     size_t len = pick_len(in);
     if (len > BIG_PER_DPU && u8(in) < 128)
-        len %= BIG_PER_DPU + 1;
+        len %= (2u << 20) + 1;
     uint32_t flags = u8(in) < 200 ? u8(in) % 8 : u32(in);
     dpu_error_t rc;
     if (u8(in) < 200) {
@@ -859,7 +867,9 @@ static void op_sg(struct in *in)
     const char *name = pick_symbol(in, own, sizeof own);
     uint32_t off = pick_off(in);
     size_t len = pick_len(in);
-    struct sg_args a = {u8(in) % 9, {0}, u8(in) == 1};
+    struct sg_args a = {0, {0}, false};
+    a.nblocks = u8(in) % 9;
+    a.null_addr = u8(in) == 1;
     size_t total = 0;
     for (uint32_t i = 0; i < a.nblocks; i++) {
         a.lens[i] = u8(in) < 128 ? (uint32_t)(len / (a.nblocks ? a.nblocks : 1)) : (uint32_t)pick_len(in);
@@ -877,11 +887,75 @@ static void op_sg(struct in *in)
     expect_rejected(&pk, rc, "dpu_push_sg_xfer");
 }
 
+/* Well-formed printf records (dpu/runtime/log_record.h) with fuzzer-chosen
+ * formats and argument items, for the host's decoder (sdk/log_format.c). */
+static size_t log_records(struct in *in, uint8_t *out, size_t cap)
+{
+    static const char *const pieces[] = {
+        "%d", "%i", "%*d", "%-*d", "%.*d", "%*.*f", "%u", "%x", "%#X", "%o", "%b", "%#b", "%08.3b", "%c",
+        "%s", "%.3s", "%-10s", "%p", "%f", "%e", "%g", "%a", "%Lf", "%n", "%%", "%hhd", "%lld", "%zu",
+        "%'d", "%+ d", "%4096.4096f", "%99999d", "%", "%5", "%.", "%k", "text ", "\n", "%*", "%.*"};
+    static const uint64_t specials[] = {0, 1, (uint64_t)-1, 0x8000000000000000ull, 0x7fffffffffffffffull,
+                                        0x7ff0000000000000ull, 0x7ff8000000000001ull, 0x7fefffffffffffffull,
+                                        4096, 4097, (uint64_t)-4096, 0xffffffff80000000ull};
+    static const uint8_t tags[] = {'i', 'u', 'f', 'p', 's'};
+    size_t total = 0;
+    unsigned nrec = 1 + u8(in) % 4;
+    for (unsigned r = 0; r < nrec; r++) {
+        uint8_t rec[400];
+        char fmt[128];
+        size_t fl = 0;
+        unsigned np = u8(in) % 6;
+        for (unsigned i = 0; i < np; i++) {
+            const char *piece = pieces[u8(in) % (sizeof pieces / sizeof *pieces)];
+            size_t n = strlen(piece);
+            if (fl + n < sizeof fmt) {
+                memcpy(fmt + fl, piece, n);
+                fl += n;
+            }
+        }
+        size_t len = 8;
+        memcpy(rec + len, fmt, fl);
+        len += fl;
+        unsigned ni = u8(in) % 8;
+        for (unsigned i = 0; i < ni; i++) {
+            uint8_t t = u8(in);
+            uint8_t tag = t < 250 ? tags[t % 5] : u8(in);
+            rec[len++] = tag;
+            if (tag == 's') {
+                uint8_t k = u8(in);
+                uint32_t n = k < 200 ? k % 24u : k & 1 ? 0xffffffffu : u32(in);
+                memcpy(rec + len, &n, 4);
+                len += 4;
+                for (uint32_t j = 0; n <= 24 && j < n; j++)
+                    rec[len++] = u8(in);
+            } else {
+                uint64_t v = u8(in) < 128 ? specials[u8(in) % (sizeof specials / sizeof *specials)] : u64(in);
+                memcpy(rec + len, &v, 8);
+                len += 8;
+            }
+        }
+        uint32_t l32 = (uint32_t)len + 4, f32 = (uint32_t)fl;
+        memcpy(rec, &l32, 4);
+        memcpy(rec + 4, &f32, 4);
+        if (u8(in) == 0)
+            l32 += u8(in); /* a damaged trailer */
+        memcpy(rec + len, &l32, 4);
+        len += 4;
+        if (total + len > cap)
+            break;
+        memcpy(out + total, rec, len);
+        total += len;
+    }
+    return total;
+}
+
 static void op_log(struct in *in)
 {
     struct pick pk = pick_set(in);
     /* sometimes write a log of the fuzzer's own first */
-    if (pk.valid == 1 && pk.set.kind == DPU_SET_DPU && u8(in) & 1) {
+    uint8_t mode = pk.valid == 1 && pk.set.kind == DPU_SET_DPU ? u8(in) : 0;
+    if (mode & 1) { /* raw bytes */
         uint8_t rec[96];
         size_t n = u8(in) % sizeof rec;
         for (size_t i = 0; i < n; i++)
@@ -889,6 +963,14 @@ static void op_log(struct in *in)
         uint32_t at = u32(in) % (1u << 20);
         CALL(dpu_copy_to(pk.set, "__stdout_buffer", at & ~7u, rec, n & ~7u));
         uint64_t state = u8(in) & 1 ? u64(in) : (uint64_t)u32(in);
+        CALL(dpu_copy_to(pk.set, "__stdout_buffer_state", 0, &state, 8));
+    } else if (mode & 2) { /* records, at the start of the ring or wrapped around it */
+        uint8_t recs[2048];
+        size_t n = log_records(in, recs, sizeof recs);
+        const uint32_t ring = 1u << 20; /* the size of __stdout_buffer (dpu/libc/stdio.h) */
+        uint32_t at = u8(in) & 1 ? 0 : u32(in) % (ring - (uint32_t)n);
+        uint64_t state = at == 0 ? n : (uint64_t)ring + at + n;
+        CALL(dpu_copy_to(pk.set, "__stdout_buffer", at, recs, n));
         CALL(dpu_copy_to(pk.set, "__stdout_buffer_state", 0, &state, 8));
     }
     dpu_error_t rc = CALL(dpu_log_read(pk.set, u8(in) == 0 ? NULL : g_null));

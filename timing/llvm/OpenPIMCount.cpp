@@ -15,12 +15,20 @@
 //    including the call are added at the start of the block, those after it
 //    right after the call.  The scheduler then sees exactly what was executed.
 //  * data-dependent costs computed at run time next to the operation:
-//      - 32-bit multiply: 6 + bitlen(min(ua, ub))        (__mulsi3 mul_steps)
-//      - 32-bit udiv/urem: 6 + max(0, clz(d) - clz(n) + 1)  (__udiv32 ladder)
-//      - 32-bit sdiv/srem: the same on |n|, |d|, + 6     (__div32 wrapper)
+//      - 32-bit multiply: base + per_bit * bitlen(min(ua, ub))  (__mulsi3 mul_steps)
+//      - 32-bit udiv/urem: base + per_step * max(0, clz(d) - clz(n) + 1)  (__udiv32)
+//      - 32-bit sdiv/srem: the same on |n|, |d|, + signed extra  (__div32 wrapper)
 //      - variable-size memcpy/memmove/memset: base + size/bytes-per-instr
 //    These are summed per segment and added with one more load/add/store
 //    before the segment's call or terminator.
+//
+// Costs that belong to the machine description (multiplies, divisions,
+// soft-float, conversions, compares: timing/timing.h struct op_op_costs) are
+// not compiled in: the code reads them from the table `uint32_t __op_costs[]`
+// (slots: machine/op_cost_slots.h), defined by the DPU runtime and filled by
+// the worker from the description, so that a what-if description changes the
+// counts of an already built program.  Those loads are !invariant.load, and
+// LICM hoists them out of loops; the static part of a block stays a constant.
 //
 // Integer division never traps on x86 any more: the divisor is replaced by 1
 // when it is 0 (and, for signed division, when the operation is MIN / -1), and
@@ -43,8 +51,8 @@
 //    div32.c and udiv64.c in upmem/llvm-project, read, not copied.)  The
 //    count of a division by zero is the formula's value (clz(0) = 32).
 //
-// Costs come from op_costs.def (one table, documented there); README.md lists
-// the rules.  Refinements over "1 per IR instruction": a compare feeding the
+// Static costs come from op_costs.def (one table, documented there), the
+// others from __op_costs; README.md lists the rules.  Refinements over "1 per IR instruction": a compare feeding the
 // block's conditional branch is fused with it; an unconditional branch into
 // the block laid out next is free; zext/sext folded into byte/half loads or
 // into zeroext/signext arguments are free; a function that calls pays a 3

@@ -1,0 +1,6 @@
+/* DPU program of the rank-view benchmark: only gives the DPUs a program (and
+ * the MRAM heap symbol the push uses); never launched. */
+int main(void)
+{
+    return 0;
+}
