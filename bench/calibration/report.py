@@ -119,7 +119,7 @@ class Table:
         for sec, rows in groups.items():
             errs = [abs(r[5]) for r in rows]
             ok = sum(1 for r in rows if abs(r[5]) <= r[7])
-            out.append("  %-46s %3d/%-3d within %2.0f%%   max |err| %6.1f%%   mean |err| %5.1f%%" %
+            out.append("  %-58s %3d/%-3d within %2.0f%%   max |err| %6.1f%%   mean |err| %5.1f%%" %
                        (sec, ok, len(rows), 100 * rows[0][7], 100 * max(errs), 100 * sum(errs) / len(errs)))
         return "\n".join(out)
 

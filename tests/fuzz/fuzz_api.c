@@ -34,7 +34,8 @@
 #include <sys/mman.h>
 
 #define PROFILE "nrRanks=2,nrDpusPerRank=8,timeoutMs=300"
-#define ALT_PROFILE "nrRanks=1,nrDpusPerRank=4,chip=v1B,timeoutMs=300"
+/* one rank of 64 DPUs (the rank view needs them), on a chip the DPU program does not fit */
+#define ALT_PROFILE "nrRanks=1,nrDpusPerRank=64,chip=v1B,timeoutMs=300"
 #define NR_TASKLETS 4
 #define MAX_MACHINE_DPUS 16
 #define MAX_OPS 48
@@ -472,7 +473,7 @@ static void op_alloc(struct in *in, bool by_ranks)
     if (any_live && machine != S.machine)
         die("dpu_alloc switched machines while sets of the old one were live");
     S.machine = machine;
-    uint32_t per_rank = machine ? 4 : 8;
+    uint32_t per_rank = machine ? 64 : 8;
     uint32_t expected = by_ranks ? (n == DPU_ALLOCATE_ALL ? 0 : n * per_rank) : (n == DPU_ALLOCATE_ALL ? 0 : n);
     note_new_set(set, expected, machine);
 }
@@ -1032,6 +1033,82 @@ static void op_iterate(struct in *in)
         die("iteration finds %u DPUs (%u by rank), the set has %u", count, per_rank_total, S.slots[i].nr_dpus);
 }
 
+/* The rank's physical view (64-DPU ranks only): what is written reads back. */
+static void op_rank_view(struct in *in)
+{
+    struct pick pk = pick_set(in);
+    uint32_t group = u8(in) < 200 ? u8(in) % 9 : u32(in);
+    uint64_t offset;
+    switch (u8(in) % 5) {
+    case 0: offset = 8u * u16(in); break;
+    case 1: offset = (64u << 20) - 8u * (u8(in) % 64); break;
+    case 2: offset = u64(in); break;
+    case 3: offset = u8(in); break;
+    default: offset = 0; break;
+    }
+    size_t size;
+    switch (u8(in) % 6) {
+    case 0: size = 64u * (u8(in) % 33); break;
+    case 1: size = 64u * u16(in); break;
+    case 2: size = u16(in); break;
+    case 3: size = (size_t)u64(in); break;
+    case 4: size = u8(in) == 0 ? (size_t)8 * ((64u << 20) - offset % (64u << 20)) : 64; break;
+    default: size = 64u * 1024; break;
+    }
+    bool heap = size <= (256u << 10);
+    uint8_t *lines = heap ? malloc(size ? size : 1) : size <= BIG_SIZE ? g_big : NULL;
+    if (heap)
+        for (size_t i = 0; i < size; i++)
+            lines[i] = (uint8_t)(i * 13 + offset);
+    if (u8(in) == 0) {
+        if (heap)
+            free(lines);
+        heap = false;
+        lines = NULL;
+    }
+    dpu_error_t rc = CALL(openpim_rank_view_write(pk.set, group, offset, lines, size));
+    expect_rejected(&pk, rc, "openpim_rank_view_write");
+    if (rc == DPU_OK && size && !lines)
+        die("openpim_rank_view_write of %zu bytes without a buffer succeeded", size);
+    if (rc == DPU_OK && heap && size) {
+        uint8_t *back = malloc(size);
+        if (CALL(openpim_rank_view_read(pk.set, group, offset, back, size)) != DPU_OK)
+            die("openpim_rank_view_read fails where the write succeeded");
+        if (memcmp(back, lines, size) != 0)
+            die("the rank view does not read back what was written (group %u, offset %llu, %zu bytes)", group,
+                (unsigned long long)offset, size);
+        free(back);
+    } else if (u8(in) & 1) {
+        rc = CALL(openpim_rank_view_read(pk.set, group, offset, lines, size));
+        expect_rejected(&pk, rc, "openpim_rank_view_read");
+        if (rc == DPU_OK && size && !lines)
+            die("openpim_rank_view_read of %zu bytes without a buffer succeeded", size);
+    }
+    if (heap)
+        free(lines);
+}
+
+/* OpenPIM's other extensions. */
+static void op_misc(struct in *in)
+{
+    struct pick pk = pick_set(in);
+    uint64_t used = 0, limit = 0;
+    uint8_t k = u8(in);
+    if (CALL(openpim_memory_usage(k & 1 ? &used : NULL, k & 2 ? &limit : NULL)) == DPU_OK && (k & 3) == 3 &&
+        limit == 0)
+        die("openpim_memory_usage: no limit");
+    struct openpim_dpu_stats st;
+    dpu_error_t rc = CALL(openpim_get_dpu_stats(pk.set, k & 4 ? &st : NULL));
+    expect_rejected(&pk, rc, "openpim_get_dpu_stats");
+    static double last;
+    double t = openpim_modelled_time_us();
+    if (!(t >= 0) || t < last)
+        die("openpim_modelled_time_us went from %g to %g", last, t);
+    last = t;
+    if (k & 8)
+        CALL(dpulog_read_for_dpu(pk.set.kind == DPU_SET_DPU && pk.valid == 1 ? pk.set.dpu : NULL, g_null));
+}
+
 /* ---- checked runs ------------------------------------------------------------------- */
 
 struct run_inputs {
@@ -1243,7 +1320,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&S, 0, sizeof S);
     S.machine = machine;
     for (unsigned op = 0; op < MAX_OPS && in.n; op++) {
-        uint8_t code = u8(&in) % 22;
+        uint8_t code = u8(&in) % 23;
         TRACE("op %u: %u\n", op, code);
         switch (code) {
         case 0: op_alloc(&in, false); break;
@@ -1267,7 +1344,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 18: op_checked_run(&in); break;
         case 19: op_load_mem(&in); break;
         case 20: op_iterate(&in); break;
-        default: op_alloc(&in, false); break;
+        case 21: op_rank_view(&in); break;
+        default: op_misc(&in); break;
         }
     }
     final_check(&in);

@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 OP = dict(alloc=0, alloc_ranks=1, free=2, load_path=3, load_mem=4, launch=5, status_sync=6, callback=7,
           copy_to=8, broadcast=9, copy_from=10, copy_symbol=11, prepare=12, push=13, sg=14, log=15,
-          queries=16, iterate=17, checked_run=18)
+          queries=16, iterate=17, checked_run=18, rank_view=21, misc=22)
 COUNTS = [1, 2, 7, 8, 9, 15, 16, 17, 0, 0xffffffff, 64, 0xfffffffe]
 PROFILES = ["base", "sg", "sg3", "noreset", "unknownkeys", "nrRanks=0", "dpus65", "chip", "timeout",
             "sgbad", "noequals", "eq", "commas", "backend"]
@@ -66,6 +66,22 @@ def set_garbage(kind=1, ptr=1, count=1):
 
 def alloc(count=16, profile="base", ranks=False):
     return b(OP["alloc_ranks"] if ranks else OP["alloc"], COUNTS.index(count), PROFILES.index(profile), 1)
+
+
+def alloc_alt(count=64):
+    """on ALT_PROFILE: one rank of 64 DPUs (v1B: the DPU program does not load there)"""
+    return b(OP["alloc"], COUNTS.index(count), 255, 1)
+
+
+def rank_view(setb, group, word, lines, ok=True):
+    """write `lines` 64-byte lines at MRAM offset 8 * word of the group, read them back
+    (ok: expected to succeed; else a read of the same is tried)"""
+    g = b(0, group) if group < 9 else b(200) + u32(group)
+    return b(OP["rank_view"]) + setb + g + b(0) + u16(word) + b(0, lines) + b(1) + (b() if ok else b(1))
+
+
+def misc(setb, k=0xf):
+    return b(OP["misc"]) + setb + b(k)
 
 
 def free(setb):
@@ -133,9 +149,10 @@ def copy(kind, setb, sym, off, n, fill=0x41, null=False, ok=True):
     return out
 
 
-def iterate(slot, ndpus):
-    """DPU_RANK_FOREACH / DPU_FOREACH over a live set of ndpus DPUs, keeping every DPU handle."""
-    return b(OP["iterate"], slot) + b(1) * ndpus
+def iterate(slot, ndpus, have=0):
+    """DPU_RANK_FOREACH / DPU_FOREACH over a live set of ndpus DPUs, keeping every DPU handle
+    (the harness keeps at most 24; `have` are kept already)"""
+    return b(OP["iterate"], slot) + b(1) * max(0, min(ndpus, 24 - have))
 
 
 def prepare(setb, ndpus):
@@ -230,6 +247,9 @@ def api_seeds():
     s["log"] = (alloc(8) + iterate(0, 8) + checked_run(0) + log(set_dpu(0)) +
                 log(set_dpu(1), record=u32(24) + u32(3) + b"%d\n" + b"i" + u64(7) + u32(24), at=0, state=24) +
                 log(set_dpu(2), at=8, state=(1 << 40)) + queries(set_dpu(0)))
+    s["rank-view"] = (alloc_alt(64) + rank_view(set_slot(0), 3, 5, 7) + rank_view(set_slot(0), 8, 0, 1, ok=False) +
+                      load_path(set_slot(0)) + iterate(0, 64) + rank_view(set_dpu(0), 0, 0, 1, ok=False) +
+                      misc(set_slot(0)) + misc(set_dpu(0)) + free(set_slot(0)) + rank_view(set_slot(0), 0, 0, 1, ok=False))
     s["log-records"] = (alloc(8) + iterate(0, 8) + load_path(set_slot(0)) +
                         log_records(set_dpu(0), [(["%d", "%s", "text "], [("i", -1), ("s", b"abc")]),
                                                  (["%5", "%b", "%#b"], [("u", 4097), ("u", 0)]),

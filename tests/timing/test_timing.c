@@ -8,12 +8,12 @@
 
 #include "check.h"
 
-static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
+static struct openpim_dpu_stats run_with(const char *profile, const char *bin, uint32_t mode, uint32_t n)
 {
     struct dpu_set_t set, dpu;
     struct openpim_dpu_stats st;
     memset(&st, 0, sizeof st);
-    DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
+    DPU_ASSERT(dpu_alloc(1, profile, &set));
     DPU_ASSERT(dpu_load(set, bin, NULL));
     DPU_ASSERT(dpu_copy_to(set, "mode", 0, &mode, 4));
     DPU_ASSERT(dpu_copy_to(set, "n", 0, &n, 4));
@@ -22,6 +22,11 @@ static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
         DPU_ASSERT(openpim_get_dpu_stats(dpu, &st));
     DPU_ASSERT(dpu_free(set));
     return st;
+}
+
+static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
+{
+    return run_with("nrRanks=1", bin, mode, n);
 }
 
 int main(void)
@@ -46,11 +51,18 @@ int main(void)
     CHECK_EQ(c.cycles, 16 * c.tasklet_instructions[0]);
     CHECK_EQ(c.instructions, 16 * c.tasklet_instructions[0]);
 
-    /* one tasklet, one 2048-byte MRAM read: the tasklet waits 77 + 1024 cycles
-       after the instruction that issued it, then resumes */
+    /* one tasklet, one 2048-byte MRAM read: the tasklet waits for the DMA
+       (v1A: 22 + 0.52 x 2048 = 1086.96 cycles) after the instruction that
+       issued it, then resumes; the latency follows the machine description */
     struct openpim_dpu_stats d = run("./dpu_timing_t1", 2, 0);
     CHECK_EQ(d.dma_read_bytes, 2048);
-    CHECK_EQ(d.cycles, 11 * (d.instructions - 2) + 1 + (77 + 1024));
+    uint64_t latency = d.cycles - (11 * (d.instructions - 2) + 1);
+    CHECK(latency == 1086 || latency == 1087);
+    struct openpim_dpu_stats e = run_with("nrRanks=1,dma_read_fixed=122", "./dpu_timing_t1", 2, 0);
+    CHECK_EQ(e.instructions, d.instructions);
+    CHECK_EQ(e.cycles - d.cycles, 100);
+    struct openpim_dpu_stats f = run_with("nrRanks=1,dma_cycles_per_byte=1.52", "./dpu_timing_t1", 2, 0);
+    CHECK_EQ(f.cycles - d.cycles, 2048);
 
     /* same program, same input: same modelled time */
     struct openpim_dpu_stats again = run("./dpu_timing_t16", 1, 1000);

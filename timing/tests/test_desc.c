@@ -64,7 +64,7 @@ int main(int argc, char **argv)
     CHECK(op_machine_desc_preset("v1A", &a) == 0);
     CHECK(a.freq_mhz == 350 && a.nr_tasklets == 24 && a.wram_bytes == 65536 && a.mram_bytes == 64u << 20);
     CHECK(a.iram_bytes == 24576 && a.revolver_cycles == 11);
-    CHECK(a.dma_read_fixed == 77 && a.dma_write_fixed == 61 && a.dma_cycles_per_byte == 0.5);
+    CHECK(a.dma_read_fixed == 22 && a.dma_write_fixed == 6 && a.dma_cycles_per_byte == 0.52);
     CHECK(a.ops.int32_add == 1 && a.ops.int64_add == 2 && a.ops.int64_mul == 125 && a.ops.int64_div == 240);
     CHECK(a.ops.float_add == 65 && a.ops.float_mul == 178 && a.ops.float_div == 1025);
     CHECK(a.ops.double_add == 100 && a.ops.double_mul == 655 && a.ops.double_div == 2185);
@@ -96,7 +96,7 @@ int main(int argc, char **argv)
     strcpy(c.name, a.name);
     CHECK(equal(&a, &c));
     CHECK(load_preset_file("fastdma.desc", &c) == 0);
-    CHECK(c.dma_read_fixed == 20 && c.dma_cycles_per_byte == 0.25 && c.dma_overlap_cycles == 10);
+    CHECK(c.dma_read_fixed == 11 && c.dma_cycles_per_byte == 0.26 && c.dma_overlap_cycles == 3);
     c.dma_read_fixed = a.dma_read_fixed, c.dma_write_fixed = a.dma_write_fixed;
     c.dma_cycles_per_byte = a.dma_cycles_per_byte, c.dma_overlap_cycles = a.dma_overlap_cycles;
     strcpy(c.name, a.name);
@@ -149,7 +149,7 @@ int main(int argc, char **argv)
     CHECK(op_machine_desc_apply(&c, "") == 0 && op_machine_desc_apply(&c, NULL) == 0);
     char prof[1200];
     snprintf(prof, sizeof prof, "chipId=4,desc_file=%s/fastdma.desc", dir);
-    CHECK(op_machine_desc_apply(&c, prof) == 1 && c.dma_read_fixed == 20 && c.nr_tasklets == 24);
+    CHECK(op_machine_desc_apply(&c, prof) == 1 && c.dma_read_fixed == 11 && c.nr_tasklets == 24);
 
     return check_done("test_desc");
 }

@@ -768,6 +768,12 @@ static void test_speed(void)
 int main(void)
 {
     op_machine_desc_preset("v1A", &D);
+    /* The hand derivations below use the round DMA constants of ref §2.2
+       (77 + 0.5 B read, 61 + 0.5 B write): they test the model's mechanics,
+       independently of the calibrated v1A values. */
+    D.dma_read_fixed = 77;
+    D.dma_write_fixed = 61;
+    D.dma_cycles_per_byte = 0.5;
     test_pipeline();
     test_dma();
     test_sync();
