@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "internal.h"
 
@@ -67,6 +68,13 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
     if (!f) {
         op_warn("cannot open DPU program '%s': %s", binary_path, strerror(errno));
         return DPU_ERR_ELF_NO_SUCH_FILE;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        /* a device such as /dev/zero would be read until memory runs out */
+        op_warn("DPU program '%s' is not a file", binary_path);
+        fclose(f);
+        return DPU_ERR_ELF_INVALID_FILE;
     }
     size_t cap = 1 << 16, len = 0;
     uint8_t *buf = malloc(cap);

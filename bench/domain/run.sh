@@ -28,9 +28,13 @@ echo "== transposes (machine/domain.c)"
 if [ -f "$build/sdk/upmem_env.sh" ]; then
     echo "== rank view through libdpu ($build)"
     source "$build/sdk/upmem_env.sh"
-    "$cc" -O2 -Wall -Wextra -o "$work/bench_rank_view" "$here/bench_rank_view.c" $(dpu-pkg-config --cflags --libs dpu)
-    OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -o "$work/dpu_nop" "$here/dpu_nop.c"
-    "$work/bench_rank_view" "$work/dpu_nop" 7
+    if "$cc" -O2 -Wall -Wextra -o "$work/bench_rank_view" "$here/bench_rank_view.c" \
+            $(dpu-pkg-config --cflags --libs dpu) &&
+        OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -o "$work/dpu_nop" "$here/dpu_nop.c"; then
+        "$work/bench_rank_view" "$work/dpu_nop" 7
+    else
+        echo "(could not build the libdpu part: is $build up to date?)"
+    fi
 else
     echo "(no built SDK at $build: skipping the libdpu part)"
 fi

@@ -638,13 +638,14 @@ static void op_load_mem(struct in *in)
 static void op_load_path(struct in *in)
 {
     struct pick pk = pick_set(in);
-    static const char *const paths[] = {NULL, "/nonexistent/dpu", "/", "/proc/self/status", "/dev/null", ""};
-    uint8_t s = u8(in) % 8;
-    const char *path = s < 6 ? paths[s] : g_bin;
+    static const char *const paths[] = {NULL, "/nonexistent/dpu", "/", "/proc/self/status", "/dev/null", "",
+                                        "/dev/zero"};
+    uint8_t s = u8(in) % 9;
+    const char *path = s < 7 ? paths[s] : g_bin;
     struct dpu_program_t *prog = NULL;
     dpu_error_t rc = CALL(dpu_load(pk.set, path, u8(in) & 1 ? &prog : NULL));
     expect_rejected(&pk, rc, "dpu_load");
-    if (s < 6 && rc == DPU_OK)
+    if (s < 7 && rc == DPU_OK)
         die("dpu_load accepted '%s'", path ? path : "(null)");
     if (rc == DPU_OK && prog) {
         struct dpu_symbol_t sym;

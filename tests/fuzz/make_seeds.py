@@ -105,7 +105,8 @@ def len_exact(n):
 
 
 def load_path(setb, valid=True, want_prog=True):
-    return b(OP["load_path"]) + setb + b(7 if valid else 1, 1 if want_prog else 0, 1, 0)
+    path = 7 if valid is True else 1 if valid is False else valid  # or an index of fuzz_api.c's paths[]
+    return b(OP["load_path"]) + setb + b(path, 1 if want_prog else 0, 1, 0)
 
 
 def load_mem_valid(setb, sym="results"):
@@ -242,6 +243,8 @@ def api_seeds():
                     push(set_slot(0), False, "m_out", 0, 64, flags=1) + push(set_slot(0), True, "words", 0, 64) +
                     sg(set_slot(0), "__sys_used_mram_end", 0, 4096, 4) + sg(set_slot(0), "words", 0, 64, 1))
     # fixed: sdk/xfer.c sg_push passed a NULL address to memcpy for an empty block
+    # fixed: sdk/program.c dpu_load read /dev/zero (or any endless file) until memory ran out
+    s["regress-load-dev-zero"] = alloc(8) + load_path(set_slot(0), valid=6) + load_path(set_slot(0), valid=2)
     s["regress-sg-null-empty-block"] = (alloc(16, "sg") + load_path(set_slot(0)) +
                                         sg(set_slot(0), "__sys_used_mram_end", 0, 0, 2, null=True))
     s["log"] = (alloc(8) + iterate(0, 8) + checked_run(0) + log(set_dpu(0)) +
