@@ -3,8 +3,9 @@
  *
  * Tasklets are coroutines switched only inside svc->yield and svc->block, so
  * each function here is atomic up to its first such call.  Waiting is always
- * svc->block on a key (never spinning); every call yields at least once so
- * that tasklets interleave at synchronisation points as on the DPU.
+ * svc->block on a key (never spinning); every call yields or blocks at least
+ * once so that tasklets interleave at synchronisation points as on the DPU,
+ * except handshake_notify when its waiter is already there (see Handshakes).
  */
 #include "rt_internal.h"
 
