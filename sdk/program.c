@@ -1,4 +1,5 @@
 /* Loading DPU programs and looking up their symbols. */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
