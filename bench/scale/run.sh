@@ -11,4 +11,4 @@ trap 'rm -rf "$work"' EXIT
 gcc -O2 -Wall -Wextra -o "$work/host_scale" "$here/host_scale.c" $(dpu-pkg-config --cflags --libs dpu)
 dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=16 -o "$work/dpu_scale" "$here/dpu_scale.c"
 echo "host: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB"
-"$work/host_scale" "$work/dpu_scale" "${2:-1}"
+stdbuf -oL "$work/host_scale" "$work/dpu_scale" "${2:-1}"
