@@ -57,8 +57,9 @@ static dpu_error_t run(struct dpu_set_t set)
         if (out == DPU_OK || r->fault != OP_FAULT_TIMEOUT)
             out = r->fault == OP_FAULT_TIMEOUT ? DPU_ERR_TIMEOUT : DPU_ERR_DPU_FAULT;
         if (shown++ < 4)
-            op_warn("DPU %u (rank %u, chip %u, dpu %u) tasklet %u: %s fault: %s", d->id, d->rank->index, d->slice,
-                    d->member, r->fault_tasklet, fault_kind(r->fault), r->fault_msg);
+            /* bounded: the message lives in memory a worker writes */
+            op_warn("DPU %u (rank %u, chip %u, dpu %u) tasklet %u: %s fault: %.*s", d->id, d->rank->index, d->slice,
+                    d->member, r->fault_tasklet, fault_kind(r->fault), (int)sizeof r->fault_msg, r->fault_msg);
     }
     if (shown < faulted)
         op_warn("... and %u more faulting DPUs", faulted - shown);
