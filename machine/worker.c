@@ -381,15 +381,12 @@ static void serve(int sock, unsigned index)
         }
         if (cmd != OP_CMD_LAUNCH)
             die("unknown command %u", cmd);
-        unsigned ran = 0;
-        for (uint32_t i; take(index, &i); ran++) {
+        for (uint32_t i; take(index, &i);) {
             uint32_t dpu = op_ctrl_list(ctrl)[i];
             atomic_store(&slot->current_dpu, (int32_t)dpu);
             run_dpu(dpu);
         }
         atomic_store(&slot->current_dpu, -1);
-        if (getenv("OPENPIM_DEBUG_WORKERS"))
-            fprintf(stderr, "worker %u ran %u DPUs\n", index, ran);
         uint32_t done = OP_CMD_DONE;
         if (send(sock, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done)
             exit(0);

@@ -67,8 +67,8 @@ static struct ev *push(enum ev_type type)
     return e;
 }
 
-/* Ranks of a set with the number of its enabled DPUs in each (at most n). */
-static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsigned max, uint32_t nr_dpus_hint)
+/* Ranks of a set (at most max) with the number of its enabled DPUs in each. */
+static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsigned max)
 {
     unsigned n = 0;
     if (set.kind == DPU_SET_DPU) {
@@ -87,7 +87,6 @@ static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsign
         out[n].nr_dpus = enabled;
         n++;
     }
-    (void)nr_dpus_hint;
     return n;
 }
 
@@ -142,7 +141,7 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
                     size_t bytes_per_dpu, uint32_t nr_dpus, double real_start_us)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
-    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS, nr_dpus);
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
     ensure_touched();
     struct op_xfer_desc x = {
         .dir = to_dpu ? OP_XFER_TO_DPU : OP_XFER_FROM_DPU,
@@ -192,7 +191,7 @@ static void write_dpu_rows(struct dpu_set_t set)
 void op_record_launch(struct dpu_set_t set, double real_start_us)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
-    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS, 0);
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
     ensure_touched();
     for (unsigned i = 0; i < n; i++)
         if (ranks[i].rank < R.nr_touched)
