@@ -10,14 +10,15 @@
  *     mapped at that address, code reaches them through %gs (see mram.h), and the
  *     worker points GS at "current DPU's MRAM - OP_MRAM_BASE";
  *   - code (IRAM) at OP_TEXT_BASE, plus the runtime's per-launch scratch (.opbss).
- * Everything lies below 4 GB, so WRAM and MRAM addresses survive uint32_t casts.
+ * The image is ELF32 x86-64 code of the ILP32 (x32) ABI, the DPU's data model:
+ * every address it forms is 32 bits wide and wraps as on the DPU.
  */
 #ifndef OPENPIM_DPU_ABI_H
 #define OPENPIM_DPU_ABI_H
 
 #include <stdint.h>
 
-#define OP_ABI_VERSION 1u
+#define OP_ABI_VERSION 2u
 
 #define OP_MRAM_BASE 0x08000000u
 #define OP_WRAM_BASE 0x10000000u
@@ -41,28 +42,78 @@ enum op_fault {
     OP_FAULT_RUNTIME,      /* misuse of a runtime primitive */
     OP_FAULT_HOST_MEMORY,  /* host cannot back more emulated memory */
     OP_FAULT_DIV_ZERO,     /* integer division by zero (the DPU's "fault 2") */
+    OP_FAULT_SYSCALL,      /* DPU code made a system call (refused by the worker's sandbox) */
+    OP_FAULT_WORKER,       /* the worker running the DPU died (killed, crashed, exited) */
 };
+
+/* The image is ILP32 (x32) code, the worker LP64: the structures below use
+ * only fixed-width fields, and what the image sees as a pointer the worker
+ * sees as the 32-bit address it is (OP_IMG_PTR, OP_IMG_FN).  Function
+ * "pointers" of the services are addresses of trampolines the worker places
+ * below 4 GB (OP_ENV_BASE) that jump to its own code. */
+#if __SIZEOF_POINTER__ == 4
+#define OP_IMG_PTR(type, name) type *name
+#define OP_IMG_FN(ret, name, params) ret(*name) params
+#else
+#define OP_IMG_PTR(type, name) uint32_t name
+#define OP_IMG_FN(ret, name, params) uint32_t name
+#endif
+
+/* Where the worker maps the environment page (struct op_env, the services
+ * table and its trampolines) in every image's address space. */
+#define OP_ENV_BASE 0x30000000u
 
 /* Services the worker offers to the image.  All calls are made by the tasklet
  * currently running; tasklets are coroutines, so the image's runtime code is
- * atomic between calls that switch (yield, block). */
+ * atomic between calls that switch (yield, block).  The worker checks every
+ * argument: DPU code can call these directly. */
 struct op_services {
     /* Round-robin to the next runnable tasklet (tid order). */
-    void (*yield)(void);
+    OP_IMG_FN(void, yield, (void));
     /* Block the current tasklet until another calls wake() with the same key. */
-    void (*block)(uintptr_t key);
+    OP_IMG_FN(void, block, (uint64_t key));
     /* Make up to n tasklets blocked on key runnable (lowest tid first); returns how many. */
-    unsigned (*wake)(uintptr_t key, unsigned n);
+    OP_IMG_FN(uint32_t, wake, (uint64_t key, uint32_t n));
     /* Number of tasklets currently blocked on key. */
-    unsigned (*waiters)(uintptr_t key);
-    /* Stop the whole DPU with a fault; never returns. */
-    void (*fault)(enum op_fault why, const char *msg) __attribute__((noreturn));
-    /* A DMA of `size` bytes was performed (is_write: WRAM->MRAM); for the timing model. */
-    void (*dma_event)(uint32_t mram_addr, uint32_t size, int is_write);
+    OP_IMG_FN(uint32_t, waiters, (uint64_t key));
+    /* Stop the whole DPU with a fault (msg: a NUL-terminated WRAM string); never returns. */
+    OP_IMG_FN(void, fault, (uint32_t why, const char *msg));
+    /* One DMA of `size` bytes between MRAM address `mram` and WRAM address
+     * `wram` (flags: OP_DMA_WRITE for WRAM -> MRAM; OP_DMA_COPY to move the
+     * bytes, at most 2048, both ranges checked again by the worker; without it
+     * the DMA is only recorded for the timing model). */
+    OP_IMG_FN(void, dma, (uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags));
+    /* Ends the current tasklet (exit(), or main() returned); never returns. */
+    OP_IMG_FN(void, exit, (void));
+    /* Modelled counters of the running tasklet; the timing layer keeps them
+     * exact, they are plain instruction counts when timing is off. */
+    OP_IMG_FN(uint64_t, cycles, (void));
+    OP_IMG_FN(uint64_t, instructions, (void));
+    /* A DPU runtime call (ev: OP_RTE_*, obj/arg: see there), for the timing
+     * model: charges the call's instructions and times its synchronisation. */
+    OP_IMG_FN(void, rt_event, (uint32_t ev, uint32_t obj, uint32_t arg));
 };
+/* ev of svc->rt_event: obj, arg */
+#define OP_RTE_BARRIER 0u       /* barrier_wait: barrier address, participants */
+#define OP_RTE_MUTEX_LOCK 1u    /* mutex_lock/trylock: mutex, 1 granted / 0 trylock failed */
+#define OP_RTE_MUTEX_UNLOCK 2u  /* mutex_unlock: mutex, 0 */
+#define OP_RTE_SEM_TAKE 3u      /* sem_take: semaphore address, 1 if it blocks */
+#define OP_RTE_SEM_GIVE 4u      /* sem_give: semaphore address, 1 if it wakes a taker */
+#define OP_RTE_HS_WAIT 5u       /* handshake_wait_for: notifier, 1 / 0 on EALREADY */
+#define OP_RTE_HS_NOTIFY 6u     /* handshake_notify: notifier (the caller), 0 */
+#define OP_RTE_MEM_ALLOC 7u     /* mem_alloc: 0, 0 */
+#define OP_RTE_MEM_RESET 8u     /* mem_reset: 0, 0 */
+#define OP_RTE_PERFCOUNTER 9u   /* perfcounter_get/config: 0, 0 */
+#define OP_RTE_VMUTEX_LOCK 10u  /* vmutex_lock: state bits address, mutex number */
+#define OP_RTE_VMUTEX_UNLOCK 11u
+/* flags of svc->dma */
+#define OP_DMA_WRITE 1u /* WRAM -> MRAM (else MRAM -> WRAM) */
+#define OP_DMA_COPY 2u  /* move the bytes; without it the call only records the DMA for the timing model */
+#define OP_NR_SERVICES (sizeof(struct op_services) / sizeof(uint32_t))
 
-/* Per-worker environment; the image holds a pointer to it in __op_env.  The
- * worker updates the fields below before each DPU run and at each switch. */
+/* Per-worker environment, at OP_ENV_BASE; the image holds a pointer to it in
+ * __op_env.  The worker rewrites it before each DPU run and at each switch, and
+ * never trusts what the image may have written into it. */
 struct op_env {
     uint32_t abi_version;
     uint32_t tid;          /* me() of the running tasklet */
@@ -71,15 +122,10 @@ struct op_env {
     uint32_t wram_size;    /* bytes of WRAM (64 KiB on v1A) */
     uint32_t mram_size;    /* bytes of MRAM (64 MiB) */
     uint32_t perf_mode;    /* last perfcounter_config mode */
+    uint32_t stacks_lo;    /* native tasklet stacks: WRAM pointers to locals fall in here */
     uint64_t perf_base;    /* counter value at the last reset */
-    uint8_t *mram_host;    /* host address of the running DPU's MRAM byte 0 (DPU address OP_MRAM_BASE) */
-    uintptr_t stacks_lo;   /* native tasklet stacks: WRAM pointers to locals fall in here */
-    uintptr_t stacks_hi;
-    /* Modelled counters of the running tasklet; the timing layer keeps them
-     * exact, they are plain instruction counts when timing is off. */
-    uint64_t (*cycles)(void);
-    uint64_t (*instructions)(void);
-    const struct op_services *svc;
+    uint32_t stacks_hi;
+    OP_IMG_PTR(const struct op_services, svc);
 };
 
 /* Symbols every image defines (dpu/runtime/crt.c):

@@ -25,6 +25,9 @@ void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_
     r->desc = desc;
     r->nr_tasklets = nr_tasklets;
     op_dpu_trace_begin(r->trace, desc, nr_tasklets);
+    /* crt0's per-tasklet boot chain, before main() */
+    for (unsigned t = 0; t < nr_tasklets; t++)
+        op_dpu_trace_runtime(r->trace, t, OP_RT_BOOT, 0, 0);
     s->hooks.ctx = r;
     s->hooks.ran = on_ran;
     s->hooks.end = on_end;
@@ -35,21 +38,73 @@ void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr
     (void)mram_addr;
     op_sched_account(s);
     /* the runtime's mram_read/mram_write is not instrumented: charge its sequence */
-    op_dpu_trace_instr(r->trace, s->cur, r->desc->rt.dma_call);
+    op_dpu_trace_runtime(r->trace, s->cur, OP_RT_DMA_CALL, 0, 0);
     op_dpu_trace_dma(r->trace, s->cur, is_write, size);
 }
 
+/* Blocking and waking reach the model through op_dpu_run_rt, where the
+ * runtime knows which primitive it is: block/wake order is the emulator's,
+ * the model times barriers, mutexes and handshakes in modelled cycles. */
 void op_dpu_run_block(struct op_dpu_run *r, struct op_sched *s, uintptr_t key)
 {
-    op_sched_account(s);
-    op_dpu_trace_block(r->trace, s->cur, key);
+    (void)r, (void)s, (void)key;
 }
 
 void op_dpu_run_wake(struct op_dpu_run *r, struct op_sched *s, uintptr_t key, unsigned woken)
 {
+    (void)r, (void)s, (void)key, (void)woken;
+}
+
+/* Model keys: one namespace per kind of primitive (image addresses are 32-bit). */
+#define KEY(kind, obj) (((uintptr_t)(kind) << 56) | (uintptr_t)(obj))
+
+void op_dpu_run_rt(struct op_dpu_run *r, struct op_sched *s, uint32_t ev, uint32_t obj, uint32_t arg)
+{
+    enum op_rt_op op;
+    uintptr_t key = 0;
+    unsigned a = arg != 0;
+    switch (ev) { /* DPU code can call this with anything: unknown events are ignored */
+    case OP_RTE_BARRIER:
+        op = OP_RT_BARRIER_WAIT, key = KEY(1, obj), a = arg > 255 ? 255 : arg;
+        break;
+    case OP_RTE_MUTEX_LOCK:
+        op = OP_RT_MUTEX_LOCK, key = KEY(2, obj);
+        break;
+    case OP_RTE_MUTEX_UNLOCK:
+        op = OP_RT_MUTEX_UNLOCK, key = KEY(2, obj);
+        break;
+    case OP_RTE_VMUTEX_LOCK:
+        op = OP_RT_MUTEX_LOCK, key = KEY(3, ((uintptr_t)obj << 16) | (arg & 0xffff)), a = 1;
+        break;
+    case OP_RTE_VMUTEX_UNLOCK:
+        op = OP_RT_MUTEX_UNLOCK, key = KEY(3, ((uintptr_t)obj << 16) | (arg & 0xffff));
+        break;
+    case OP_RTE_SEM_TAKE:
+        op = OP_RT_SEM_TAKE, key = KEY(4, obj);
+        break;
+    case OP_RTE_SEM_GIVE:
+        op = OP_RT_SEM_GIVE, key = KEY(4, obj);
+        break;
+    case OP_RTE_HS_WAIT:
+        op = OP_RT_HANDSHAKE_WAIT, key = KEY(5, obj);
+        break;
+    case OP_RTE_HS_NOTIFY:
+        op = OP_RT_HANDSHAKE_NOTIFY, key = KEY(5, obj);
+        break;
+    case OP_RTE_MEM_ALLOC:
+        op = OP_RT_MEM_ALLOC;
+        break;
+    case OP_RTE_MEM_RESET:
+        op = OP_RT_MEM_RESET;
+        break;
+    case OP_RTE_PERFCOUNTER:
+        op = OP_RT_PERFCOUNTER;
+        break;
+    default:
+        return;
+    }
     op_sched_account(s);
-    if (woken)
-        op_dpu_trace_wake(r->trace, s->cur, key, woken);
+    op_dpu_trace_runtime(r->trace, s->cur, op, key, a);
 }
 
 uint64_t op_dpu_run_cycles_now(struct op_dpu_run *r, struct op_sched *s)

@@ -25,7 +25,7 @@ enum op_region op_region_of(uint32_t addr)
         return OP_REGION_MRAM;
     if (addr >= OP_WRAM_BASE && addr - OP_WRAM_BASE < REGION_SPAN)
         return OP_REGION_WRAM;
-    if (addr >= OP_TEXT_BASE && addr - OP_TEXT_BASE < 0x20000000u)
+    if (addr >= OP_TEXT_BASE && addr - OP_TEXT_BASE < OP_ENV_BASE - OP_TEXT_BASE) /* below the worker's pages */
         return OP_REGION_IRAM;
     return OP_REGION_NONE;
 }
@@ -58,47 +58,47 @@ static uint32_t meta(const struct op_image *img, const char *name, int *missing)
     return s->addr;
 }
 
-static int read_symbols(struct op_image *img, const Elf64_Shdr *sh, unsigned shnum, char *err, size_t errlen)
+static int read_symbols(struct op_image *img, const Elf32_Shdr *sh, unsigned shnum, char *err, size_t errlen)
 {
     for (unsigned i = 0; i < shnum; i++) {
         if (sh[i].sh_type != SHT_SYMTAB)
             continue;
-        if (sh[i].sh_link >= shnum || sh[i].sh_entsize != sizeof(Elf64_Sym) || sh[i].sh_offset % 8 ||
+        if (sh[i].sh_link >= shnum || sh[i].sh_entsize != sizeof(Elf32_Sym) || sh[i].sh_offset % 4 ||
             !in_file(img, sh[i].sh_offset, sh[i].sh_size))
             return fail(err, errlen, "corrupt symbol table");
-        const Elf64_Shdr *strs = &sh[sh[i].sh_link];
+        const Elf32_Shdr *strs = &sh[sh[i].sh_link];
         if (!in_file(img, strs->sh_offset, strs->sh_size) || strs->sh_size == 0 ||
             img->bytes[strs->sh_offset + strs->sh_size - 1] != 0)
             return fail(err, errlen, "corrupt string table");
-        const Elf64_Sym *sym = (const Elf64_Sym *)(img->bytes + sh[i].sh_offset);
-        size_t n = sh[i].sh_size / sizeof(Elf64_Sym);
+        const Elf32_Sym *sym = (const Elf32_Sym *)(img->bytes + sh[i].sh_offset);
+        size_t n = sh[i].sh_size / sizeof(Elf32_Sym);
         img->syms = calloc(n ? n : 1, sizeof *img->syms);
         if (!img->syms)
             return fail(err, errlen, "out of memory");
         for (size_t k = 0; k < n; k++) {
-            unsigned type = ELF64_ST_TYPE(sym[k].st_info);
+            unsigned type = ELF32_ST_TYPE(sym[k].st_info);
             if (sym[k].st_name == 0 || sym[k].st_name >= strs->sh_size || sym[k].st_shndx == SHN_UNDEF ||
-                type == STT_SECTION || type == STT_FILE || sym[k].st_value > UINT32_MAX)
+                type == STT_SECTION || type == STT_FILE)
                 continue;
             struct op_symbol *s = &img->syms[img->nr_syms++];
             s->name = (const char *)img->bytes + strs->sh_offset + sym[k].st_name;
             s->addr = (uint32_t)sym[k].st_value;
-            s->size = sym[k].st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)sym[k].st_size;
-            s->global = ELF64_ST_BIND(sym[k].st_info) != STB_LOCAL;
+            s->size = sym[k].st_size;
+            s->global = ELF32_ST_BIND(sym[k].st_info) != STB_LOCAL;
         }
         return 0;
     }
     return fail(err, errlen, "no symbol table (was the image stripped?)");
 }
 
-static int read_sections(struct op_image *img, const Elf64_Shdr *sh, unsigned shnum, char *err, size_t errlen)
+static int read_sections(struct op_image *img, const Elf32_Shdr *sh, unsigned shnum, char *err, size_t errlen)
 {
     uint32_t wram_hi = OP_WRAM_BASE, mram_lo = UINT32_MAX, mram_hi = 0;
     img->iram_lo = UINT32_MAX;
     for (unsigned i = 0; i < shnum; i++) {
         if (!(sh[i].sh_flags & SHF_ALLOC) || sh[i].sh_size == 0)
             continue;
-        if (sh[i].sh_addr > UINT32_MAX || sh[i].sh_size > REGION_SPAN ||
+        if ((uint64_t)sh[i].sh_addr + sh[i].sh_size > UINT32_MAX || sh[i].sh_size > REGION_SPAN ||
             op_region_of((uint32_t)sh[i].sh_addr) != op_region_of((uint32_t)(sh[i].sh_addr + sh[i].sh_size - 1)))
             return fail(err, errlen, "section %u lies outside the DPU address map", i);
         if (sh[i].sh_type != SHT_NOBITS && !in_file(img, sh[i].sh_offset, sh[i].sh_size))
@@ -161,7 +161,7 @@ static int read_sections(struct op_image *img, const Elf64_Shdr *sh, unsigned sh
 int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen)
 {
     memset(img, 0, sizeof *img);
-    if (len < sizeof(Elf64_Ehdr))
+    if (len < sizeof(Elf32_Ehdr))
         return fail(err, errlen, "file too small to be a DPU image");
     img->bytes = malloc(len);
     if (!img->bytes)
@@ -169,17 +169,18 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
     memcpy(img->bytes, bytes, len);
     img->len = len;
 
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img->bytes;
+    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)img->bytes;
     int rc = -1;
     if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) {
         fail(err, errlen, "not an ELF file");
-    } else if (eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC) {
-        fail(err, errlen, "not an OpenPIM DPU image (build it with OpenPIM's dpu-upmem-dpurte-clang)");
-    } else if (eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shoff % 8 ||
-               !in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr))) {
+    } else if (eh->e_ident[EI_CLASS] != ELFCLASS32 || eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC) {
+        /* ELF32 x86-64: the x32 code the driver makes for the DPU's 32-bit data model */
+        fail(err, errlen, "not an OpenPIM DPU image (build it with this OpenPIM's dpu-upmem-dpurte-clang)");
+    } else if (eh->e_shentsize != sizeof(Elf32_Shdr) || eh->e_shnum == 0 || eh->e_shoff % 4 ||
+               !in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr))) {
         fail(err, errlen, "corrupt section header table");
     } else {
-        const Elf64_Shdr *sh = (const Elf64_Shdr *)(img->bytes + eh->e_shoff);
+        const Elf32_Shdr *sh = (const Elf32_Shdr *)(img->bytes + eh->e_shoff);
         rc = read_symbols(img, sh, eh->e_shnum, err, errlen);
         if (rc == 0)
             rc = read_sections(img, sh, eh->e_shnum, err, errlen);
@@ -216,8 +217,12 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
             img->sym_costs = costs->addr;
             img->nr_costs = costs->size / 4;
         }
+        /* the worker writes __op_env: only inside the runtime's scratch */
         if (missing)
             rc = fail(err, errlen, "not an OpenPIM DPU image (runtime symbols missing)");
+        else if (img->sym_env % 4 || img->sym_env < img->opbss_addr ||
+                 (uint64_t)img->sym_env + 4 > (uint64_t)img->opbss_addr + img->opbss_len)
+            rc = fail(err, errlen, "not an OpenPIM DPU image (__op_env outside the runtime scratch)");
         else if (img->nr_tasklets < 1 || img->nr_tasklets > OP_MAX_TASKLETS)
             rc = fail(err, errlen, "image was built for %u tasklets", img->nr_tasklets);
         else if (img->wram_init_len > img->wram_size)

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dpu_abi.h"
@@ -296,39 +297,55 @@ uint64_t op_machine_memory_limit(const struct op_machine *m)
     return m->ctrl->memory_limit;
 }
 
-/* Bytes of [off, off+len) that are not backed yet. */
-static uint64_t holes(int fd, uint64_t off, uint64_t len)
+/* Bytes of [off, off+len) of DPU dpu's MRAM that are not backed yet: pages
+ * not resident in the host's mapping of the memfd.  mincore() looks at these
+ * pages only, so the cost follows the transfer, not how full the machine is
+ * (lseek(SEEK_HOLE) walks every backed page after `off`, other DPUs' too). */
+static uint64_t holes(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t len)
 {
-    uint64_t end = off + len, missing = 0, pos = off;
-    while (pos < end) {
-        off_t data = lseek(fd, (off_t)pos, SEEK_DATA);
-        if (data < 0 || (uint64_t)data >= end)
-            return missing + (end - pos);
-        missing += (uint64_t)data - pos;
-        off_t hole = lseek(fd, data, SEEK_HOLE);
-        if (hole < 0)
-            return missing;
-        pos = (uint64_t)hole;
+    uint64_t page = 4096, lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    unsigned char vec[4096];
+    uint64_t missing = 0;
+    for (uint64_t at = lo; at < hi;) {
+        uint64_t n = (hi - at) / page < sizeof vec ? (hi - at) / page : sizeof vec;
+        if (mincore(op_machine_mram(m, dpu) + at, n * page, vec) != 0)
+            return len; /* cannot tell: count everything as new */
+        for (uint64_t k = 0; k < n; k++)
+            missing += !(vec[k] & 1) * page;
+        at += n * page;
     }
-    return missing;
+    return missing < len ? missing : len;
 }
 
-int op_machine_check_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
+/* Backs [off, off+len) of a DPU's MRAM in one call before a copy writes it:
+ * faulting it in page by page runs at a fraction of memcpy speed. */
+static void populate(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t len)
+{
+    uint64_t page = 4096, lo = off / page * page, hi = (off + len + page - 1) / page * page;
+    if (hi > lo && madvise(op_machine_mram(m, dpu) + lo, hi - lo, MADV_POPULATE_WRITE) != 0)
+        (void)0; /* older kernels: the copy faults the pages in itself */
+}
+
+int op_machine_prepare_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
                                 char *err, size_t errlen)
 {
     uint64_t used = op_machine_memory_used(m), limit = m->ctrl->memory_limit;
-    if (used + (uint64_t)n * len <= limit)
-        return 0;
-    uint64_t more = 0;
+    int fits = used + (uint64_t)n * len <= limit;
+    if (!fits) {
+        uint64_t more = 0;
+        for (uint32_t i = 0; i < n; i++)
+            more += holes(m, dpus[i], off, len);
+        fits = used + more <= limit;
+        if (!fits)
+            return fail(err, errlen,
+                        "host memory limit reached: the emulated memories use %llu MB and this transfer needs %llu MB "
+                        "more, over the limit of %llu MB (profile key hostMemoryLimitMB)",
+                        (unsigned long long)(used >> 20), (unsigned long long)((more + (1 << 20) - 1) >> 20),
+                        (unsigned long long)(limit >> 20));
+    }
     for (uint32_t i = 0; i < n; i++)
-        more += holes(m->mram_fd, (uint64_t)dpus[i] * m->mram_size + off, len);
-    if (used + more <= limit)
-        return 0;
-    return fail(err, errlen,
-                "host memory limit reached: the emulated memories use %llu MB and this transfer needs %llu MB more, "
-                "over the limit of %llu MB (profile key hostMemoryLimitMB)",
-                (unsigned long long)(used >> 20), (unsigned long long)((more + (1 << 20) - 1) >> 20),
-                (unsigned long long)(limit >> 20));
+        populate(m, dpus[i], off, len);
+    return 0;
 }
 
 void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void *dst, uint64_t len)
@@ -406,28 +423,95 @@ static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     return 0;
 }
 
-static void describe_death(int status, char *buf, size_t len)
+static uint64_t monotonic_ns(void)
 {
-    if (WIFSIGNALED(status))
-        snprintf(buf, len, "the worker running this DPU died (signal %d: %s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-    else
-        snprintf(buf, len, "the worker running this DPU exited with status %d", WEXITSTATUS(status));
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 
-static int work_left(struct op_ctrl *c)
+/* The worker's own timer stops a DPU at its budget; the host steps in only
+ * when that cannot work (a worker stuck or stopped, its timer signal blocked),
+ * after a grace as long as the budget and at least GRACE_MIN_NS. */
+#define GRACE_MIN_NS 200000000ull
+/* A worker that holds a launch without running a DPU this long (it should be
+ * taking one or answering) is stuck: ended like an overrunning one.  Generous:
+ * a new worker's start-up counts too. */
+#define STUCK_NS 10000000000ull
+
+static uint64_t overrun_limit(uint64_t budget)
 {
-    for (unsigned w = 0; w < c->nr_chunks; w++)
-        if (atomic_load(&c->chunks[w].next) < c->chunks[w].end)
-            return 1;
-    return 0;
+    return budget + (budget > GRACE_MIN_NS ? budget : GRACE_MIN_NS);
+}
+
+/* Kills worker i if asked, closes its socket and reaps it; its wait status. */
+static int reap_worker(struct op_machine *m, unsigned i, int kill_it)
+{
+    int status = 0;
+    if (kill_it)
+        kill(m->workers[i].pid, SIGKILL);
+    close(m->workers[i].sock);
+    while (waitpid(m->workers[i].pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    m->workers[i].pid = 0;
+    m->ctrl->workers[i].pid = 0;
+    return status;
+}
+
+static void blame(struct op_ctrl *c, int32_t dpu, enum op_fault why, const char *fmt, ...)
+{
+    struct op_dpu_status *r = &op_ctrl_status(c)[dpu];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->fault_msg, sizeof r->fault_msg, fmt, ap);
+    va_end(ap);
+    r->fault = why;
+    r->fault_tasklet = 0;
+}
+
+static void blame_death(struct op_ctrl *c, int32_t dpu, int status)
+{
+    if (WIFSIGNALED(status))
+        blame(c, dpu, OP_FAULT_WORKER, "the worker running DPU %d died: signal %d (%s)", dpu, WTERMSIG(status),
+              strsignal(WTERMSIG(status)));
+    else
+        blame(c, dpu, OP_FAULT_WORKER, "the worker running DPU %d exited with status %d", dpu,
+              WEXITSTATUS(status));
+}
+
+/* The DPU worker slot s is running and since when, or -1 when it runs none
+ * (or is switching DPUs right now: the caller looks again soon). */
+static int32_t running_dpu(struct op_worker_slot *s, uint64_t *since)
+{
+    int32_t d = atomic_load(&s->current_dpu);
+    *since = atomic_load(&s->started_ns);
+    return atomic_load(&s->current_dpu) == d ? d : -1;
+}
+
+/* DPUs of the launch list no worker has taken yet. */
+static uint64_t work_left(struct op_ctrl *c)
+{
+    uint64_t left = 0;
+    for (unsigned w = 0; w < c->nr_chunks; w++) {
+        uint32_t next = atomic_load(&c->chunks[w].next);
+        left += next < c->chunks[w].end ? c->chunks[w].end - next : 0;
+    }
+    return left;
 }
 
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
 {
     struct op_ctrl *c = m->ctrl;
-    for (uint32_t i = 0; i < n; i++)
+    /* A DPU taken by a worker that dies before it starts the DPU keeps this
+     * outcome rather than the previous launch's (running it rewrites it). */
+    static const char lost[] = "not run: its worker died before starting it";
+    for (uint32_t i = 0; i < n; i++) {
         op_ctrl_list(c)[i] = dpus[i];
+        struct op_dpu_status *r = &op_ctrl_status(c)[dpus[i]];
+        r->fault = OP_FAULT_WORKER;
+        r->fault_tasklet = 0;
+        memcpy(r->fault_msg, lost, sizeof lost);
+    }
     c->launch_count = n;
     unsigned want = m->nr_workers < n ? m->nr_workers : n;
     c->nr_chunks = want;
@@ -435,11 +519,13 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
         c->chunks[w].end = (uint32_t)((uint64_t)n * (w + 1) / want);
         atomic_store(&c->chunks[w].next, (uint32_t)((uint64_t)n * w / want));
     }
-    for (int rounds = 0; work_left(c); rounds++) {
-        if (rounds > 3)
-            return fail(err, errlen, "workers keep dying; launch abandoned");
+    const uint64_t budget = c->budget_ns, limit = budget ? overrun_limit(budget) : 0;
+    const uint64_t stuck = limit > STUCK_NS ? limit : STUCK_NS;
+    unsigned stalls = 0; /* rounds in a row in which no worker took a DPU */
+    for (uint64_t left = work_left(c); left;) {
         unsigned busy = 0;
         uint8_t active[OP_MAX_WORKERS] = {0};
+        uint64_t idle_since[OP_MAX_WORKERS] = {0}; /* when first seen active without a DPU */
         for (unsigned i = 0; i < want; i++) {
             if (!m->workers[i].pid && start_worker(m, i, err, errlen) != 0)
                 return -1;
@@ -448,19 +534,58 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
                 active[i] = 1;
                 busy++;
             } else {
-                stop_worker(&m->workers[i]);
+                reap_worker(m, i, 1);
             }
         }
         while (busy) {
             struct pollfd pfd[OP_MAX_WORKERS];
             unsigned idx[OP_MAX_WORKERS], np = 0;
-            for (unsigned i = 0; i < want; i++)
-                if (active[i]) {
-                    pfd[np].fd = m->workers[i].sock;
-                    pfd[np].events = POLLIN;
-                    idx[np++] = i;
+            int timeout_ms = -1; /* no budget: a dead worker still closes its socket */
+            uint64_t now = monotonic_ns();
+            for (unsigned i = 0; i < want; i++) {
+                if (!active[i])
+                    continue;
+                pfd[np].fd = m->workers[i].sock;
+                pfd[np].events = POLLIN;
+                idx[np++] = i;
+                if (!budget)
+                    continue;
+                uint64_t since, wait_ns = 10000000u; /* between two DPUs: look again soon */
+                int32_t dpu = running_dpu(&c->workers[i], &since);
+                if (dpu >= 0) {
+                    idle_since[i] = 0;
+                } else if (!idle_since[i]) {
+                    idle_since[i] = now;
+                } else if (now - idle_since[i] >= stuck) {
+                    reap_worker(m, i, 1); /* stuck outside any DPU: nothing to blame */
+                    active[i] = 0;
+                    busy--;
+                    np--;
+                    continue;
                 }
-            if (poll(pfd, np, -1) < 0) {
+                if (dpu >= 0 && now > since && now - since >= limit) {
+                    /* its timer did not stop the DPU: end the worker, the
+                     * others (or a new one) run what it had not started */
+                    reap_worker(m, i, 1);
+                    blame(c, dpu, OP_FAULT_TIMEOUT,
+                          "DPU %d ran past its time budget of %.3f s and did not stop within %.3f s more: "
+                          "its worker was killed", dpu, budget / 1e9, (limit - budget) / 1e9);
+                    atomic_store(&c->workers[i].current_dpu, -1);
+                    active[i] = 0;
+                    busy--;
+                    np--;
+                    continue;
+                }
+                if (dpu >= 0)
+                    wait_ns = since + limit - now;
+                uint64_t ms64 = (wait_ns + 999999u) / 1000000u;
+                int ms = ms64 < (1u << 30) ? (int)ms64 : 1 << 30;
+                if (timeout_ms < 0 || ms < timeout_ms)
+                    timeout_ms = ms;
+            }
+            if (!busy)
+                break;
+            if (poll(pfd, np, timeout_ms) < 0) {
                 if (errno == EINTR)
                     continue;
                 return fail(err, errlen, "poll: %s", strerror(errno));
@@ -479,18 +604,16 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
                     continue;
                 /* the worker died: blame the DPU it was running */
                 int32_t dpu = atomic_exchange(&c->workers[i].current_dpu, -1);
-                int status = 0;
-                close(m->workers[i].sock);
-                while (waitpid(m->workers[i].pid, &status, 0) < 0 && errno == EINTR)
-                    ;
-                m->workers[i].pid = 0;
-                if (dpu >= 0) {
-                    struct op_dpu_status *r = &op_ctrl_status(c)[dpu];
-                    r->fault = OP_FAULT_ILLEGAL;
-                    describe_death(status, r->fault_msg, sizeof r->fault_msg);
-                }
+                int status = reap_worker(m, i, 1);
+                if (dpu >= 0)
+                    blame_death(c, dpu, status);
             }
         }
+        uint64_t now_left = work_left(c);
+        stalls = now_left < left ? 0 : stalls + 1;
+        if (stalls > 3)
+            return fail(err, errlen, "workers keep dying before they run a DPU; launch abandoned");
+        left = now_left;
     }
     return 0;
 }

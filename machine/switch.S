@@ -1,7 +1,12 @@
 /* Coroutine switch for tasklets (System V x86-64).
  * op_switch(void **save_sp, void *next_sp): saves the callee-saved registers on
  * the current stack, stores its stack pointer in *save_sp and resumes next_sp.
- * op_tasklet_start: first frame of a new tasklet; calls r12(), then r13(). */
+ * op_tasklet_start: first frame of a new tasklet; calls r12() (DPU code), then
+ * r13() (the worker's tasklet end) through op_service_entry.
+ * op_service_entry: how DPU code reaches a worker service (r11 = the service):
+ * the service runs on the current tasklet's service stack (op_service_sp), so
+ * that no worker frame, return address or saved register is ever left in
+ * memory DPU code can read (its stack lies below 4 GB, service stacks above). */
     .text
     .globl op_switch
     .type op_switch, @function
@@ -26,9 +31,31 @@ op_switch:
     .globl op_tasklet_start
     .type op_tasklet_start, @function
 op_tasklet_start:
+    /* forget the worker values op_switch just popped from this stack */
+    movq $0, -8(%rsp)
+    movq $0, -16(%rsp)
+    movq $0, -24(%rsp)
+    movq $0, -32(%rsp)
+    movq $0, -40(%rsp)
+    movq $0, -48(%rsp)
+    movq $0, -56(%rsp)
     andq $-16, %rsp
     callq *%r12
-    callq *%r13
+    movq %r13, %r11
+    callq op_service_entry
     ud2
     .size op_tasklet_start, .-op_tasklet_start
+
+    .globl op_service_entry
+    .type op_service_entry, @function
+op_service_entry:
+    movq %rsp, %rax
+    movq op_service_sp(%rip), %rsp
+    pushq %rax
+    subq $8, %rsp
+    callq *%r11
+    addq $8, %rsp
+    popq %rsp
+    ret
+    .size op_service_entry, .-op_service_entry
     .section .note.GNU-stack,"",@progbits

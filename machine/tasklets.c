@@ -13,17 +13,31 @@ static struct op_sched *running;
 static uint8_t *stacks;
 static uint64_t stack_stride, stack_count;
 
+/* Service stacks (switch.S): one per tasklet, in the worker's own memory
+ * above 4 GB; op_service_sp is the running tasklet's. */
+#define SERVICE_STACK (128u << 10)
+uintptr_t op_service_sp;
+static uint8_t *service_stacks;
+
 int op_sched_init_stacks(unsigned max_tasklets, uint64_t stack_size)
 {
     stack_stride = stack_size + GUARD;
     stack_count = max_tasklets;
     void *p = mmap((void *)(uintptr_t)OP_STACK_BASE, stack_stride * stack_count, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0); /* inside the worker's low reservation */
     if (p == MAP_FAILED)
         return -1;
     stacks = p;
     for (uint64_t i = 0; i < stack_count; i++)
         if (mprotect(stacks + i * stack_stride, GUARD, PROT_NONE) != 0)
+            return -1;
+    p = mmap(NULL, (uint64_t)(SERVICE_STACK + GUARD) * max_tasklets, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED || (uintptr_t)p < ((uint64_t)1 << 32))
+        return -1;
+    service_stacks = p;
+    for (unsigned i = 0; i < max_tasklets; i++)
+        if (mprotect(service_stacks + (uint64_t)i * (SERVICE_STACK + GUARD), GUARD, PROT_NONE) != 0)
             return -1;
     return 0;
 }
@@ -70,6 +84,12 @@ static void tasklet_exit(void)
         s->hooks.end(s->hooks.ctx, s->cur);
     s->t[s->cur].state = OP_T_DONE;
     to_scheduler(s);
+}
+
+void op_sched_exit(void)
+{
+    tasklet_exit();
+    __builtin_unreachable();
 }
 
 void op_sched_yield(void)
@@ -145,6 +165,7 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
         }
         s->cur = tid;
         env->tid = tid;
+        op_service_sp = (uintptr_t)service_stacks + (uint64_t)(tid + 1) * (SERVICE_STACK + GUARD);
         op_switch(&s->sched_sp, s->t[tid].sp);
         op_sched_account(s);
         next = tid + 1;

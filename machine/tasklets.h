@@ -50,6 +50,8 @@ void op_sched_abandon(void);
 
 /* Services for the image (struct op_services); operate on the running scheduler. */
 void op_sched_yield(void);
+/* Ends the running tasklet (exit()); never returns. */
+void op_sched_exit(void) __attribute__((noreturn));
 void op_sched_block(uintptr_t key);
 unsigned op_sched_wake(uintptr_t key, unsigned n);
 unsigned op_sched_waiters(uintptr_t key);

@@ -30,9 +30,12 @@
 #include "tasklets.h"
 #include "dpu_run.h"
 #include "op_costs.h"
+#include "sandbox.h"
 
 #define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
 #define NATIVE_STACK (256u << 10)
+#define LOW_START 0x10000ull   /* vm.mmap_min_addr */
+#define LOW_END (1ull << 32)
 #ifndef HWCAP2_FSGSBASE
 #define HWCAP2_FSGSBASE (1 << 1)
 #endif
@@ -47,7 +50,8 @@ static int have_fsgsbase;
 static struct op_image img;
 static uint64_t img_id;
 
-static struct op_env env;
+static struct op_env *env; /* at OP_ENV_BASE, where the image's 32-bit code reaches it */
+static uintptr_t stacks_lo, stacks_hi; /* native tasklet stacks (the worker's own copy: env is writable by DPU code) */
 static struct op_sched sched;
 static struct op_dpu_run run;  /* the DPU being run */
 static sigjmp_buf recover;
@@ -104,10 +108,68 @@ __attribute__((noreturn)) static void svc_fault(enum op_fault why, const char *m
     leave_dpu();
 }
 
+/* A system call the sandbox refused from the worker's own code: a bug of the
+ * worker (or a call missing from sandbox.c's list).  Says which, then dies by
+ * the same signal so that the host names it. */
+static void worker_syscall_bug(const siginfo_t *si)
+{
+    char line[160];
+    int n = snprintf(line, sizeof line,
+                     "openpim-worker: forbidden system call %d (%s) at pc %p in the worker itself\n",
+                     si->si_syscall, op_sandbox_syscall_name(si->si_syscall), si->si_call_addr);
+    if (n > 0) {
+        ssize_t w = write(2, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+        (void)w; /* dying anyway */
+    }
+}
+
+/* A fault whose stack pointer lies below the running tasklet's stack (a frame
+ * too large for it: the guard page was jumped, the access landed in another
+ * tasklet's stack, its guard or below all stacks) is that tasklet's stack
+ * overflow, whatever address it hit. */
+static int stack_overflow(uintptr_t addr, const ucontext_t *uc, unsigned *tid)
+{
+    if (op_sched_current() == &sched && sched.cur < sched.nr) {
+        uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+        uintptr_t lo = (uintptr_t)sched.t[sched.cur].stack_lo, all_lo, all_hi;
+        op_sched_stack_range(&all_lo, &all_hi);
+        /* below its own stack but not absurdly far below every stack (a
+         * wild stack pointer) */
+        if (sp < lo && sp + (1u << 30) >= all_lo) {
+            *tid = sched.cur;
+            return 1;
+        }
+    }
+    return op_sched_is_guard(addr, tid);
+}
+
+/* The DPU decodes only the offset of an address inside its MRAM: a 32-bit MRAM
+ * address wraps inside the DPU's own MRAM, whatever arithmetic made it.  The
+ * window maps the MRAM once at OP_MRAM_BASE; an access elsewhere in the window
+ * maps the MRAM there too (same pages) and is retried.  Returns 1 if it did. */
+static int mram_alias(uintptr_t a)
+{
+    uint8_t *win = windows + (uint64_t)run.dpu * WINDOW;
+    uint64_t size = ctrl->mram_size;
+    if (a < (uintptr_t)win || a - (uintptr_t)win >= WINDOW || size == 0 || WINDOW % size || OP_MRAM_BASE % size)
+        return 0;
+    uint64_t block = (a - (uintptr_t)win) / size * size;
+    if (block == OP_MRAM_BASE)
+        return 0; /* the MRAM itself: a real fault (host memory, ...) */
+    return mmap(win + block, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd,
+                (off_t)((uint64_t)run.dpu * size)) != MAP_FAILED;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
-    (void)uc;
-    if (!in_dpu) { /* a bug in the worker itself: die loudly, the host reports it */
+    if (in_dpu && sig == SIGSEGV && mram_alias((uintptr_t)si->si_addr))
+        return;
+    int dpu_syscall = sig == SIGSYS && si->si_code == OP_SANDBOX_SI_CODE &&
+                      (uintptr_t)si->si_call_addr < OP_SANDBOX_DPU_LIMIT;
+    if (!in_dpu || (sig == SIGSYS && !dpu_syscall)) {
+        /* a bug in the worker itself: die loudly, the host reports it */
+        if (sig == SIGSYS)
+            worker_syscall_bug(si);
         signal(sig, SIG_DFL);
         raise(sig);
         return;
@@ -117,7 +179,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     unsigned tid = sched.cur, gtid;
     enum op_fault why = OP_FAULT_MEMORY;
     uint8_t *win = windows + (uint64_t)run.dpu * WINDOW;
-    if (sig == SIGALRM) {
+    if (sig == SIGSYS) { /* refused by the sandbox: the call never happened */
+        why = OP_FAULT_SYSCALL;
+        snprintf(msg, sizeof msg, "forbidden system call %d (%s) at pc %p", si->si_syscall,
+                 op_sandbox_syscall_name(si->si_syscall), si->si_call_addr);
+    } else if (sig == SIGALRM) {
         why = OP_FAULT_TIMEOUT;
         snprintf(msg, sizeof msg, "launch exceeded its time budget of %.3f s", ctrl->budget_ns / 1e9);
     } else if (sig == SIGFPE && si->si_code == FPE_INTDIV) { /* code built without the accounting pass */
@@ -129,7 +195,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     } else if (sig == SIGILL) {
         why = OP_FAULT_ILLEGAL;
         snprintf(msg, sizeof msg, "illegal instruction at %p", si->si_addr);
-    } else if (op_sched_is_guard(a, &gtid)) {
+    } else if (stack_overflow(a, uc, &gtid)) {
         why = OP_FAULT_STACK;
         tid = gtid;
         snprintf(msg, sizeof msg, "stack overflow in tasklet %u", gtid);
@@ -158,19 +224,60 @@ static void install_handlers(void)
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM};
+    int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGALRM, SIGSYS};
     for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
         sigaction(sigs[i], &sa, NULL);
 }
 
 /* ---- images ------------------------------------------------------------ */
 
+/* Reserves, inaccessible, every part of the low 4 GB that nothing occupies.
+ * In a normal build that is all of it; a sanitizer build keeps its own shadow
+ * memory there (AddressSanitizer's low shadow starts at 2 GB), which DPU code
+ * could then reach: sanitizer builds are for testing OpenPIM, not for hostile
+ * DPU code.  The DPU regions (below 2 GB) must be free. */
+static void reserve_low_gaps(void)
+{
+    uint64_t at = LOW_START;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (at < LOW_END) {
+        uint64_t lo = LOW_END, hi = LOW_END;
+        while (maps && fgets(line, sizeof line, maps)) {
+            unsigned long long a, b;
+            if (sscanf(line, "%llx-%llx", &a, &b) == 2 && b > at) {
+                lo = a < LOW_END ? a : LOW_END;
+                hi = b;
+                break;
+            }
+        }
+        if (lo > at && mmap((void *)at, lo - at, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
+                            MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
+            die("cannot reserve the low 4 GB of address space for DPU code: %s", strerror(errno));
+        if (lo < (uint64_t)OP_STACK_BASE + (64u << 20) && lo < LOW_END)
+            die("the address space DPU code needs (below 0x%x) is in use at 0x%llx", OP_STACK_BASE + (64u << 20),
+                (unsigned long long)lo);
+        at = hi;
+        if (!maps)
+            break;
+    }
+    if (maps)
+        fclose(maps);
+}
+
+/* Gives [p, p+len) of the low 4 GB back to the inaccessible reservation. */
+static void reserve_low(void *p, uint64_t len)
+{
+    if (mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+        die("cannot release program memory: %s", strerror(errno));
+}
+
 static int load_program(const struct op_dpu_program *p, char *err, size_t errlen)
 {
     if (img_id == p->id)
         return 0;
     if (img_id) {
-        munmap((void *)(uintptr_t)img.iram_lo, img.iram_hi - img.iram_lo);
+        reserve_low((void *)(uintptr_t)img.iram_lo, img.iram_hi - img.iram_lo);
         op_image_free(&img);
         img_id = 0;
     }
@@ -204,15 +311,23 @@ static int load_program(const struct op_dpu_program *p, char *err, size_t errlen
     memcpy((void *)(uintptr_t)img.text_addr, img.text, img.text_len);
     uint64_t tlo = img.text_addr & ~0xfffull, thi = ((uint64_t)img.text_addr + img.text_len + 0xfff) & ~0xfffull;
     mprotect((void *)(uintptr_t)tlo, thi - tlo, PROT_READ | PROT_EXEC);
-    *(struct op_env **)(uintptr_t)img.sym_env = &env;
+    img_id = p->id;
+    return 0;
+}
+
+/* The runtime's scratch (.opbss) starts each DPU run as the worker sets it:
+ * zeroed, with __op_env and the operation costs written; nothing of the
+ * previous DPU's run remains for this one to read. */
+static void reset_scratch(void)
+{
+    memset((void *)(uintptr_t)img.opbss_addr, 0, img.opbss_len);
+    *(uint32_t *)(uintptr_t)img.sym_env = OP_ENV_BASE; /* checked to lie in .opbss by op_image_parse */
     if (img.sym_costs) { /* operation costs of the machine description, read by the accounting pass */
         uint32_t slots[OP_COST_COUNT];
         op_fill_costs(slots, &ctrl->desc.ops);
         memcpy((void *)(uintptr_t)img.sym_costs, slots,
                sizeof *slots * (img.nr_costs < OP_COST_COUNT ? img.nr_costs : OP_COST_COUNT));
     }
-    img_id = p->id;
-    return 0;
 }
 
 static uint8_t *mram_of(uint32_t dpu)
@@ -229,22 +344,62 @@ static uint8_t *mram_of(uint32_t dpu)
 
 /* ---- services offered to the image --------------------------------------- */
 
-static void svc_dma_event(uint32_t mram_addr, uint32_t size, int is_write)
+/* DPU code may call any service with any arguments: each checks them. */
+static void svc_fault_img(uint32_t why, uint32_t msg)
 {
-    op_dpu_run_dma(&run, &sched, mram_addr, size, is_write);
+    char buf[OP_FAULT_MSG];
+    const char *from = (const char *)(uintptr_t)msg; /* a 32-bit image address: cannot leave the low 4 GB */
+    size_t n = 0;
+    while (n + 1 < sizeof buf && msg + n < (1ull << 32) && from[n])
+        buf[n] = from[n], n++;
+    buf[n] = 0;
+    if (why == OP_FAULT_NONE || why > OP_FAULT_DIV_ZERO) /* kinds the runtime raises */
+        why = OP_FAULT_RUNTIME;
+    svc_fault((enum op_fault)why, n ? buf : "fault");
 }
 
-static void svc_block(uintptr_t key)
+static int in_wram_or_stacks(uint64_t lo, uint64_t size)
+{
+    if (lo >= OP_WRAM_BASE && lo + size <= (uint64_t)OP_WRAM_BASE + ctrl->wram_size)
+        return 1;
+    return lo >= stacks_lo && lo + size <= stacks_hi;
+}
+
+static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
+{
+    if (flags & OP_DMA_COPY) {
+        char msg[OP_FAULT_MSG];
+        if (size > 2048 || mram < OP_MRAM_BASE || (uint64_t)mram + size > (uint64_t)OP_MRAM_BASE + ctrl->mram_size ||
+            !in_wram_or_stacks(wram, size)) {
+            snprintf(msg, sizeof msg, "DMA of %u bytes between MRAM 0x%08x and WRAM 0x%08x outside the DPU's memories",
+                     size, mram, wram);
+            svc_fault(OP_FAULT_DMA, msg);
+        }
+        uint8_t *m = windows + (uint64_t)run.dpu * WINDOW + mram, *w = (uint8_t *)(uintptr_t)wram;
+        if (flags & OP_DMA_WRITE)
+            memcpy(m, w, size);
+        else
+            memcpy(w, m, size);
+    }
+    op_dpu_run_dma(&run, &sched, mram, size, (flags & OP_DMA_WRITE) != 0);
+}
+
+static void svc_block(uint64_t key)
 {
     op_dpu_run_block(&run, &sched, key);
     op_sched_block(key);
 }
 
-static unsigned svc_wake(uintptr_t key, unsigned n)
+static uint32_t svc_wake(uint64_t key, uint32_t n)
 {
     unsigned woken = op_sched_wake(key, n);
     op_dpu_run_wake(&run, &sched, key, woken);
     return woken;
+}
+
+static uint32_t svc_waiters(uint64_t key)
+{
+    return op_sched_waiters(key);
 }
 
 static uint64_t svc_cycles(void)
@@ -262,14 +417,56 @@ static uint64_t svc_instructions(void)
     return n;
 }
 
-static const struct op_services services = {
-    .yield = op_sched_yield,
-    .block = svc_block,
-    .wake = svc_wake,
-    .waiters = op_sched_waiters,
-    .fault = svc_fault,
-    .dma_event = svc_dma_event,
+static void svc_rt_event(uint32_t ev, uint32_t obj, uint32_t arg)
+{
+    op_dpu_run_rt(&run, &sched, ev, obj, arg);
+}
+
+/* The services, in the field order of struct op_services.  The image calls
+ * them through trampolines in the read-only, executable half of the
+ * environment page: "movabs $fn, %r11; movabs $op_service_entry, %rax; jmp
+ * *%rax" (r11 and rax carry no arguments in either ABI; 32-bit arguments
+ * arrive zero-extended, as x32 passes them). */
+static void (*const services[])(void) = {
+    (void (*)(void))op_sched_yield, (void (*)(void))svc_block,   (void (*)(void))svc_wake,
+    (void (*)(void))svc_waiters,    (void (*)(void))svc_fault_img, (void (*)(void))svc_dma,
+    (void (*)(void))op_sched_exit,  (void (*)(void))svc_cycles,  (void (*)(void))svc_instructions,
+    (void (*)(void))svc_rt_event,
 };
+_Static_assert(sizeof services / sizeof *services == OP_NR_SERVICES, "one worker function per service");
+
+#define ENV_PAGE 4096u
+#define TRAMPOLINE 32u
+void op_service_entry(void); /* switch.S: runs r11() on the tasklet's service stack */
+
+/* Maps the environment page pair at OP_ENV_BASE: op_env (read-write, the image
+ * updates perf_mode/perf_base), then the services table and trampolines
+ * (read-execute: DPU code cannot redirect a service). */
+static void map_env(void)
+{
+    uint8_t *p = mmap((void *)(uintptr_t)OP_ENV_BASE, 2 * ENV_PAGE, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED)
+        die("cannot map the environment page: %s", strerror(errno));
+    env = (struct op_env *)p;
+    uint8_t *code = p + ENV_PAGE;
+    uint32_t *table = (uint32_t *)(code + ENV_PAGE - sizeof(struct op_services));
+    for (unsigned i = 0; i < OP_NR_SERVICES; i++) {
+        uint8_t *t = code + i * TRAMPOLINE;
+        uint64_t fn = (uint64_t)(uintptr_t)services[i];
+        uint64_t entry = (uint64_t)(uintptr_t)op_service_entry;
+        memset(t, 0xcc, TRAMPOLINE); /* int3 */
+        t[0] = 0x49, t[1] = 0xbb; /* movabs $fn, %r11 */
+        memcpy(t + 2, &fn, 8);
+        t[10] = 0x48, t[11] = 0xb8; /* movabs $entry, %rax */
+        memcpy(t + 12, &entry, 8);
+        t[20] = 0xff, t[21] = 0xe0; /* jmp *%rax */
+        table[i] = OP_ENV_BASE + ENV_PAGE + i * TRAMPOLINE;
+    }
+    env->svc = (uint32_t)(OP_ENV_BASE + (uint32_t)((uint8_t *)table - p));
+    if (mprotect(code, ENV_PAGE, PROT_READ | PROT_EXEC) != 0)
+        die("cannot protect the services: %s", strerror(errno));
+}
 
 /* ---- running one DPU ------------------------------------------------------- */
 
@@ -311,12 +508,21 @@ static void run_dpu(uint32_t dpu)
     memcpy((void *)(uintptr_t)OP_WRAM_BASE, wram, ctrl->wram_size);
     uint8_t *win = mram_of(dpu);
     set_gs(win);
-    env.tid = 0;
-    env.nr_tasklets = p->nr_tasklets;
-    env.dpu_index = dpu;
-    env.perf_mode = 0;
-    env.perf_base = 0;
-    env.mram_host = win + OP_MRAM_BASE;
+    reset_scratch();
+    /* every field, each run: the previous DPU could write its environment */
+    env->abi_version = OP_ABI_VERSION;
+    env->tid = 0;
+    env->nr_tasklets = p->nr_tasklets;
+    env->dpu_index = dpu;
+    env->wram_size = ctrl->wram_size;
+    env->mram_size = (uint32_t)ctrl->mram_size;
+    env->perf_mode = 0;
+    env->perf_base = 0;
+    env->stacks_lo = (uint32_t)stacks_lo;
+    env->stacks_hi = (uint32_t)stacks_hi;
+    /* tasklet stacks start zeroed for every DPU: nothing of the previous DPU's
+     * run is visible, whichever worker runs this one */
+    madvise((void *)stacks_lo, stacks_hi - stacks_lo, MADV_DONTNEED);
     op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
 
     if (sigsetjmp(recover, 1) == 0) {
@@ -330,7 +536,7 @@ static void run_dpu(uint32_t dpu)
         in_dpu = 1;
         ((void (*)(void))(uintptr_t)img.sym_boot)();
         int rc = op_sched_run(&sched, p->nr_tasklets, (void (*)(void))(uintptr_t)img.sym_tasklet_main,
-                              (volatile uint64_t *)(uintptr_t)img.sym_icount, &env);
+                              (volatile uint64_t *)(uintptr_t)img.sym_icount, env);
         in_dpu = 0;
         if (rc == OP_FAULT_DEADLOCK) {
             char msg[OP_FAULT_MSG];
@@ -383,6 +589,10 @@ static void serve(int sock, unsigned index)
             die("unknown command %u", cmd);
         for (uint32_t i; take(index, &i);) {
             uint32_t dpu = op_ctrl_list(ctrl)[i];
+            /* the host's deadline for this DPU counts from here */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            atomic_store(&slot->started_ns, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
             atomic_store(&slot->current_dpu, (int32_t)dpu);
             run_dpu(dpu);
         }
@@ -421,18 +631,21 @@ int main(int argc, char **argv)
     window_mapped = calloc(ctrl->nr_dpus, 1);
     if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped)
         die("cannot reserve address space for %u DPUs: %s", ctrl->nr_dpus, strerror(errno));
+    /* DPU code forms only 32-bit addresses: the low 4 GB hold nothing but the
+     * running DPU's WRAM, its program, its tasklet stacks and the environment
+     * page; everything else there is reserved inaccessible. */
+    reserve_low_gaps();
     if (mmap((void *)(uintptr_t)OP_WRAM_BASE, OP_WRAM_STRIDE, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
         die("cannot map WRAM at 0x%x: %s", OP_WRAM_BASE, strerror(errno));
     if (op_sched_init_stacks(OP_MAX_TASKLETS, NATIVE_STACK) != 0)
         die("cannot map tasklet stacks: %s", strerror(errno));
-    env.abi_version = OP_ABI_VERSION;
-    env.wram_size = ctrl->wram_size;
-    env.mram_size = (uint32_t)ctrl->mram_size;
-    op_sched_stack_range(&env.stacks_lo, &env.stacks_hi);
-    env.cycles = svc_cycles;
-    env.instructions = svc_instructions;
-    env.svc = &services;
+    map_env();
+    op_sched_stack_range(&stacks_lo, &stacks_hi);
     install_handlers();
+    /* from here on, DPU code cannot make system calls (sandbox.h) */
+    char err[256];
+    if (op_sandbox_install(err, sizeof err) != 0)
+        die("%s", err);
     serve(sock, index);
 }

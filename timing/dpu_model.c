@@ -12,12 +12,14 @@
  * first (tid order), then at most one issue (round-robin after the last
  * issuer), and the events ending the issuer's segment at that same cycle.
  *
- * Steady phases are skipped analytically (try_jump): when the k freely
- * cycling tasklets all issued in the last max(11,k) cycles (and, for k > 11,
- * the last 2k issues show the same order twice) and nothing else can become
- * eligible, each issues every max(11,k) cycles until the first of them
- * reaches its segment end or another tasklet joins.
- * tests/test_dpu_model.c checks this against a cycle-by-cycle reference.
+ * Steady phases are skipped analytically (try_jump): when the issue order of
+ * the k runnable tasklets is known in closed form until the first of them
+ * reaches its segment end or a pending tasklet joins (see try_jump), each
+ * issues every max(11,k) cycles.  Mutexes of op_dpu_trace_runtime are held in
+ * modelled time (EV_LOCK/EV_UNLOCK); a barrier's last arrival runs its wake-up
+ * work as a segment of its own (EV_RELEASE).
+ * tests/test_dpu_model.c checks this against a cycle-by-cycle reference and
+ * against stepping every cycle.
  */
 #include "timing.h"
 
@@ -25,10 +27,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_BARRIER, EV_END };
+/* EV_RELEASE: end of the last barrier arrival's wake-up work (a segment the
+ * model inserts itself, see settle) */
+enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_BARRIER, EV_RELEASE, EV_LOCK, EV_UNLOCK, EV_END };
 enum { T_RUN = 0, T_BLOCKED, T_DONE };
 
 #define NONE32 0xffffffffu
+#define LOCKDEP 0x80000000u /* BLOCKED on mutex (dep & ~LOCKDEP), not on a record */
 #define UNSET64 UINT64_MAX
 
 struct seg {
@@ -42,6 +47,7 @@ struct wrec {
     uint32_t refs;
     uint32_t next_free;
     uint32_t need, recorded, arrived; /* barrier rounds */
+    uint64_t wake_instr;              /* barrier: run by the last arrival before the others go on */
 };
 
 struct tsk {
@@ -65,6 +71,13 @@ struct tsk {
     int arrive_fi;
     uint32_t dep;            /* BLOCKED: record waited for */
     uint64_t instr, end_time;
+    uint64_t lock_since;     /* BLOCKED on a mutex: since when */
+};
+
+/* A mutex in modelled time (op_dpu_trace_runtime MUTEX_LOCK/UNLOCK). */
+struct mlock {
+    int32_t holder;   /* tid, -1: free */
+    uint32_t waiters; /* tids blocked on it */
 };
 
 struct hent {
@@ -82,10 +95,16 @@ struct op_dpu_trace {
     const struct op_machine_desc *desc;
     unsigned n;
     struct tsk t[OP_TIMING_MAX_TASKLETS];
+    /* next_ok of the RUN tasklets not pending, UNSET64 for the others: the
+     * issue choice scans this instead of the tasklet structures */
+    uint64_t ready[OP_TIMING_MAX_TASKLETS];
     struct wrec *recs;
     uint32_t nrecs, caprecs, free_head;
     struct kmap locks;    /* key -> last release */
     struct kmap barriers; /* key -> current round */
+    struct kmap mutexes;  /* key -> index in mlocks */
+    struct mlock *mlocks;
+    uint32_t nmlocks, capmlocks;
     /* constants */
     uint64_t period;
     double dma_fixed[2], dma_pb;
@@ -97,12 +116,13 @@ struct op_dpu_trace {
     unsigned ndone;
     int final, finished, deadlock, error;
     uint64_t dma_bytes[2], dma_count[2], dma_busy;
+    int stepping;      /* tests only: no analytic jumps */
     /* the last issues, for detecting periodic round-robin phases */
     uint64_t nissue;
-    uint64_t jump_at;  /* no jump attempt before this cycle (speed only) */
-    uint64_t pend_min; /* lower bound of the pending tasklets' pend_time */
     uint64_t hist_cyc[64];
     uint8_t hist_tid[64];
+    uint64_t jump_at;  /* no jump attempt before this cycle (speed only) */
+    uint64_t pend_min; /* lower bound of the pending tasklets' pend_time */
     /* auto-advance */
     size_t buffered, advance_at;
 };
@@ -137,6 +157,7 @@ static uint32_t rec_new(struct op_dpu_trace *tr)
     tr->recs[id].refs = 0;
     tr->recs[id].next_free = NONE32;
     tr->recs[id].need = tr->recs[id].recorded = tr->recs[id].arrived = 0;
+    tr->recs[id].wake_instr = 0;
     return id;
 }
 
@@ -247,8 +268,15 @@ static void pop_seg(struct op_dpu_trace *tr, struct tsk *t)
 /* simulation                                                                */
 /* ------------------------------------------------------------------------ */
 
+static inline void upd_ready(struct op_dpu_trace *tr, unsigned id)
+{
+    const struct tsk *t = &tr->t[id];
+    tr->ready[id] = t->state == T_RUN && !t->pending ? t->next_ok : UNSET64;
+}
+
 static void make_pending(struct op_dpu_trace *tr, struct tsk *t, uint64_t time)
 {
+    tr->ready[t - tr->t] = UNSET64;
     t->pending = 1;
     t->pend_time = time;
     if (time < tr->pend_min)
@@ -273,10 +301,50 @@ static void wake_record(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
     rec_unref(tr, rec); /* the wake event's own reference */
 }
 
+/* Waiters of barrier round rec issue no sooner than one cycle after `time`. */
+static void release_barrier(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
+{
+    for (unsigned i = 0; i < tr->n; i++) {
+        struct tsk *u = &tr->t[i];
+        if (u->state == T_BLOCKED && u->dep == rec) {
+            u->state = T_RUN;
+            u->dep = NONE32;
+            u->next_ok = max64(u->next_ok, time + 1);
+            make_pending(tr, u, time + 1);
+            rec_unref(tr, rec);
+        }
+    }
+    rec_unref(tr, rec); /* the releasing tasklet's own reference */
+}
+
+/* Puts a segment before the head (the slot of the one just popped, or an
+ * empty queue's first). */
+static int push_front(struct op_dpu_trace *tr, struct tsk *t, uint64_t ninstr, uint32_t kind, uint32_t arg)
+{
+    if (t->head == 0)
+        return t->count == 0 ? push_seg(tr, t, ninstr, kind, arg) : -1;
+    t->head--;
+    t->segs[t->head].ninstr = ninstr;
+    t->segs[t->head].kind = kind;
+    t->segs[t->head].arg = arg;
+    t->issued = 0;
+    tr->buffered++;
+    return 0;
+}
+
 /* Tasklet id reached the end of its head segment's known instructions at
  * `time` (fi: time is one of its issue cycles).  Process closed events.
  * Returns 1 if it needs a segment that has not been recorded yet. */
+static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi);
+
 static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
+{
+    int r = settle_events(tr, id, time, fi);
+    upd_ready(tr, id);
+    return r;
+}
+
+static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
 {
     struct tsk *t = &tr->t[id];
     for (;;) {
@@ -335,18 +403,48 @@ static int settle(struct op_dpu_trace *tr, unsigned id, uint64_t time, int fi)
                 t->dep = arg;
                 return 0;
             }
-            uint64_t tmax = r->time; /* == time: arrivals are simulated in time order */
-            for (unsigned i = 0; i < tr->n; i++) {
-                struct tsk *u = &tr->t[i];
-                if (u->state == T_BLOCKED && u->dep == arg) {
-                    u->state = T_RUN;
-                    u->dep = NONE32;
-                    u->next_ok = max64(u->next_ok, tmax + 1);
-                    make_pending(tr, u, tmax + 1);
-                    rec_unref(tr, arg);
-                }
+            if (r->wake_instr) {
+                /* the last arrival (in modelled time) first runs the wake-up
+                 * work, then releases the others: a segment of its own */
+                if (push_front(tr, t, r->wake_instr, EV_RELEASE, arg) == 0)
+                    break;
+                tr->error = 1;
             }
-            rec_unref(tr, arg);
+            release_barrier(tr, arg, time);
+            break;
+        }
+        case EV_RELEASE:
+            release_barrier(tr, arg, time);
+            break;
+        case EV_LOCK: {
+            struct mlock *m = &tr->mlocks[arg];
+            if (m->holder < 0) {
+                m->holder = (int32_t)id;
+                break;
+            }
+            t->state = T_BLOCKED;
+            t->dep = LOCKDEP | arg;
+            t->lock_since = time;
+            m->waiters |= 1u << id;
+            return 0;
+        }
+        case EV_UNLOCK: {
+            /* hand over to the waiter blocked longest (lowest tid on a tie) */
+            struct mlock *m = &tr->mlocks[arg];
+            m->holder = -1;
+            unsigned w = NONE32;
+            for (unsigned i = 0; i < tr->n; i++)
+                if ((m->waiters >> i & 1) && (w == NONE32 || tr->t[i].lock_since < tr->t[w].lock_since))
+                    w = i;
+            if (w != NONE32) {
+                struct tsk *u = &tr->t[w];
+                m->waiters &= ~(1u << w);
+                m->holder = (int32_t)w;
+                u->state = T_RUN;
+                u->dep = NONE32;
+                u->next_ok = max64(u->next_ok, time + 1);
+                make_pending(tr, u, time + 1);
+            }
             break;
         }
         case EV_END:
@@ -372,30 +470,72 @@ static int issue(struct op_dpu_trace *tr, unsigned id, uint64_t c)
     tr->nissue++;
     if (t->issued == t->segs[t->head].ninstr)
         return settle(tr, id, c, 1);
+    tr->ready[id] = t->next_ok;
     return 0;
 }
 
-/* Skip a steady round-robin phase analytically (see the file comment). */
+/* Full pipeline (k > P tasklets in S, none other eligible before the
+ * horizon), not in cyclic tid order: S issued once each in [now-k, now-1]
+ * (every cycle a distinct member).  The choice at a cycle depends only on the
+ * members' relative last issues and on the last issuer, so if
+ * [now-2k, now-k-1] held the same sequence with no idle cycle, it repeats
+ * with period k.  Fills each member's next issue cycle. */
+static int periodic(const struct op_dpu_trace *tr, const unsigned *S, unsigned k, uint64_t *first)
+{
+    const uint64_t now = tr->now;
+    for (unsigned j = 0; j < k; j++) {
+        const struct tsk *t = &tr->t[S[j]];
+        if (t->last_issue < 0 || t->next_ok != (uint64_t)t->last_issue + tr->period ||
+            (uint64_t)t->last_issue + k < now)
+            return 0;
+        first[j] = (uint64_t)t->last_issue + k;
+    }
+    if (tr->nissue < 2 * (uint64_t)k)
+        return 0;
+    for (unsigned j = 0; j < 2 * k; j++)
+        if (tr->hist_cyc[(tr->nissue - 1 - j) & 63] != now - 1 - j)
+            return 0;
+    for (unsigned j = 0; j < k; j++)
+        if (tr->hist_tid[(tr->nissue - 1 - j) & 63] != tr->hist_tid[(tr->nissue - 1 - j - k) & 63])
+            return 0;
+    return 1;
+}
+
+/* Skip a steady round-robin phase analytically (see the file comment).
+ *
+ * E = the runnable tasklets not waiting for a DMA or a wake; nobody else can
+ * become eligible before tjoin (the first pending arrival).  Two regimes have
+ * a closed form until tjoin or the first segment end:
+ *  - |E| = k <= P (revolver): if the first issue cycles s_m = max(now,
+ *    next_ok_m) are distinct modulo P, at most one tasklet is eligible at any
+ *    cycle, so each issues at s_m, s_m + P, s_m + 2P, ...;
+ *  - k > P: order E cyclically in tid order after the last issuer rr; if the
+ *    j-th (j = 0..k-1) is eligible by now + j, each issues at now + j, then
+ *    every k cycles: at its turn it is the first eligible after rr (tasklets
+ *    outside E are not eligible) and, after the first round, it has waited
+ *    k > P cycles.
+ * Both hold right after a tasklet joins or leaves, so DMA-bound code, where
+ * they change every few hundred cycles, is not stepped cycle by cycle.
+ * tests/test_dpu_model.c checks the result against a cycle-by-cycle
+ * reference and against stepping alone (op_dpu_trace_set_stepping). */
 static void try_jump(struct op_dpu_trace *tr)
 {
     const uint64_t P = tr->period, now = tr->now;
-    if (now < tr->jump_at)
+    if (now < tr->jump_at || tr->stepping)
         return;
     unsigned S[OP_TIMING_MAX_TASKLETS], k = 0;
     uint64_t tjoin = UNSET64;
-    for (unsigned i = 0; i < tr->n; i++) {
-        struct tsk *t = &tr->t[i];
+    const unsigned n = tr->n;
+    for (unsigned c = 0, id = tr->rr; c < n; c++) { /* tid order after rr */
+        if (++id == n)
+            id = 0;
+        const struct tsk *t = &tr->t[id];
         if (t->state != T_RUN)
             continue;
-        if (t->pending) {
+        if (t->pending)
             tjoin = min64(tjoin, t->pend_time);
-            continue;
-        }
-        if (t->last_issue < 0 || t->next_ok != (uint64_t)t->last_issue + P) {
-            tjoin = min64(tjoin, t->next_ok);
-            continue;
-        }
-        S[k++] = i;
+        else
+            S[k++] = id;
     }
     const uint64_t per = k > P ? k : P;
     /* On failure, wait a little before the next attempt: attempts cost a
@@ -403,49 +543,67 @@ static void try_jump(struct op_dpu_trace *tr)
     tr->jump_at = now + per / 2;
     if (k == 0 || tjoin <= now)
         return;
-    for (unsigned j = 0; j < k; j++)
-        if ((uint64_t)tr->t[S[j]].last_issue + per < now)
-            return;
-    if (k > P) {
-        /* Full pipeline: S issued once each in [now-k, now-1] (checked above,
-         * so every cycle of the window holds a distinct member).  The choice
-         * at a cycle depends only on the members' relative last issues and on
-         * the last issuer, so if [now-2k, now-k-1] held the same sequence
-         * with no idle cycle, the sequence repeats with period k from now on
-         * (no other tasklet can be eligible before tjoin). */
-        if (tr->nissue < 2 * (uint64_t)k)
-            return;
-        for (unsigned j = 0; j < 2 * k; j++)
-            if (tr->hist_cyc[(tr->nissue - 1 - j) & 63] != now - 1 - j)
-                return;
-        for (unsigned j = 0; j < k; j++)
-            if (tr->hist_tid[(tr->nissue - 1 - j) & 63] != tr->hist_tid[(tr->nissue - 1 - j - k) & 63])
-                return;
-    }
+    /* candidate first issues and the horizon, before the (costlier) checks
+     * that the regime holds: too close a horizon is not worth a jump */
+    uint64_t first[OP_TIMING_MAX_TASKLETS];
     uint64_t H = tjoin;
     for (unsigned j = 0; j < k; j++) {
-        struct tsk *t = &tr->t[S[j]];
-        uint64_t rem = t->segs[t->head].ninstr - t->issued;
-        uint64_t s = (uint64_t)t->last_issue + per;
-        H = min64(H, s + (rem - 1) * per);
+        const struct tsk *t = &tr->t[S[j]];
+        first[j] = k > P ? now + j : max64(now, t->next_ok);
+        H = min64(H, first[j] + (t->segs[t->head].ninstr - t->issued - 1) * per);
     }
     if (H < now + 2 * per) {
         tr->jump_at = H; /* the horizon is an event or a join */
         return;
     }
+    if (k > P) {
+        unsigned j = 0;
+        while (j < k && tr->t[S[j]].next_ok <= now + j)
+            j++;
+        if (j < k) {
+            if (!periodic(tr, S, k, first))
+                return;
+            H = tjoin;
+            for (unsigned i = 0; i < k; i++) {
+                const struct tsk *t = &tr->t[S[i]];
+                H = min64(H, first[i] + (t->segs[t->head].ninstr - t->issued - 1) * per);
+            }
+            if (H < now + 2 * per)
+                return;
+        }
+    } else {
+        uint64_t used = 0; /* residues mod P relative to now, when P <= 64 */
+        for (unsigned j = 0; j < k; j++) {
+            uint64_t d = first[j] - now, r = d < P ? d : d % P;
+            if (P <= 64) {
+                if (used >> r & 1)
+                    return;
+                used |= 1ull << r;
+            } else {
+                for (unsigned i = 0; i < j; i++)
+                    if ((first[i] - now) % P == r)
+                        return;
+            }
+        }
+    }
     uint64_t lastc = 0;
     unsigned lastid = tr->rr;
     int any = 0;
+    /* issues of member j in [now, H-1]: one division for those starting
+     * within the first period (all but far-off joiners) */
+    const uint64_t span = H - 1 - now, rounds = span / per, extra = span % per;
     for (unsigned j = 0; j < k; j++) {
         struct tsk *t = &tr->t[S[j]];
-        uint64_t s = (uint64_t)t->last_issue + per;
+        uint64_t s = first[j];
         if (s > H - 1)
             continue;
-        uint64_t cnt = (H - 1 - s) / per + 1;
+        uint64_t off = s - now;
+        uint64_t cnt = off < per ? rounds + (off <= extra) : (H - 1 - s) / per + 1;
         t->instr += cnt;
         t->issued += cnt;
         t->last_issue = (int64_t)(s + (cnt - 1) * per);
         t->next_ok = (uint64_t)t->last_issue + P;
+        tr->ready[S[j]] = t->next_ok;
         if (!any || (uint64_t)t->last_issue > lastc) {
             lastc = (uint64_t)t->last_issue;
             lastid = S[j];
@@ -503,8 +661,7 @@ static int advance(struct op_dpu_trace *tr)
         for (unsigned k = 1, id = tr->rr; k <= n; k++) {
             if (++id == n)
                 id = 0;
-            const struct tsk *t = &tr->t[id];
-            if (t->state == T_RUN && !t->pending && t->next_ok <= now) {
+            if (tr->ready[id] <= now) {
                 best = id;
                 break;
             }
@@ -564,7 +721,15 @@ void op_dpu_trace_free(struct op_dpu_trace *tr)
     free(tr->recs);
     free(tr->locks.e);
     free(tr->barriers.e);
+    free(tr->mutexes.e);
+    free(tr->mlocks);
     free(tr);
+}
+
+void op_dpu_trace_set_stepping(struct op_dpu_trace *tr, int on)
+{
+    if (tr)
+        tr->stepping = on != 0;
 }
 
 int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *desc, unsigned nr_tasklets)
@@ -583,12 +748,15 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
         t->state = T_RUN;
         t->pending = 1;
         t->pend_time = 0;
+        tr->ready[i] = UNSET64;
     }
     tr->pend_min = 0;
     tr->nrecs = 0;
     tr->free_head = NONE32;
     map_clear(&tr->locks);
     map_clear(&tr->barriers);
+    map_clear(&tr->mutexes);
+    tr->nmlocks = 0;
     tr->now = 0;
     tr->engine_free = 0;
     tr->ndone = 0;
@@ -742,7 +910,8 @@ int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
     return 0;
 }
 
-int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count)
+static int barrier_arrive(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count,
+                          uint64_t wake_instr)
 {
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
@@ -757,6 +926,7 @@ int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, u
         if (rec == NONE32)
             return -1;
         tr->recs[rec].need = count;
+        tr->recs[rec].wake_instr = wake_instr;
         tr->recs[rec].refs = 1; /* the key map */
         rec_unref(tr, h->rec);
         h->rec = rec;
@@ -768,6 +938,99 @@ int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, u
         return -1;
     maybe_advance(tr);
     return 0;
+}
+
+/* Lock / unlock of a mutex in modelled time: whoever reaches the lock first
+ * (in modelled cycles) takes it, whatever the emulator's order was. */
+static int mutex_event(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, uint32_t kind)
+{
+    struct tsk *t = rec_tsk(tr, tid);
+    if (!t)
+        return -1;
+    struct hent *h = map_get(tr, &tr->mutexes, key, 1);
+    if (!h)
+        return -1;
+    if (h->rec == NONE32) {
+        if (tr->nmlocks == tr->capmlocks) {
+            uint32_t nc = tr->capmlocks ? tr->capmlocks * 2 : 16;
+            struct mlock *m = realloc(tr->mlocks, nc * sizeof *m);
+            if (!m) {
+                tr->error = 1;
+                return -1;
+            }
+            tr->mlocks = m;
+            tr->capmlocks = nc;
+        }
+        h->rec = tr->nmlocks++;
+        tr->mlocks[h->rec].holder = -1;
+        tr->mlocks[h->rec].waiters = 0;
+    }
+    if (close_with(tr, t, kind, h->rec) < 0)
+        return -1;
+    maybe_advance(tr);
+    return 0;
+}
+
+int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count)
+{
+    return barrier_arrive(tr, tid, key, count, 0);
+}
+
+int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op, uintptr_t key, unsigned arg)
+{
+    if (!tr || !tr->desc || tid >= tr->n) {
+        if (tr)
+            tr->error = 1;
+        return -1;
+    }
+    const struct op_runtime_costs *c = &tr->desc->rt;
+    switch (op) {
+    case OP_RT_BARRIER_WAIT:
+        if (op_dpu_trace_instr(tr, tid, c->barrier_wait) < 0)
+            return -1;
+        return barrier_arrive(tr, tid, key, arg,
+                              arg > 1 ? (uint64_t)c->barrier_wake_per_tasklet * (arg - 1) : 0);
+    case OP_RT_MUTEX_LOCK:
+        if (op_dpu_trace_instr(tr, tid, c->mutex_lock) < 0)
+            return -1;
+        return arg ? mutex_event(tr, tid, key, EV_LOCK) : 0;
+    case OP_RT_MUTEX_UNLOCK:
+        if (op_dpu_trace_instr(tr, tid, c->mutex_unlock) < 0)
+            return -1;
+        return mutex_event(tr, tid, key, EV_UNLOCK);
+    case OP_RT_SEM_TAKE:
+        if (op_dpu_trace_instr(tr, tid, c->sem_take) < 0)
+            return -1;
+        return arg ? op_dpu_trace_block(tr, tid, key) : 0;
+    case OP_RT_SEM_GIVE:
+        if (op_dpu_trace_instr(tr, tid, c->sem_give) < 0)
+            return -1;
+        if (arg)
+            op_dpu_trace_wake(tr, tid, key, 1);
+        return 0;
+    case OP_RT_HANDSHAKE_WAIT:
+        if (op_dpu_trace_instr(tr, tid, c->handshake_wait) < 0)
+            return -1;
+        return arg ? barrier_arrive(tr, tid, key, 2, 0) : 0;
+    case OP_RT_HANDSHAKE_NOTIFY:
+        if (op_dpu_trace_instr(tr, tid, c->handshake_notify) < 0)
+            return -1;
+        return barrier_arrive(tr, tid, key, 2, 0);
+    case OP_RT_MEM_ALLOC:
+        return op_dpu_trace_instr(tr, tid, c->mem_alloc);
+    case OP_RT_MEM_RESET:
+        return op_dpu_trace_instr(tr, tid, c->mem_reset);
+    case OP_RT_PERFCOUNTER:
+        return op_dpu_trace_instr(tr, tid, c->perfcounter);
+    case OP_RT_BOOT:
+        return op_dpu_trace_instr(tr, tid, c->boot);
+    case OP_RT_DMA_CALL:
+        return op_dpu_trace_instr(tr, tid, c->dma_call);
+    case OP_RT_COUNT:
+        break;
+    }
+    tr->error = 1;
+    return -1;
 }
 
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid)

@@ -46,8 +46,6 @@ static void preset_v1a(struct op_machine_desc *d)
     d->nr_tasklets = 24;
     d->mram_bytes = 64u << 20;
     d->wram_bytes = 64u << 10;
-    d->iram_bytes = 24u << 10;
-    d->nr_atomic_bits = 56;
 
     d->nr_ranks = 40;
     d->channels = 12;
@@ -59,16 +57,13 @@ static void preset_v1a(struct op_machine_desc *d)
         d->rank_channel[r] = (uint16_t)ref_server_channel(r);
 
     d->revolver_cycles = 11;
-    d->pipeline_stages = 14;
     d->dma_read_fixed = 22.0;
     d->dma_write_fixed = 6.0;
     d->dma_cycles_per_byte = 0.52;
     d->dma_overlap_cycles = 0.0;
-    d->dma_min_bytes = 8;
-    d->dma_max_bytes = 2048;
 
     d->ops = (struct op_op_costs){
-        .int32_add = 1, .int64_add = 2, .mul8 = 1,
+        .mul8 = 1,
         .int32_mul_base = 8, .int32_mul_per_bit = 1,
         .int32_div_base = 8, .int32_div_per_step = 1, .int32_div_signed_extra = 6,
         .int64_mul = 125, .int64_div = 240,
@@ -138,8 +133,6 @@ static void preset_v1b(struct op_machine_desc *d)
     d->freq_mhz = 400.0;
     d->nr_tasklets = 16;
     d->wram_bytes = 63488;
-    d->iram_bytes = 3968 * 6;
-    d->nr_atomic_bits = 64;
 }
 
 static int ieq(const char *a, const char *b)
@@ -183,9 +176,7 @@ static const struct key keys[] = {
     {"nr_tasklets", K_UINT, D(nr_tasklets), "ref §1.1: v1A <=24, v1B <=16 tasklets"},
     {"mram_bytes", K_U32, D(mram_bytes), "DESIGN.md / ref §1.1: 64 MiB MRAM per DPU"},
     {"wram_bytes", K_U32, D(wram_bytes), "ref §1.1: v1A 65536 B, v1B 63488 B"},
-    {"iram_bytes", K_U32, D(iram_bytes), "ref §1.1: v1A 4096 x 6 B, v1B 3968 x 6 B"},
-    {"nr_atomic_bits", K_UINT, D(nr_atomic_bits), "ref §1.1: v1A 56, v1B 64 mutexes"},
-    {"channels", K_UINT, D(channels), "inferred from ref §3.3 (see rank_channels)"},
+            {"channels", K_UINT, D(channels), "inferred from ref §3.3 (see rank_channels)"},
     {"ranks_per_channel", K_UINT, D(ranks_per_channel), "max ranks sharing a channel; inferred from ref §3.3"},
     {"nr_ranks", K_UINT, D(nr_ranks), "ref §3.3: 2,560 DPUs = 40 ranks (20 dual-rank DIMMs)"},
     {"ranks_per_dimm", K_UINT, D(ranks_per_dimm), "ref §3.5: double-rank PIM DIMMs"},
@@ -194,16 +185,11 @@ static const struct key keys[] = {
     {"rank_channels", K_RCHAN, D(rank_channel),
      "allocation order rank->channel; inferred from ref §3.3 (ranks sharing a channel serialise, ref §3.1)"},
     {"revolver_cycles", K_UINT, D(revolver_cycles), "ref §1.1: a tasklet issues >=11 cycles after its previous issue"},
-    {"pipeline_stages", K_UINT, D(pipeline_stages), "ref §1.1: 14 stages (informational)"},
-    {"dma_read_fixed", K_DBL, D(dma_read_fixed), "ref §2.2: PrIM's 77-cycle read window minus its ~5 instructions x 11 cycles (the model charges those separately); uPIMulator's alpha ~20; calibration suite"},
+        {"dma_read_fixed", K_DBL, D(dma_read_fixed), "ref §2.2: PrIM's 77-cycle read window minus its ~5 instructions x 11 cycles (the model charges those separately); uPIMulator's alpha ~20; calibration suite"},
     {"dma_write_fixed", K_DBL, D(dma_write_fixed), "ref §2.2: PrIM's 61-cycle write window minus ~5 instructions x 11 cycles; calibration suite"},
     {"dma_cycles_per_byte", K_DBL, D(dma_cycles_per_byte), "ref §2.2: fits 77/61 intercepts and 628/633 MB/s at 2 KB together (0.5 is the rounded value)"},
     {"dma_overlap_cycles", K_DBL, D(dma_overlap_cycles), "ref §6: one DMA at a time, FIFO (0); what-if knob"},
-    {"dma_min_bytes", K_UINT, D(dma_min_bytes), "ref §2.1: >= 8 B"},
-    {"dma_max_bytes", K_UINT, D(dma_max_bytes), "ref §2.1: <= 2048 B"},
-    {"op_int32_add", K_UINT, D(ops.int32_add), "ref §6: int32 add/sub/logic/shift/compare/branch 1"},
-    {"op_int64_add", K_UINT, D(ops.int64_add), "ref §6: int64 add/sub 2 (add+addc)"},
-    {"op_mul8", K_UINT, D(ops.mul8), "ref §1.2: native 8x8->16 multiply 1"},
+                    {"op_mul8", K_UINT, D(ops.mul8), "ref §1.2: native 8x8->16 multiply 1"},
     {"op_int32_mul_base", K_UINT, D(ops.int32_mul_base), "ref §6: __mulsi3 ~6 + bitlen(min) + ~2 call/ret"},
     {"op_int32_mul_per_bit", K_UINT, D(ops.int32_mul_per_bit), "ref §1.2: one mul_step per bit of the smaller operand"},
     {"op_int32_div_base", K_UINT, D(ops.int32_div_base), "ref §6: udiv 6 + steps (+~2 call/ret)"},
@@ -252,7 +238,6 @@ static const struct key keys[] = {
     {"d2h_chan_gbps", K_LIST_SIZE, D(d2h.chan_gbps), "fit §3.3 (128-DPU column)"},
     {"d2h_contention", K_LIST_SIZE, D(d2h.contention), "fit §3.3 (320..1,280-DPU columns)"},
     {"d2h_cap_gbps", K_LIST_SIZE, D(d2h.cap_gbps), "fit §3.3 (2,560-DPU column; ~14 GB/s, ref §3.3)"},
-    {"d2h_bcast_speedup", K_DBL, D(d2h.bcast_speedup), "no broadcast from DPUs (1)"},
     {"d2h_serial_call_us", K_DBL, D(d2h.serial_call_us), "ref §3.3/§6: ~157 us per call (1 rank fixed cost)"},
     {"d2h_serial_gbps", K_DBL, D(d2h.serial_gbps), "ref §6/§3.2: 0.115 GB/s per DPU"},
     {"d2h_wram_fixed_us", K_DBL, D(d2h.wram_fixed_us), "fit §3.4 (64 DPUs)"},
@@ -265,6 +250,16 @@ static const struct key keys[] = {
 };
 #undef D
 #define NKEYS (sizeof keys / sizeof keys[0])
+
+unsigned op_machine_desc_key_count(void)
+{
+    return (unsigned)NKEYS;
+}
+
+const char *op_machine_desc_key_name(unsigned i)
+{
+    return i < NKEYS ? keys[i].name : NULL;
+}
 
 /* ------------------------------------------------------------------------ */
 /* parsing                                                                   */
@@ -516,7 +511,7 @@ int op_machine_desc_validate(const struct op_machine_desc *d, char *err, size_t 
     } while (0)
     CHECK(d->freq_mhz > 0, "freq_mhz must be > 0");
     CHECK(d->nr_tasklets >= 1 && d->nr_tasklets <= OP_TIMING_MAX_TASKLETS, "nr_tasklets must be 1..24");
-    CHECK(d->mram_bytes > 0 && d->wram_bytes > 0 && d->iram_bytes > 0, "memory sizes must be > 0");
+    CHECK(d->mram_bytes > 0 && d->wram_bytes > 0, "memory sizes must be > 0");
     CHECK(d->nr_ranks >= 1 && d->nr_ranks <= OP_TIMING_MAX_RANKS, "nr_ranks must be 1..256");
     CHECK(d->channels >= 1, "channels must be >= 1");
     CHECK(d->ranks_per_channel >= 1, "ranks_per_channel must be >= 1");
@@ -530,7 +525,6 @@ int op_machine_desc_validate(const struct op_machine_desc *d, char *err, size_t 
     CHECK(d->dma_overlap_cycles >= 0 && d->dma_overlap_cycles <= d->dma_read_fixed &&
               d->dma_overlap_cycles <= d->dma_write_fixed,
           "dma_overlap_cycles must be within 0..min(dma fixed costs)");
-    CHECK(d->dma_min_bytes >= 1 && d->dma_min_bytes <= d->dma_max_bytes, "dma_min_bytes/dma_max_bytes");
     CHECK(d->xfer_npoints >= 1 && d->xfer_npoints <= OP_TIMING_MAX_POINTS, "xfer_size needs 1..8 points");
     CHECK(d->xfer_nfixed >= 1 && d->xfer_nfixed <= OP_TIMING_MAX_POINTS, "xfer_fixed_ranks needs 1..8 points");
     for (unsigned i = 0; i < d->xfer_npoints; i++) {

@@ -35,10 +35,10 @@ extern "C" {
 
 /* Dynamic DPU instructions charged per C operation (the LLVM pass's table,
  * ref §1.2 and §6).  Data-dependent 32-bit mul/div: base + per_bit * bitlen
- * (mul: bitlen of the smaller operand; div: clz(d)-clz(n)+1 steps). */
+ * (mul: bitlen of the smaller operand; div: clz(d)-clz(n)+1 steps).  ALU
+ * operations (1 per 32-bit word) are constants of the pass, not of the
+ * description (timing/llvm/op_costs.def). */
 struct op_op_costs {
-    unsigned int32_add;            /* also sub/logic/shift/compare/branch */
-    unsigned int64_add;
     unsigned mul8;                 /* native 8x8->16 multiply */
     unsigned int32_mul_base, int32_mul_per_bit;
     unsigned int32_div_base, int32_div_per_step, int32_div_signed_extra;
@@ -49,8 +49,8 @@ struct op_op_costs {
     unsigned fp_compare;
 };
 
-/* Instructions of DPU runtime calls, charged by the emulator's runtime.
- * ESTIMATES (no published measurement): see machine_desc.c. */
+/* Instructions of DPU runtime calls, charged where the call happens
+ * (op_dpu_trace_runtime).  ESTIMATES (no published measurement): see machine_desc.c. */
 struct op_runtime_costs {
     unsigned dma_call;             /* mram_read/mram_write incl. ldma/sdma */
     unsigned barrier_wait;         /* per arriving tasklet */
@@ -70,7 +70,7 @@ struct op_xfer_dir_params {
     double chan_gbps[OP_TIMING_MAX_POINTS];  /* channel throughput when >=2 ranks share it */
     double contention[OP_TIMING_MAX_POINTS]; /* host slowdown: x(1 + c*log2(active channels)) */
     double cap_gbps[OP_TIMING_MAX_POINTS];   /* host aggregate cap, 0 = none */
-    double bcast_speedup;                    /* broadcast vs parallel (to DPU only) */
+    double bcast_speedup;                    /* broadcast vs parallel (h2d only: d2h has no broadcast, keeps 1) */
     double serial_call_us, serial_gbps;      /* dpu_copy_to/from on one DPU */
     double wram_fixed_us;                    /* WRAM (__host) push, 1 rank */
     double wram_fixed_us_per_doubling;       /* + per doubling of ranks */
@@ -83,19 +83,16 @@ struct op_machine_desc {
     /* DPU chip (ref §1.1) */
     double freq_mhz;
     unsigned nr_tasklets;          /* hardware threads */
-    uint32_t mram_bytes, wram_bytes, iram_bytes;
-    unsigned nr_atomic_bits;       /* mutexes */
+    uint32_t mram_bytes, wram_bytes;
     /* topology */
     unsigned nr_ranks, channels, ranks_per_channel; /* ranks_per_channel: the most on one channel */
     unsigned ranks_per_dimm, chips_per_rank, dpus_per_chip;
     uint16_t rank_channel[OP_TIMING_MAX_RANKS];     /* allocation order: rank i -> channel */
     /* pipeline (ref §1.1) */
     unsigned revolver_cycles;      /* a tasklet issues at most once per this many cycles */
-    unsigned pipeline_stages;      /* informational */
     /* MRAM<->WRAM DMA (ref §2.2): latency = fixed + per_byte * bytes */
     double dma_read_fixed, dma_write_fixed, dma_cycles_per_byte;
     double dma_overlap_cycles;     /* fixed cycles of a DMA that overlap the next one (0 = FIFO) */
-    unsigned dma_min_bytes, dma_max_bytes;
     struct op_op_costs ops;
     struct op_runtime_costs rt;
     /* host transfers (ref §3) */
@@ -130,6 +127,12 @@ int op_machine_desc_apply(struct op_machine_desc *desc, const char *profile);
 /* 0 if consistent, else -1 with a reason. */
 int op_machine_desc_validate(const struct op_machine_desc *desc, char *errbuf, size_t errlen);
 
+/* The keys of the description format, in file order (for tools and tests):
+ * i < op_machine_desc_key_count(); NULL past the end.  Every key changes some
+ * modelled result (tests/timing/test_desc_sweep.c checks each one). */
+unsigned op_machine_desc_key_count(void);
+const char *op_machine_desc_key_name(unsigned i);
+
 /* Write every key in file format (loadable by op_machine_desc_load). */
 int op_machine_desc_write(FILE *f, const struct op_machine_desc *desc);
 
@@ -157,6 +160,8 @@ static inline double op_cycles_to_us(const struct op_machine_desc *d, uint64_t c
  *  - BLOCK/WAKE, ACQUIRE/RELEASE: a blocked tasklet issues no sooner than one
  *    cycle after the releasing wake/release event (pairs are matched in the
  *    emulator's functional order);
+ *  - runtime calls (op_dpu_trace_runtime): their desc->rt.* instructions,
+ *    then the synchronisation rules listed there;
  *  - BARRIER(key, n): the tasklets arriving at the same barrier round wait
  *    until the n-th arrival in modelled time; the last one goes on, the others
  *    issue no sooner than one cycle after it;
@@ -164,8 +169,9 @@ static inline double op_cycles_to_us(const struct op_machine_desc *d, uint64_t c
  *    the DPU's cycles = the latest tasklet end.
  *  So 1 tasklet of N instructions takes 11(N-1)+1 cycles, k >= 11 tasklets of
  *  N instructions take k*N, and k < 11 take 11(N-1)+k.
- * Steady round-robin phases are computed analytically; the trace is consumed
- * while it is recorded, so memory stays bounded by the tasklets' skew. */
+ * Steady round-robin phases are computed analytically, also while tasklets
+ * wait for DMAs (see try_jump in dpu_model.c); the trace is consumed while it
+ * is recorded, so memory stays bounded by the tasklets' skew. */
 
 struct op_dpu_trace;
 
@@ -212,6 +218,47 @@ int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key);
  * Preferred over block/wake there: the model then waits for the last arrival
  * in modelled time, not in the emulator's execution order. */
 int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count);
+
+/* DPU runtime calls: charge desc->rt.* instructions to tid, then record the
+ * call's synchronisation.  The emulator calls it where the runtime performs
+ * the operation; keys must differ between kinds of primitive.  Rules
+ * ("event" = the cycle of the tasklet's last instruction before it):
+ *  BARRIER_WAIT(key = barrier, arg = participants): rt.barrier_wait, then a
+ *    rendezvous of arg tasklets in modelled time; the last arrival runs
+ *    rt.barrier_wake_per_tasklet x (arg - 1) more instructions, and the
+ *    others issue no sooner than one cycle after its last one;
+ *  MUTEX_LOCK(key, arg = 1 granted / 0 trylock failed): rt.mutex_lock, then,
+ *    if granted, the lock event: the mutex is taken if free in modelled time,
+ *    else the tasklet waits until it is handed over;
+ *  MUTEX_UNLOCK(key): rt.mutex_unlock, then the unlock event: the mutex goes
+ *    to the tasklet waiting for it longest (lowest tid on a tie), which issues
+ *    no sooner than one cycle later.  The order of the critical sections is
+ *    thus the modelled one, not the emulator's (a program taking mutexes in
+ *    inconsistent orders may then deadlock in the model only: res.deadlock);
+ *  SEM_TAKE(key, arg = 1 if it blocks): rt.sem_take, then, if it blocks, no
+ *    issue before one cycle after the SEM_GIVE that hands it a unit;
+ *  SEM_GIVE(key, arg = 1 if it hands a unit to a blocked taker): rt.sem_give;
+ *  HANDSHAKE_WAIT(key = notifier, arg = 1 / 0 when refused with EALREADY)
+ *    and HANDSHAKE_NOTIFY(key = notifier): rt.handshake_wait / _notify, then
+ *    a rendezvous of the pair (the later arrival goes on, the earlier issues
+ *    no sooner than one cycle after it);
+ *  MEM_ALLOC, MEM_RESET, PERFCOUNTER, BOOT, DMA_CALL: rt.* instructions only. */
+enum op_rt_op {
+    OP_RT_BARRIER_WAIT = 0,
+    OP_RT_MUTEX_LOCK,
+    OP_RT_MUTEX_UNLOCK,
+    OP_RT_SEM_TAKE,
+    OP_RT_SEM_GIVE,
+    OP_RT_HANDSHAKE_WAIT,
+    OP_RT_HANDSHAKE_NOTIFY,
+    OP_RT_MEM_ALLOC,
+    OP_RT_MEM_RESET,
+    OP_RT_PERFCOUNTER,
+    OP_RT_BOOT,
+    OP_RT_DMA_CALL,
+    OP_RT_COUNT
+};
+int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op, uintptr_t key, unsigned arg);
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid);
 
 /* Modelled cycle count of tid at its latest recorded point (for perfcounter):
@@ -219,6 +266,10 @@ int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid);
  * (remaining instructions at max(11, runnable tasklets) cycles each + DMA
  * latencies).  Deterministic for a deterministic recording order. */
 uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid);
+
+/* Tests only: 1 = simulate every issue cycle (no analytic jumps; same
+ * results, slower), kept across launches.  Default 0. */
+void op_dpu_trace_set_stepping(struct op_dpu_trace *tr, int on);
 
 /* Finish the launch (tasklets without an END end now) and fill *res.
  * Returns 0, or -1 if the trace had errors (res still filled). */

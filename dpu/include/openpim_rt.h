@@ -16,14 +16,14 @@ extern uint64_t __op_icount;
 
 #define __OP_SVC (__op_env->svc)
 
-/* Keys passed to svc->block/wake: one namespace per primitive (DPU addresses
- * all lie below 4 GiB, so the high bits are free). */
-#define __OP_KEY_MUTEX(p) ((uintptr_t)(p) | ((uintptr_t)1 << 56))
-#define __OP_KEY_BARRIER(p) ((uintptr_t)(p) | ((uintptr_t)2 << 56))
-#define __OP_KEY_SEM(p) ((uintptr_t)(p) | ((uintptr_t)3 << 56))
-#define __OP_KEY_HS_NOTIFIER(t) ((uintptr_t)(t) | ((uintptr_t)4 << 56))
-#define __OP_KEY_HS_WAITER(t) ((uintptr_t)(t) | ((uintptr_t)5 << 56))
-#define __OP_KEY_VMUTEX(p, id) ((((uintptr_t)(p) << 16) | (uintptr_t)(id)) | ((uintptr_t)6 << 56))
+/* Keys passed to svc->block/wake (64-bit): one namespace per primitive (DPU
+ * addresses are 32-bit, so the high bits are free). */
+#define __OP_KEY_MUTEX(p) ((uint64_t)(uintptr_t)(p) | ((uint64_t)1 << 56))
+#define __OP_KEY_BARRIER(p) ((uint64_t)(uintptr_t)(p) | ((uint64_t)2 << 56))
+#define __OP_KEY_SEM(p) ((uint64_t)(uintptr_t)(p) | ((uint64_t)3 << 56))
+#define __OP_KEY_HS_NOTIFIER(t) ((uint64_t)(t) | ((uint64_t)4 << 56))
+#define __OP_KEY_HS_WAITER(t) ((uint64_t)(t) | ((uint64_t)5 << 56))
+#define __OP_KEY_VMUTEX(p, id) ((((uint64_t)(uintptr_t)(p) << 16) | (uint64_t)(id)) | ((uint64_t)6 << 56))
 
 /* Stop the DPU with a fault (message copied by the worker). */
 _Noreturn void __op_fault(enum op_fault why, const char *msg);

@@ -35,7 +35,7 @@ typedef uintptr_t seqreader_buffer_t;
 /* A sequential reader. */
 typedef struct {
     seqreader_buffer_t wram_cache; /* the cache */
-    uintptr_t mram_addr;           /* MRAM address of the cache's first byte */
+    uint64_t mram_addr;            /* MRAM address of the cache's first byte (2^40: none yet) */
 } seqreader_t;
 
 seqreader_buffer_t __op_seqread_alloc(uint32_t page);
@@ -58,7 +58,7 @@ static inline void *seqread_seek(__mram_ptr void *mram_addr, seqreader_t *reader
 static inline void *seqread_init(seqreader_buffer_t cache, __mram_ptr void *mram_addr, seqreader_t *reader)
 {
     reader->wram_cache = cache;
-    reader->mram_addr = (uintptr_t)1 << 40; /* matches no MRAM address: forces a load */
+    reader->mram_addr = (uint64_t)1 << 40; /* matches no MRAM address: forces a load */
     return __op_seqread_seek(mram_addr, reader, SEQREAD_CACHE_SIZE);
 }
 

@@ -10,6 +10,7 @@ uint8_t *__sys_heap_pointer = __op_heap_start;
 void *mem_alloc(size_t size)
 {
     uintptr_t p = (uintptr_t)__sys_heap_pointer;
+    __OP_SVC->rt_event(OP_RTE_MEM_ALLOC, 0, 0); /* the call's instructions, for the timing model */
     if (size == 0)
         return (void *)p;
     p = (p + 7) & ~(uintptr_t)7;
@@ -23,6 +24,7 @@ void *mem_alloc(size_t size)
 
 void *mem_reset(void)
 {
+    __OP_SVC->rt_event(OP_RTE_MEM_RESET, 0, 0);
     __sys_heap_pointer = __op_heap_start;
     return __op_heap_start;
 }

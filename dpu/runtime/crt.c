@@ -6,7 +6,6 @@
 struct op_env *__op_env __op_scratch;
 uint64_t __op_icount __op_scratch;
 
-extern void *__op_exit_point[OP_MAX_TASKLETS][5];
 /* Defined by stdio.c, which is linked only when the program prints. */
 extern uint64_t __stdout_buffer_state __attribute__((weak));
 
@@ -25,9 +24,8 @@ void __op_boot(void)
     __op_env->perf_base = 0;
 }
 
-/* The body of every tasklet: main(), or up to exit(). */
+/* The body of every tasklet: main() (exit() ends the tasklet in the worker). */
 void __op_tasklet_main(void)
 {
-    if (__builtin_setjmp(__op_exit_point[__op_env->tid]) == 0)
-        main();
+    main();
 }

@@ -55,11 +55,13 @@ _Noreturn void __op_faultf(enum op_fault why, const char *fmt, ...)
     va_end(ap);
     __op_fault_msg[m.at] = '\0';
     __OP_SVC->fault(why, __op_fault_msg);
+    __builtin_unreachable();
 }
 
 _Noreturn void __op_fault(enum op_fault why, const char *msg)
 {
     __OP_SVC->fault(why, msg);
+    __builtin_unreachable();
 }
 
 void __op_check_mram(const char *who, uint64_t addr, uint64_t size)

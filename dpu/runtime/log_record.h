@@ -249,8 +249,13 @@ static inline uint32_t op_log_parse_spec(const char *p, struct op_log_spec *s)
 /* ---- Encoder ---------------------------------------------------------------- */
 
 /* The ring being appended to. */
+/* Memory the ring lives in: plain on the host, MRAM (through %gs) in the DPU runtime. */
+#ifndef OP_LOG_RING_MEM
+#define OP_LOG_RING_MEM
+#endif
+
 struct op_log_ring {
-    uint8_t *buf;  /* `size` bytes */
+    OP_LOG_RING_MEM uint8_t *buf; /* `size` bytes */
     uint32_t size; /* ring size in bytes */
     uint64_t pos;  /* total bytes appended so far (the log state) */
 };

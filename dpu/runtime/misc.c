@@ -6,9 +6,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-/* Per-tasklet errno and exit points (per launch). */
+/* Per-tasklet errno (per launch). */
 static int __op_errno_of[OP_MAX_TASKLETS] __op_scratch;
-void *__op_exit_point[OP_MAX_TASKLETS][5] __op_scratch;
 
 void __op_misc_reset(void)
 {
@@ -39,8 +38,9 @@ _Noreturn void __op_assert_fail(const char *msg)
 _Noreturn void exit(int status)
 {
     (void)status;
-    /* Back into __op_tasklet_main, as if main() had returned. */
-    __builtin_longjmp(__op_exit_point[__op_env->tid], 1);
+    /* The tasklet ends as if main() had returned. */
+    __OP_SVC->exit();
+    __builtin_unreachable();
 }
 
 int check_stack(void)

@@ -17,8 +17,7 @@ void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
     uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_read", m, size);
     __op_check_wram("mram_read", w, size);
-    __builtin_memcpy((void *)w, __op_mram_host(m), size);
-    __OP_SVC->dma_event((uint32_t)m, size, 0);
+    __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY);
     __op_yield();
 }
 
@@ -29,8 +28,7 @@ void mram_write(const void *from, __mram_ptr void *dest, unsigned int nb_of_byte
     uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_write", m, size);
     __op_check_wram("mram_write", w, size);
-    __builtin_memcpy(__op_mram_host(m), (const void *)w, size);
-    __OP_SVC->dma_event((uint32_t)m, size, 1);
+    __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY | OP_DMA_WRITE);
     __op_yield();
 }
 
@@ -60,29 +58,46 @@ void mram_write_unaligned(const void *from, __mram_ptr void *dest, unsigned int 
     }
     __op_check_mram("mram_write_unaligned", a, nb_of_bytes);
     __op_check_wram("mram_write_unaligned", (uintptr_t)from, nb_of_bytes);
-    __builtin_memcpy(__op_mram_host(a), from, nb_of_bytes);
+    __mram_ptr uint8_t *to = __op_mram_at(a);
+    for (unsigned int k = 0; k < nb_of_bytes; k++)
+        to[k] = ((const uint8_t *)from)[k];
     uint64_t start = a & ~(uint64_t)7;
     uint64_t end = (a + nb_of_bytes + 7) & ~(uint64_t)7;
     /* Partial head and tail words are read first, as the DPU code does. */
     if (a != start)
-        __OP_SVC->dma_event((uint32_t)start, 8, 0);
+        __OP_SVC->dma((uint32_t)start, 0, 8, 0);
     if (a + nb_of_bytes != end && (end - 8 != start || a == start))
-        __OP_SVC->dma_event((uint32_t)(end - 8), 8, 0);
-    __OP_SVC->dma_event((uint32_t)start, (uint32_t)(end - start), 1);
+        __OP_SVC->dma((uint32_t)(end - 8), 0, 8, 0);
+    __OP_SVC->dma((uint32_t)start, 0, (uint32_t)(end - start), OP_DMA_WRITE);
     __op_yield();
 }
+
+/* The update function of an unaligned MRAM update works on a WRAM copy of the
+ * bytes (DPU code cannot hold a plain pointer into MRAM), written back at the
+ * end; nothing can switch tasklets in between. */
+static uint8_t __op_rmw_copy[OP_MAX_TASKLETS][8] __op_scratch;
+static uint32_t __op_rmw_size[OP_MAX_TASKLETS] __op_scratch;
 
 void *__op_mram_rmw_begin(uint32_t addr, uint32_t size)
 {
     addr = (uint32_t)__op_mram_dma_addr(addr);
     __op_check_mram("mram atomic update", addr, size);
-    return __op_mram_host(addr);
+    uint32_t tid = __op_env->tid;
+    __mram_ptr uint8_t *at = __op_mram_at(addr);
+    for (uint32_t k = 0; k < size && k < 8; k++)
+        __op_rmw_copy[tid][k] = at[k];
+    __op_rmw_size[tid] = size < 8 ? size : 8;
+    return __op_rmw_copy[tid];
 }
 
 void __op_mram_rmw_end(uint32_t addr)
 {
-    uint32_t word = (uint32_t)__op_mram_dma_addr(addr) & ~7u;
-    __OP_SVC->dma_event(word, 8, 0);
-    __OP_SVC->dma_event(word, 8, 1);
+    uint32_t a = (uint32_t)__op_mram_dma_addr(addr), tid = __op_env->tid;
+    __mram_ptr uint8_t *at = __op_mram_at(a);
+    for (uint32_t k = 0; k < __op_rmw_size[tid]; k++)
+        at[k] = __op_rmw_copy[tid][k];
+    uint32_t word = a & ~7u;
+    __OP_SVC->dma(word, 0, 8, 0);
+    __OP_SVC->dma(word, 0, 8, OP_DMA_WRITE);
     __op_yield();
 }

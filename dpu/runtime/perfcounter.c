@@ -15,9 +15,9 @@ const volatile uint32_t CLOCKS_PER_SEC = 350000000u; /* v1A DPU clock */
 static uint64_t __op_raw(uint32_t mode)
 {
     if (mode == COUNT_CYCLES)
-        return __op_env->cycles();
+        return __OP_SVC->cycles();
     if (mode == COUNT_INSTRUCTIONS)
-        return __op_env->instructions();
+        return __OP_SVC->instructions();
     return 0;
 }
 
@@ -37,11 +37,13 @@ static perfcounter_t __op_as_read(uint64_t v)
 
 perfcounter_t perfcounter_get(void)
 {
+    __OP_SVC->rt_event(OP_RTE_PERFCOUNTER, 0, 0); /* charged before the read: the value includes it */
     return __op_as_read(__op_current());
 }
 
 perfcounter_t perfcounter_config(perfcounter_config_t config, bool reset_value)
 {
+    __OP_SVC->rt_event(OP_RTE_PERFCOUNTER, 0, 0);
     uint64_t before = __op_current();
     uint32_t mode = config == COUNT_SAME ? __op_env->perf_mode : (uint32_t)config;
     uint64_t value = reset_value ? 0 : before;

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <openpim_rt.h>
+#include <attributes.h>
 
 /* Per-launch scratch: not in WRAM, never seen by the host, zeroed by __op_boot. */
 #define __op_scratch __attribute__((section(".opbss")))
@@ -26,10 +27,10 @@ static inline uint64_t __op_mram_dma_addr(uint64_t addr)
 {
     return addr < __op_env->mram_size ? addr + OP_MRAM_BASE : addr;
 }
-/* Host pointer to MRAM address `addr` of the running DPU (no check). */
-static inline uint8_t *__op_mram_host(uint64_t addr)
+/* MRAM address `addr` of the running DPU as a pointer (through %gs, no check). */
+static inline __mram_ptr uint8_t *__op_mram_at(uint64_t addr)
 {
-    return __op_env->mram_host + (addr - OP_MRAM_BASE);
+    return (__mram_ptr uint8_t *)(uintptr_t)addr;
 }
 
 static inline void __op_yield(void)

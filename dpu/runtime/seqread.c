@@ -20,13 +20,13 @@ static void __op_load(seqreader_t *reader, uint32_t page)
     uint64_t n = 2 * (uint64_t)page;
     if (reader->mram_addr < end && end - reader->mram_addr < n)
         n = end - reader->mram_addr; /* last page of MRAM */
-    mram_read((const __mram_ptr void *)reader->mram_addr, (void *)reader->wram_cache, (unsigned int)n);
+    mram_read((const __mram_ptr void *)(uintptr_t)reader->mram_addr, (void *)reader->wram_cache, (unsigned int)n);
 }
 
 void *__op_seqread_seek(__mram_ptr void *mram_addr, seqreader_t *reader, uint32_t page)
 {
-    uintptr_t target = (uintptr_t)mram_addr;
-    uintptr_t offset = target - reader->mram_addr;
+    uint64_t target = (uintptr_t)mram_addr;
+    uint64_t offset = target - reader->mram_addr;
     if (offset >= page) {
         reader->mram_addr = target & ~(uintptr_t)(page - 1);
         __op_load(reader, page);

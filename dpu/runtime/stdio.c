@@ -1,6 +1,7 @@
 /* OpenPIM DPU runtime: printf/puts/putchar into the MRAM log (see log_record.h
  * for the record format). */
 #include "rt_internal.h"
+#define OP_LOG_RING_MEM __mram_ptr
 #include "log_record.h"
 
 #include <attributes.h>
@@ -17,7 +18,7 @@ __host uint64_t __stdout_buffer_state;
 static int __op_log_append(const char *fmt, va_list ap)
 {
     uint32_t base = (uint32_t)(uintptr_t)__stdout_buffer;
-    struct op_log_ring ring = { __op_mram_host(base), STDOUT_BUFFER_SIZE, __stdout_buffer_state };
+    struct op_log_ring ring = { __op_mram_at(base), STDOUT_BUFFER_SIZE, __stdout_buffer_state };
     uint64_t start = ring.pos;
     uint32_t n = op_log_encode(&ring, fmt, ap);
     __stdout_buffer_state = ring.pos;
@@ -25,9 +26,9 @@ static int __op_log_append(const char *fmt, va_list ap)
         /* One write DMA per contiguous piece, for the timing model. */
         uint32_t at = (uint32_t)(start % STDOUT_BUFFER_SIZE);
         uint32_t first = STDOUT_BUFFER_SIZE - at < n ? STDOUT_BUFFER_SIZE - at : n;
-        __OP_SVC->dma_event(base + at, first, 1);
+        __OP_SVC->dma(base + at, 0, first, OP_DMA_WRITE);
         if (first < n)
-            __OP_SVC->dma_event(base, n - first, 1);
+            __OP_SVC->dma(base, 0, n - first, OP_DMA_WRITE);
     }
     __op_yield();
     return 0;

@@ -6,6 +6,11 @@
  * svc->block on a key (never spinning); every call yields or blocks at least
  * once so that tasklets interleave at synchronisation points as on the DPU,
  * except handshake_notify when its waiter is already there (see Handshakes).
+ *
+ * Each operation also tells the worker what it did (svc->rt_event), once, at
+ * the point where it takes effect: the timing model charges the call's
+ * instructions there and times the synchronisation in modelled cycles
+ * (timing.h, op_dpu_trace_runtime); block/wake only order the emulation.
  */
 #include "rt_internal.h"
 
@@ -16,6 +21,11 @@
 #include <sem.h>
 #include <stdbool.h>
 #include <vmutex.h>
+
+static inline void __op_rt_event(uint32_t ev, uintptr_t obj, uint32_t arg)
+{
+    __OP_SVC->rt_event(ev, (uint32_t)obj, arg);
+}
 
 /* ---- Mutexes: the set of held keys (pointer values), per launch ----------- */
 
@@ -101,6 +111,7 @@ void mutex_lock(mutex_id_t mutex)
     while (__op_is_held(key))
         __OP_SVC->block(__OP_KEY_MUTEX(key));
     __op_hold(key);
+    __op_rt_event(OP_RTE_MUTEX_LOCK, key, 1);
     __op_yield();
 }
 
@@ -110,6 +121,7 @@ bool mutex_trylock(mutex_id_t mutex)
     bool taken = !__op_is_held(key);
     if (taken)
         __op_hold(key);
+    __op_rt_event(OP_RTE_MUTEX_LOCK, key, taken);
     __op_yield();
     return taken;
 }
@@ -118,6 +130,7 @@ void mutex_unlock(mutex_id_t mutex)
 {
     uintptr_t key = (uintptr_t)mutex;
     __op_release(key);
+    __op_rt_event(OP_RTE_MUTEX_UNLOCK, key, 0);
     __OP_SVC->wake(__OP_KEY_MUTEX(key), 1);
     __op_yield();
 }
@@ -130,12 +143,14 @@ void __op_vmutex_lock(uint8_t *bits, uint16_t id)
     while (bits[id >> 3] & mask)
         __OP_SVC->block(__OP_KEY_VMUTEX(bits, id));
     bits[id >> 3] |= mask;
+    __op_rt_event(OP_RTE_VMUTEX_LOCK, (uintptr_t)bits, id);
     __op_yield();
 }
 
 void __op_vmutex_unlock(uint8_t *bits, uint16_t id)
 {
     bits[id >> 3] &= (uint8_t)~(1u << (id & 7));
+    __op_rt_event(OP_RTE_VMUTEX_UNLOCK, (uintptr_t)bits, id);
     __OP_SVC->wake(__OP_KEY_VMUTEX(bits, id), 1);
     __op_yield();
 }
@@ -146,6 +161,7 @@ void sem_take(sem_t *sem)
 {
     int8_t count = (int8_t)(sem->count - 1);
     sem->count = (uint8_t)count;
+    __op_rt_event(OP_RTE_SEM_TAKE, (uintptr_t)sem, count < 0);
     if (count < 0)
         __OP_SVC->block(__OP_KEY_SEM(sem)); /* sem_give hands its unit over */
     else
@@ -156,6 +172,7 @@ void sem_give(sem_t *sem)
 {
     int8_t count = (int8_t)(sem->count + 1);
     sem->count = (uint8_t)count;
+    __op_rt_event(OP_RTE_SEM_GIVE, (uintptr_t)sem, count <= 0);
     if (count <= 0)
         __OP_SVC->wake(__OP_KEY_SEM(sem), 1);
     __op_yield();
@@ -166,6 +183,7 @@ void sem_give(sem_t *sem)
 void barrier_wait(barrier_t *barrier)
 {
     uint8_t count = barrier->count;
+    __op_rt_event(OP_RTE_BARRIER, (uintptr_t)barrier, barrier->initial_count);
     if (count <= 1) {
         barrier->count = barrier->initial_count;
         __OP_SVC->wake(__OP_KEY_BARRIER(barrier), OP_MAX_TASKLETS);
@@ -193,6 +211,7 @@ void barrier_wait(barrier_t *barrier)
 void handshake_notify(void)
 {
     uint32_t self = __op_env->tid;
+    __op_rt_event(OP_RTE_HS_NOTIFY, self, 0);
     if (__op_hs_waiter[self] != 0) {
         __op_hs_waiter[self] = 0;
         __OP_SVC->wake(__OP_KEY_HS_WAITER(self), 1);
@@ -207,10 +226,12 @@ int handshake_wait_for(sysname_t notifier)
     if (notifier >= OP_MAX_TASKLETS)
         __op_faultf(OP_FAULT_RUNTIME, "handshake_wait_for: no tasklet %u", (uint64_t)notifier);
     if (__op_hs_waiter[notifier] != 0) {
+        __op_rt_event(OP_RTE_HS_WAIT, notifier, 0);
         errno = EALREADY;
         __op_yield();
         return EALREADY;
     }
+    __op_rt_event(OP_RTE_HS_WAIT, notifier, 1);
     if (__op_hs_notifying[notifier]) {
         __op_hs_notifying[notifier] = 0;
         __OP_SVC->wake(__OP_KEY_HS_NOTIFIER(notifier), 1);

@@ -18,7 +18,7 @@ struct expect {
 
 static const struct expect cases[] = {
     {1, DPU_ERR_DPU_FAULT, "dma", "MRAM"},
-    {2, DPU_ERR_DPU_FAULT, "memory", "MRAM access out of bounds at address 0x0c000100"},
+    {2, DPU_ERR_DPU_FAULT, "memory", "invalid memory access at address 0x100000"},
     {3, DPU_ERR_DPU_FAULT, "memory", "WRAM access out of bounds"},
     {4, DPU_ERR_DPU_FAULT, "heap", ""},
     {5, DPU_ERR_DPU_FAULT, "halt", ""},

@@ -51,7 +51,7 @@ static void check(int cond, const char *what)
 /* What a successfully parsed image promises its users (sdk/, worker.c). */
 static void check_image(const struct op_image *img)
 {
-    check(img->bytes && img->len >= sizeof(Elf64_Ehdr), "bytes");
+    check(img->bytes && img->len >= sizeof(Elf32_Ehdr), "bytes");
     check(img->nr_tasklets >= 1 && img->nr_tasklets <= OP_MAX_TASKLETS, "nr_tasklets in range");
     check(img->wram_init_len <= img->wram_size, "WRAM image within wram_size");
     check(img->wram_init != NULL, "wram_init");
@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint8_t *b = malloc(g_img_len);
     memcpy(b, g_img, g_img_len);
     size_t len = g_img_len;
-    const Elf64_Ehdr *eh = (const Elf64_Ehdr *)g_img;
+    const Elf32_Ehdr *eh = (const Elf32_Ehdr *)g_img;
     /* mutations: 1 byte kind, then its arguments */
     const uint8_t *p = data + 1, *end = data + size;
     while (p < end) {
@@ -136,15 +136,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             off = len ? at % len : 0;
             break;
         case 1: /* the section header table */
-            off = eh->e_shoff + at % ((size_t)eh->e_shnum * sizeof(Elf64_Shdr));
+            off = eh->e_shoff + at % ((size_t)eh->e_shnum * sizeof(Elf32_Shdr));
             break;
         case 2: /* the ELF header */
-            off = at % sizeof(Elf64_Ehdr);
+            off = at % sizeof(Elf32_Ehdr);
             break;
         case 3: { /* the symbol table (last SYMTAB found) */
             off = len ? at % len : 0;
             for (unsigned i = 0; i < eh->e_shnum; i++) {
-                const Elf64_Shdr *sh = (const Elf64_Shdr *)(g_img + eh->e_shoff) + i;
+                const Elf32_Shdr *sh = (const Elf32_Shdr *)(g_img + eh->e_shoff) + i;
                 if (sh->sh_type == SHT_SYMTAB && sh->sh_size)
                     off = sh->sh_offset + at % sh->sh_size;
             }
@@ -153,11 +153,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 4: /* truncate */
             len = at % (len + 1);
             continue;
-        case 5: /* a section header field, 8-byte aligned */
-            off = eh->e_shoff + (at % eh->e_shnum) * sizeof(Elf64_Shdr) + 8 * ((at >> 16) % 8);
-            break;
-        default: /* a section header field, 4-byte aligned */
-            off = eh->e_shoff + (at % eh->e_shnum) * sizeof(Elf64_Shdr) + 4 * ((at >> 16) % 16);
+        default: /* a section header field (all are 4 bytes in ELF32) */
+            off = eh->e_shoff + (at % eh->e_shnum) * sizeof(Elf32_Shdr) + 4 * ((at >> 16) % 10);
             break;
         }
         if (off < len && width <= len - off)

@@ -17,7 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 OP = dict(alloc=0, alloc_ranks=1, free=2, load_path=3, load_mem=4, launch=5, status_sync=6, callback=7,
           copy_to=8, broadcast=9, copy_from=10, copy_symbol=11, prepare=12, push=13, sg=14, log=15,
-          queries=16, iterate=17, checked_run=18, rank_view=21, misc=22)
+          queries=16, iterate=17, checked_run=18, rank_view=21, misc=22, overflow=23)
 COUNTS = [1, 2, 7, 8, 9, 15, 16, 17, 0, 0xffffffff, 64, 0xfffffffe]
 PROFILES = ["base", "sg", "sg3", "noreset", "unknownkeys", "nrRanks=0", "dpus65", "chip", "timeout",
             "sgbad", "noequals", "eq", "commas", "backend"]
@@ -218,6 +218,29 @@ def checked_run(slot, single=None, fault=0, arg=12345, nlaunch=1, asyncs=(0, 0),
     return out + b(nlaunch - 1) + bytes(asyncs[:nlaunch])
 
 
+def ovf_wrap(d=0):
+    """ovf_len, case 0: a length such that off + len == d modulo 2^64"""
+    return b(d & 0xff, 0)
+
+
+def ovf_len(n):
+    """ovf_len, case 6: exactly n"""
+    return b(0, 6) + u64(n)
+
+
+def overflow(setb, call, length, sym="__sys_used_mram_end", given=None, off=0, extra=b""):
+    """op_overflow: call 0 copy_to, 1 broadcast_to, 2 copy_from, 3-5 the same with a given symbol
+    (address, size), 6/7 push to/from (a buffer per DPU), 8 scatter-gather (extra: direction and block
+    choices), 9 rank view (extra: group, read/write; off is 64-bit)"""
+    out = b(OP["overflow"]) + setb + b(call)
+    if call in (0, 1, 2, 6, 7, 8):
+        out += symbol(sym)
+    if call in (3, 4, 5):
+        out += b(250, 250) + u32(given[0]) + u32(given[1])
+    out += b(3) + u64(off) if call == 9 else b(5) + u32(off)
+    return out + length + extra
+
+
 def api_seeds():
     s = {}
     s["basic-run"] = alloc(16) + iterate(0, 16) + checked_run(0, nlaunch=2, asyncs=(0, 1)) + free(set_slot(0))
@@ -277,58 +300,83 @@ def api_seeds():
                            load_mem_mutated(set_slot(0), [mut_truncate(500000)]))
     s["profiles"] = b"".join(alloc(1, p) + free(set_slot(0)) for p in PROFILES) + \
         b(OP["alloc"], 0, 255, 1) + free(set_slot(0))
+    # fixed: sdk/xfer.c check_access tested off + len <= size in 64 bits, which wraps: copy_to of
+    # (size_t)-8 bytes at offset 8 of the MRAM heap succeeded, copy_from of it crashed the host
+    heap = "__sys_used_mram_end"
+    s["regress-overflow-copies"] = (alloc(16) + load_path(set_slot(0)) + iterate(0, 16) +
+                                    overflow(set_dpu(0), 0, ovf_wrap(0), off=8) +
+                                    overflow(set_dpu(1), 2, ovf_wrap(0), off=8) +
+                                    overflow(set_slot(0), 1, ovf_wrap(8), off=16) +
+                                    overflow(set_dpu(2), 0, ovf_wrap(0), sym="words", off=4) +
+                                    overflow(set_dpu(2), 2, ovf_wrap(4), sym="words", off=0xfffffffc) +
+                                    overflow(set_dpu(3), 0, ovf_len((1 << 32) + 8), sym="m_out") +
+                                    overflow(set_dpu(3), 3, ovf_wrap(0), given=(0x08000000, 0xffffffff), off=8) +
+                                    overflow(set_dpu(3), 5, ovf_len(1 << 63), given=(0x10000000, 0xffffffff)) +
+                                    overflow(set_slot(0), 4, ovf_wrap(0), given=(0x08000000, 0xffffffff), off=64) +
+                                    overflow(set_slot(0), 6, ovf_wrap(0), off=8) +
+                                    overflow(set_slot(0), 7, ovf_wrap(0), off=8))
+    # fixed: sdk/xfer.c sg_push copied the blocks of the first DPUs before finding those of a later
+    # one wrong (and the same bound as above)
+    s["regress-overflow-sg"] = (alloc(16, "sg") + load_path(set_slot(0)) +
+                                overflow(set_slot(0), 8, ovf_wrap(0), off=8, extra=b(0, 0, 0)) +
+                                overflow(set_slot(0), 8, ovf_len(16), off=0, extra=b(0, 0, 200, 0)) +
+                                overflow(set_slot(0), 8, ovf_len(16), off=0, extra=b(1, 0, 200, 0)))
+    s["regress-overflow-rank-view"] = (alloc_alt(64) +
+                                       overflow(set_slot(0), 9, ovf_len(64), off=(1 << 64) - 8, extra=b(0, 0)) +
+                                       overflow(set_slot(0), 9, ovf_wrap(0), off=8, extra=b(0, 1)))
     return s
 
 
 # ---- small ELF images for fuzz_image.c (raw mode) ---------------------------------------
 
 def elf(sections, symbols, shoff_misalign=0, sym_misalign=0):
-    """sections: (name, type, flags, addr, data or size); symbols: (name, value, size, shndx)."""
+    """An ELF32 x86-64 image (the DPU driver's x32 output).
+    sections: (name, type, flags, addr, data or size); symbols: (name, value, size, shndx)."""
     shstr = b"\0" + b"".join(n.encode() + b"\0" for n, *_ in sections) + b".symtab\0.strtab\0.shstrtab\0"
     strtab = b"\0" + b"".join(n.encode() + b"\0" for n, *_ in symbols)
-    body = bytearray(64)
+    body = bytearray(52)
     hdrs = []
     for name, typ, flags, addr, data in sections:
         off = len(body)
         size = data if isinstance(data, int) else len(data)
         if not isinstance(data, int):
             body += data
-        while len(body) % 8:
+        while len(body) % 4:
             body.append(0)
-        hdrs.append((shstr.index(name.encode() + b"\0"), typ, flags, addr, off, size, 0, 0, 8, 0))
+        hdrs.append((shstr.index(name.encode() + b"\0"), typ, flags, addr, off, size, 0, 0, 4, 0))
     body += bytes(sym_misalign)
     symoff = len(body)
-    body += bytes(24)  # null symbol
+    body += bytes(16)  # null symbol
     soff = 1
     for name, value, size, shndx in symbols:
-        body += struct.pack("<IBBHQQ", soff, 0x11, 0, shndx, value, size)
+        body += struct.pack("<IIIBBH", soff, value, size, 0x11, 0, shndx)
         soff += len(name) + 1
     symsize = len(body) - symoff
     stroff = len(body)
     body += strtab
     shstroff = len(body)
     body += shstr
-    while len(body) % 8:
+    while len(body) % 4:
         body.append(0)
     body += bytes(shoff_misalign)
     shoff = len(body)
     nsec = len(sections) + 4
     symidx = len(sections) + 1
-    hdrs.append((shstr.index(b".symtab\0"), 2, 0, 0, symoff, symsize, symidx + 1, 1, 8, 24))
+    hdrs.append((shstr.index(b".symtab\0"), 2, 0, 0, symoff, symsize, symidx + 1, 1, 4, 16))
     hdrs.append((shstr.index(b".strtab\0"), 3, 0, 0, stroff, len(strtab), 0, 0, 1, 0))
     hdrs.append((shstr.index(b".shstrtab\0"), 3, 0, 0, shstroff, len(shstr), 0, 0, 1, 0))
-    body += bytes(64)
+    body += bytes(40)
     for h in hdrs:
-        body += struct.pack("<IIQQQQIIQQ", *h)
-    ident = b"\x7fELF" + bytes([2, 1, 1]) + bytes(9)
-    eh = ident + struct.pack("<HHIQQQIHHHHHH", 2, 62, 1, 0x20000000, 0, shoff, 0, 64, 0, 0, 64, nsec, nsec - 1)
-    body[0:64] = eh
+        body += struct.pack("<IIIIIIIIII", *h)
+    ident = b"\x7fELF" + bytes([1, 1, 1]) + bytes(9)
+    eh = ident + struct.pack("<HHIIIIIHHHHHH", 2, 62, 1, 0x20000000, 0, shoff, 0, 52, 0, 0, 40, nsec, nsec - 1)
+    body[0:52] = eh
     return bytes(body)
 
 
 RUNTIME = [("__op_nr_tasklets", 4, 0), ("__op_wram_size", 65536, 0), ("__op_stack_total", 4096, 0),
            ("__op_accounting", 0, 0), ("__op_heap_start", 0x10000100, 0), ("__sys_used_mram_end", 0x08000010, 0),
-           ("__op_env", 0x20001000, 8), ("__op_boot", 0x20000000, 1), ("__op_tasklet_main", 0x20000001, 1),
+           ("__op_env", 0x20001000, 4), ("__op_boot", 0x20000000, 1), ("__op_tasklet_main", 0x20000001, 1),
            ("__op_icount", 0x20001008, 8), ("words", 0x10000000, 64), ("m_init", 0x08000000, 16)]
 SECTIONS = [(".text", 1, 6, 0x20000000, b"\xc3\xc3" + bytes(14)), (".opbss", 8, 3, 0x20001000, 0x100),
             (".data", 1, 3, 0x10000000, bytes(range(64))), (".bss", 8, 3, 0x10000040, 0x40),
@@ -347,10 +395,10 @@ def image_seeds():
     s["regress-misaligned-symtab"] = b"\0" + small_image(sym_misalign=4)
     nobits_text = [(".text", 8, 6, 0x20000000, 0x4000)] + SECTIONS[1:]
     s["regress-nobits-code"] = b"\0" + elf(nobits_text, [(n, v, sz, 1 if v >= 0x20000000 else 3) for n, v, sz in RUNTIME])
-    s["truncated-header"] = b"\0\x7fELF\x02\x01\x01"
+    s["truncated-header"] = b"\0\x7fELF\x01\x01\x01"
     # mutation lists on the valid image: (kind, u32 at, value of 1 << (kind >> 6) bytes)
-    s["mut-shdr-fields"] = b"\1" + b"".join(bytes([0xc5]) + u32(i | (3 << 16)) + u64(0x40000000) for i in range(8))
-    s["mut-symtab"] = b"\1" + b"".join(bytes([0xc3]) + u32(24 * i + 8) + u64(0xffffffff) for i in range(1, 40, 3))
+    s["mut-shdr-fields"] = b"\1" + b"".join(bytes([0x85]) + u32(i | (3 << 16)) + u32(0x40000000) for i in range(10))
+    s["mut-symtab"] = b"\1" + b"".join(bytes([0x83]) + u32(16 * i + 4) + u32(0xffffffff) for i in range(1, 40, 3))
     s["mut-truncate"] = b"\1" + bytes([4]) + u32(1150000)
     return s
 

@@ -63,9 +63,9 @@ int main(int argc, char **argv)
     /* presets */
     CHECK(op_machine_desc_preset("v1A", &a) == 0);
     CHECK(a.freq_mhz == 350 && a.nr_tasklets == 24 && a.wram_bytes == 65536 && a.mram_bytes == 64u << 20);
-    CHECK(a.iram_bytes == 24576 && a.revolver_cycles == 11);
+    CHECK(a.revolver_cycles == 11);
     CHECK(a.dma_read_fixed == 22 && a.dma_write_fixed == 6 && a.dma_cycles_per_byte == 0.52);
-    CHECK(a.ops.int32_add == 1 && a.ops.int64_add == 2 && a.ops.int64_mul == 125 && a.ops.int64_div == 240);
+    CHECK(a.ops.mul8 == 1 && a.ops.int64_mul == 125 && a.ops.int64_div == 240);
     CHECK(a.ops.float_add == 65 && a.ops.float_mul == 178 && a.ops.float_div == 1025);
     CHECK(a.ops.double_add == 100 && a.ops.double_mul == 655 && a.ops.double_div == 2185);
     CHECK(a.ops.conversion == 30 && a.ops.fp_compare == 20);

@@ -238,15 +238,157 @@ static void test_tasklet_cycles(void)
     op_dpu_trace_free(tr);
 }
 
+/* op_dpu_trace_runtime: charged costs and synchronisation in modelled cycles,
+ * derived by hand from the rules in timing.h (revolver 11 cycles, tasklet i
+ * alone issues at i, i+11, ...; the costs set below). */
+static struct op_dpu_result rt_end(struct op_dpu_trace *tr)
+{
+    struct op_dpu_result r;
+    CHECK(op_dpu_model_run(tr, &r) == 0);
+    return r;
+}
+
+static void test_runtime(void)
+{
+    struct op_machine_desc d = D;
+    d.rt = (struct op_runtime_costs){.dma_call = 1, .barrier_wait = 20, .barrier_wake_per_tasklet = 2,
+                                     .mutex_lock = 3, .mutex_unlock = 2, .sem_take = 8, .sem_give = 8,
+                                     .handshake_wait = 12, .handshake_notify = 12, .mem_alloc = 15,
+                                     .mem_reset = 4, .perfcounter = 4, .boot = 16};
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+
+    /* barrier, 2 tasklets, t1 arrives last (100 instr): t0's 20 barrier
+     * instructions issue at 0..209 and it waits; t1's 120 at 1..1310, then
+     * the wake work (2 x 1 waiter) at 1321, 1332.  t0 resumes at 1333
+     * (1333..1377, end 1378); t1 goes on at 1343 (..1387, end 1388). */
+    op_dpu_trace_begin(tr, &d, 2);
+    op_dpu_trace_runtime(tr, 0, OP_RT_BARRIER_WAIT, 0xBA, 2);
+    op_dpu_trace_instr(tr, 1, 100);
+    op_dpu_trace_runtime(tr, 1, OP_RT_BARRIER_WAIT, 0xBA, 2);
+    for (unsigned t = 0; t < 2; t++) {
+        op_dpu_trace_instr(tr, t, 5);
+        op_dpu_trace_end(tr, t);
+    }
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 1378);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1388);
+    CHECK_EQ_U64(r.instructions, 20 + 5 + 120 + 2 + 5);
+
+    /* the same, but the emulator's last arrival (t1, immediate) is not the
+     * last in modelled time: t0 (100 instr) arrives at 1309 and does the wake
+     * work (1320, 1331); t1, waiting since 210, resumes at 1332 (end 1377),
+     * t0 at 1342 (end 1387).  The old block/wake order let t1 go on at 211. */
+    op_dpu_trace_begin(tr, &d, 2);
+    op_dpu_trace_instr(tr, 0, 100);
+    op_dpu_trace_runtime(tr, 0, OP_RT_BARRIER_WAIT, 0xBA, 2);
+    op_dpu_trace_runtime(tr, 1, OP_RT_BARRIER_WAIT, 0xBA, 2);
+    for (unsigned t = 0; t < 2; t++) {
+        op_dpu_trace_instr(tr, t, 5);
+        op_dpu_trace_end(tr, t);
+    }
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1377);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 1387);
+    /* rt_barrier_wait and rt_barrier_wake_per_tasklet move it */
+    d.rt.barrier_wait = 21;
+    op_dpu_trace_begin(tr, &d, 2);
+    op_dpu_trace_instr(tr, 0, 100);
+    op_dpu_trace_runtime(tr, 0, OP_RT_BARRIER_WAIT, 0xBA, 2);
+    op_dpu_trace_runtime(tr, 1, OP_RT_BARRIER_WAIT, 0xBA, 2);
+    op_dpu_trace_end(tr, 0);
+    op_dpu_trace_end(tr, 1);
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1332 + 11); /* one more instruction of t0 before the release */
+    d.rt.barrier_wait = 20;
+
+    /* mutex: t0 holds it for 100 instructions.  t0: 1 + 3 (lock) + 100 + 2
+     * (unlock) instructions, the release at 11*105 = 1155, 1 more at 1166.
+     * t1 locks later in the emulator's order: 1 + 3 at 1, 12, 23, 34, then
+     * waits for the release: its critical section issues at 1156 (1 + 2 for
+     * the unlock: 1156, 1167, 1178 -> end 1179). */
+    op_dpu_trace_begin(tr, &d, 2);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_runtime(tr, 0, OP_RT_MUTEX_LOCK, 0x77, 1);
+    op_dpu_trace_instr(tr, 0, 100);
+    op_dpu_trace_runtime(tr, 0, OP_RT_MUTEX_UNLOCK, 0x77, 0);
+    op_dpu_trace_instr(tr, 0, 1);
+    op_dpu_trace_end(tr, 0);
+    op_dpu_trace_instr(tr, 1, 1);
+    op_dpu_trace_runtime(tr, 1, OP_RT_MUTEX_LOCK, 0x77, 1);
+    op_dpu_trace_instr(tr, 1, 1);
+    op_dpu_trace_runtime(tr, 1, OP_RT_MUTEX_UNLOCK, 0x77, 0);
+    op_dpu_trace_end(tr, 1);
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 1167);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1179);
+    CHECK_EQ_U64(r.instructions, 107 + 7);
+    /* a failed trylock charges rt_mutex_lock and waits for nobody */
+    op_dpu_trace_begin(tr, &d, 1);
+    op_dpu_trace_runtime(tr, 0, OP_RT_MUTEX_LOCK, 0x77, 0);
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.instructions, 3);
+    CHECK_EQ_U64(r.cycles, 11 * 2 + 1);
+
+    /* semaphore: t1 takes first (5 + 8 instructions, at 1..133) and blocks;
+     * t0 gives after 50 (58 instructions, the wake at 627): t1's next
+     * instructions issue at 628, 639, 650 -> end 651. */
+    op_dpu_trace_begin(tr, &d, 2);
+    op_dpu_trace_instr(tr, 1, 5);
+    op_dpu_trace_runtime(tr, 1, OP_RT_SEM_TAKE, 0x5E, 1);
+    op_dpu_trace_instr(tr, 0, 50);
+    op_dpu_trace_runtime(tr, 0, OP_RT_SEM_GIVE, 0x5E, 1);
+    op_dpu_trace_end(tr, 0);
+    op_dpu_trace_instr(tr, 1, 3);
+    op_dpu_trace_end(tr, 1);
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 628);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 651);
+
+    /* handshake: t1 waits for t0 (12 instructions, at 1..122); t0 notifies
+     * after 30 (42 instructions, the last at 451) and goes on (462, 473 ->
+     * 474); t1 resumes at 452 (452, 463 -> 464). */
+    op_dpu_trace_begin(tr, &d, 2);
+    op_dpu_trace_runtime(tr, 1, OP_RT_HANDSHAKE_WAIT, 0, 1);
+    op_dpu_trace_instr(tr, 0, 30);
+    op_dpu_trace_runtime(tr, 0, OP_RT_HANDSHAKE_NOTIFY, 0, 0);
+    for (unsigned t = 0; t < 2; t++) {
+        op_dpu_trace_instr(tr, t, 2);
+        op_dpu_trace_end(tr, t);
+    }
+    r = rt_end(tr);
+    CHECK_EQ_U64(r.tasklet_end_cycle[0], 474);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 464);
+
+    /* instruction-only calls: one tasklet, N charged instructions -> 11(N-1)+1 */
+    static const struct {
+        enum op_rt_op op;
+        unsigned cost;
+    } only[] = {{OP_RT_MEM_ALLOC, 15}, {OP_RT_MEM_RESET, 4}, {OP_RT_PERFCOUNTER, 4}, {OP_RT_BOOT, 16},
+                {OP_RT_DMA_CALL, 1}};
+    for (unsigned i = 0; i < sizeof only / sizeof only[0]; i++) {
+        op_dpu_trace_begin(tr, &d, 1);
+        op_dpu_trace_runtime(tr, 0, only[i].op, 0, 0);
+        r = rt_end(tr);
+        CHECK_EQ_U64(r.instructions, only[i].cost);
+        CHECK_EQ_U64(r.cycles, 11 * (only[i].cost - 1) + 1);
+    }
+    /* misuse */
+    op_dpu_trace_begin(tr, &d, 1);
+    CHECK(op_dpu_trace_runtime(tr, 3, OP_RT_BOOT, 0, 0) < 0);
+    CHECK(op_dpu_trace_runtime(tr, 0, OP_RT_COUNT, 0, 0) < 0);
+    op_dpu_trace_free(tr);
+}
+
 /* ------------------------------------------------------------------------ */
 /* random traces vs a cycle-by-cycle reference                               */
 /* ------------------------------------------------------------------------ */
 
-enum { C_INSTR, C_DMA, C_BLOCK, C_WAKE, C_ACQ, C_REL, C_BAR, C_END };
+enum { C_INSTR, C_DMA, C_BLOCK, C_WAKE, C_ACQ, C_REL, C_BAR, C_END, C_RT };
 struct call {
     int kind;
     unsigned tid;
-    uint64_t a, b;
+    uint64_t a, b, c; /* C_RT: op, key, arg */
 };
 
 static uint64_t rng_state;
@@ -266,8 +408,19 @@ static size_t ncalls;
 static void emit(int kind, unsigned tid, uint64_t a, uint64_t b)
 {
     if (ncalls < MAXCALLS)
-        calls[ncalls++] = (struct call){kind, tid, a, b};
+        calls[ncalls++] = (struct call){kind, tid, a, b, 0};
 }
+
+static void emit_rt(unsigned tid, enum op_rt_op op, uint64_t key, unsigned arg)
+{
+    if (ncalls < MAXCALLS)
+        calls[ncalls++] = (struct call){C_RT, tid, (uint64_t)op, key, arg};
+}
+
+/* Trace generator variants: DMA-bound code (vector-add-like: DMAs between
+ * short and long instruction runs, many tasklets), and synchronisation
+ * through op_dpu_trace_runtime (charged runtime costs, barrier wake work). */
+static int gen_dma_heavy, gen_rt;
 
 /* Generate a trace by running random tasklet programs under a functional
  * round-robin coroutine scheduler (yield at every DMA/sync call), as the
@@ -286,10 +439,11 @@ static void gen_trace(unsigned n, int barrier_kind)
     int big = rndn(3) == 0;
     for (unsigned t = 0; t < n; t++) {
         for (unsigned ph = 0; ph < phases; ph++) {
-            unsigned steps = rndn(12);
+            unsigned steps = gen_dma_heavy ? 20 + rndn(60) : rndn(12);
             for (unsigned s = 0; s < steps && len[t] < 390; s++) {
-                unsigned what = rndn(10);
-                uint64_t ni = big && rndn(4) == 0 ? 1000 + rndn(20000) : rndn(40);
+                unsigned what = gen_dma_heavy ? (rndn(12) < 10 ? 0 : 5 + rndn(5)) : rndn(10);
+                uint64_t ni = gen_dma_heavy ? (rndn(3) == 0 ? rndn(800) : rndn(16))
+                              : big && rndn(4) == 0 ? 1000 + rndn(20000) : rndn(40);
                 if (ni)
                     prog[t][len[t]++] = (struct act){A_INSTR, ni, 0};
                 if (what < 5) {
@@ -324,7 +478,10 @@ static void gen_trace(unsigned n, int barrier_kind)
         cur = (cur + k) % n;
         unsigned t = cur;
         if (granted[t]) { /* resumed with a mutex handed over at unlock */
-            emit(C_ACQ, t, granted[t] - 1, 0);
+            if (gen_rt)
+                emit_rt(t, OP_RT_MUTEX_LOCK, (uint64_t)granted[t] - 1, 1);
+            else
+                emit(C_ACQ, t, granted[t] - 1, 0);
             granted[t] = 0;
         }
         int yield = 0;
@@ -341,7 +498,10 @@ static void gen_trace(unsigned n, int barrier_kind)
             case A_LOCK:
                 if (holder[a->a] < 0) {
                     holder[a->a] = (int)t;
-                    emit(C_ACQ, t, a->a, 0);
+                    if (gen_rt)
+                        emit_rt(t, OP_RT_MUTEX_LOCK, a->a, 1);
+                    else
+                        emit(C_ACQ, t, a->a, 0);
                 } else {
                     runnable[t] = 0; /* waits for the unlock */
                     granted[t] = 0;
@@ -349,7 +509,10 @@ static void gen_trace(unsigned n, int barrier_kind)
                 yield = 1;
                 break;
             case A_UNLOCK: {
-                emit(C_REL, t, a->a, 0);
+                if (gen_rt)
+                    emit_rt(t, OP_RT_MUTEX_UNLOCK, a->a, 0);
+                else
+                    emit(C_REL, t, a->a, 0);
                 holder[a->a] = -1;
                 for (unsigned j = 1; j <= n; j++) { /* hand over to the next waiter */
                     unsigned u = (t + j) % n;
@@ -366,15 +529,17 @@ static void gen_trace(unsigned n, int barrier_kind)
             }
             case A_BARRIER:
                 bar_arrived++;
-                if (barrier_kind)
+                if (gen_rt)
+                    emit_rt(t, OP_RT_BARRIER_WAIT, 1000 + a->a, n);
+                else if (barrier_kind)
                     emit(C_BAR, t, 1000 + a->a, n);
                 if (bar_arrived < n) {
-                    if (!barrier_kind)
+                    if (!barrier_kind && !gen_rt)
                         emit(C_BLOCK, t, 1000 + a->a, 0);
                     runnable[t] = 0;
                     bar_waiting[t] = 1;
                 } else {
-                    if (!barrier_kind)
+                    if (!barrier_kind && !gen_rt)
                         emit(C_WAKE, t, 1000 + a->a, n - 1);
                     bar_arrived = 0;
                     for (unsigned u = 0; u < n; u++)
@@ -667,6 +832,9 @@ static void lib_run(struct op_dpu_trace *tr, unsigned n, int qmode, struct op_dp
         case C_END:
             op_dpu_trace_end(tr, c->tid);
             break;
+        case C_RT:
+            op_dpu_trace_runtime(tr, c->tid, (enum op_rt_op)c->a, (uintptr_t)c->b, (unsigned)c->c);
+            break;
         }
         if (qmode == 1 || (qmode == 2 && rndn(7) == 0))
             (void)op_dpu_trace_tasklet_cycles(tr, c->tid);
@@ -725,6 +893,48 @@ static void test_random(void)
     op_dpu_trace_free(tr);
 }
 
+/* The analytic jumps against the cycle-by-cycle reference and against the
+ * model's own step-by-step path, on DMA-bound traces (where tasklets join
+ * and leave the round-robin every few hundred cycles) with blocks/wakes,
+ * mutexes and barriers; then traces through op_dpu_trace_runtime (charged
+ * runtime costs, barrier wake work) against stepping alone. */
+static void test_random_dma(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new(), *slow = op_dpu_trace_new();
+    op_dpu_trace_set_stepping(slow, 1);
+    unsigned mism_ref = 0, mism_step = 0, runs = 0;
+    uint64_t dmas = 0;
+    for (unsigned iter = 0; iter < 160; iter++) {
+        rng_state = 0xD1B54A32D192ED03ull * (iter + 7);
+        unsigned n = iter % 3 == 0 ? 11 + rndn(14) : 1 + rndn(24);
+        gen_dma_heavy = 1;
+        gen_rt = iter >= 110;
+        gen_trace(n, (int)(iter & 1));
+        struct op_dpu_result fast, step, ref;
+        lib_run(tr, n, 0, &fast);
+        lib_run(slow, n, 0, &step);
+        runs++;
+        dmas += fast.dma_reads + fast.dma_writes;
+        if (!same(&fast, &step, n) && mism_step++ < 5)
+            fprintf(stderr, "DMA trace %u (n=%u): jumps %llu cycles, stepping %llu\n", iter, n,
+                    (unsigned long long)fast.cycles, (unsigned long long)step.cycles);
+        if (!gen_rt) {
+            ref_build(n);
+            ref_run(n, &ref);
+            if (!same(&fast, &ref, n) && mism_ref++ < 5)
+                fprintf(stderr, "DMA trace %u (n=%u): lib %llu cycles, ref %llu\n", iter, n,
+                        (unsigned long long)fast.cycles, (unsigned long long)ref.cycles);
+        }
+    }
+    gen_dma_heavy = gen_rt = 0;
+    printf("DMA-bound random traces: %u runs (%llu DMAs), %u mismatches with the reference, %u with stepping\n",
+           runs, (unsigned long long)dmas, mism_ref, mism_step);
+    CHECK(mism_ref == 0);
+    CHECK(mism_step == 0);
+    op_dpu_trace_free(tr);
+    op_dpu_trace_free(slow);
+}
+
 static void test_speed(void)
 {
     /* event-heavy: 16 tasklets x 20000 x (20 instr + 64-B read) */
@@ -779,6 +989,8 @@ int main(void)
     test_sync();
     test_tasklet_cycles();
     test_random();
+    test_random_dma();
+    test_runtime();
     test_speed();
     return check_done("test_dpu_model");
 }

@@ -36,8 +36,9 @@ static void misbehave(const dpu_arguments_t *args)
         tasklet_sums[me()] += word[0];
         break;
     }
-    case MODE_BAD_MRAM_POINTER: {
-        __mram_ptr uint64_t *bad = (__mram_ptr uint64_t *)(heap + args->param);
+    case MODE_BAD_WRAM_POINTER: {
+        /* param = 1 MB: far past the 64 KB WRAM */
+        volatile uint64_t *bad = (volatile uint64_t *)((uintptr_t)tasklet_sums + args->param);
         *bad = 0xbadbadbadbadbadull;
         break;
     }

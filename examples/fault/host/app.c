@@ -66,7 +66,7 @@ static uint32_t parse_count(const char *text, const char *what)
 static const char *const mode_names[NR_MODES] = {
     [MODE_NONE] = "none",
     [MODE_MRAM_READ_PAST_END] = "mram_read past 64 MB",
-    [MODE_BAD_MRAM_POINTER] = "store through bad __mram_ptr",
+    [MODE_BAD_WRAM_POINTER] = "store past the end of WRAM",
     [MODE_HEAP_OVERFLOW] = "mem_alloc overflow",
     [MODE_HALT] = "halt()",
     [MODE_ASSERT] = "failed assert",
@@ -83,8 +83,9 @@ static uint32_t mode_param(uint32_t mode)
 {
     switch (mode) {
     case MODE_MRAM_READ_PAST_END:
-    case MODE_BAD_MRAM_POINTER:
         return 64u << 20; /* bytes after the heap start: beyond the 64 MB MRAM */
+    case MODE_BAD_WRAM_POINTER:
+        return 1u << 20; /* bytes after a WRAM variable: beyond the 64 KB WRAM */
     case MODE_HEAP_OVERFLOW:
         return 1u << 20; /* bytes: more than the 64 KB WRAM */
     case MODE_ASSERT:

@@ -8,7 +8,7 @@
 enum fault_mode {
     MODE_NONE = 0,          /* nothing: a normal run */
     MODE_MRAM_READ_PAST_END, /* mram_read beyond the end of the 64 MB MRAM */
-    MODE_BAD_MRAM_POINTER,  /* store through an __mram_ptr beyond the end of MRAM */
+    MODE_BAD_WRAM_POINTER,  /* store through a pointer beyond the end of WRAM (MRAM pointers wrap, as on the DPU) */
     MODE_HEAP_OVERFLOW,     /* mem_alloc of more than the whole WRAM */
     MODE_HALT,              /* halt() */
     MODE_ASSERT,            /* a failing assert() */

@@ -1,0 +1,156 @@
+/* The host never waits on a worker without a deadline.  A DPU that spins
+ * (no system call) with timeoutMs=300 is stopped by its worker's timer; when
+ * the worker cannot act on it (here: stopped with SIGSTOP while its DPU
+ * spins, as a stuck or frozen worker would be), the host kills and reaps it
+ * after the budget plus a grace: DPU_ERR_TIMEOUT for that DPU within three
+ * budgets, the other DPUs' results intact, and the machine runs the next
+ * launch correctly with a new worker.  A worker stuck outside any DPU is
+ * given up after a deadline too. */
+#define _GNU_SOURCE
+#include <dpu.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "procs.h"
+
+#define NR 8
+#define VICTIM 5
+#define BUDGET_S 0.3
+
+static void set_mode(struct dpu_set_t set, uint32_t victim_mode)
+{
+    struct dpu_set_t dpu;
+    uint32_t i, zero = 0;
+    uint64_t zero64 = 0;
+    DPU_ASSERT(dpu_copy_to(set, "result", 0, &zero64, 8));
+    DPU_FOREACH(set, dpu, i)
+        DPU_ASSERT(dpu_copy_to(dpu, "mode", 0, i == VICTIM ? &victim_mode : &zero, 4));
+}
+
+static void check_results(struct dpu_set_t set, int with_victim)
+{
+    struct dpu_set_t dpu;
+    uint32_t i;
+    DPU_FOREACH(set, dpu, i) {
+        if (!with_victim && i == VICTIM)
+            continue;
+        uint64_t r, m[4];
+        CHECK_EQ(dpu_copy_from(dpu, "result", 0, &r, 8), DPU_OK);
+        CHECK_EQ(r, 42);
+        CHECK_EQ(dpu_copy_from(dpu, "mram_out", 0, m, sizeof m), DPU_OK);
+        for (uint64_t t = 0; t < 4; t++)
+            CHECK_EQ(m[t], t * 1000 + 7);
+    }
+}
+
+static struct openpim_fault victim_fault(struct dpu_set_t set)
+{
+    struct dpu_set_t dpu;
+    uint32_t i;
+    struct openpim_fault f;
+    memset(&f, 0, sizeof f);
+    DPU_FOREACH(set, dpu, i)
+        if (i == VICTIM)
+            CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
+    return f;
+}
+
+static pid_t stopped;
+static atomic_int launch_over;
+
+static void *stop_spinning_worker(void *arg)
+{
+    (void)arg;
+    stopped = find_spinning_worker(&launch_over);
+    if (stopped)
+        kill(stopped, SIGSTOP);
+    return NULL;
+}
+
+int main(void)
+{
+    CHECK_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
+    struct dpu_set_t set;
+    DPU_ASSERT(dpu_alloc(NR, "nrRanks=1,nrDpusPerRank=8,workers=2,timeoutMs=300", &set));
+    DPU_ASSERT(dpu_load(set, "./dpu_sandbox", NULL));
+    set_mode(set, 0);
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_OK);
+    check_results(set, 1);
+    struct proc workers[MAX_PROCS];
+    CHECK_EQ(children_of(getpid(), workers, MAX_PROCS), 2);
+
+    /* the worker's own timer: the worker stays */
+    set_mode(set, 17);
+    double t0 = now_s();
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_TIMEOUT);
+    double took = now_s() - t0;
+    struct openpim_fault f = victim_fault(set);
+    CHECK(f.faulted && strcmp(f.kind, "timeout") == 0 && strstr(f.message, "time budget of 0.300 s") &&
+          !strstr(f.message, "killed"));
+    CHECK(took >= BUDGET_S && took < 3 * BUDGET_S);
+    check_results(set, 0);
+    CHECK(is_child(workers[0].pid) && is_child(workers[1].pid));
+
+    /* a worker that cannot stop its DPU: the host's deadline.  The helper
+     * must stop the worker before its timer fires; on a loaded host it may be
+     * late (the worker's timer then ends the DPU): try again. */
+    for (int attempt = 0;; attempt++) {
+        set_mode(set, 17);
+        pthread_t helper;
+        atomic_store(&launch_over, 0);
+        stopped = 0;
+        CHECK_EQ(pthread_create(&helper, NULL, stop_spinning_worker, NULL), 0);
+        t0 = now_s();
+        CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_TIMEOUT);
+        took = now_s() - t0;
+        atomic_store(&launch_over, 1);
+        pthread_join(helper, NULL);
+        f = victim_fault(set);
+        if (strstr(f.message, "killed") || attempt == 4)
+            break;
+        printf("attempt %d: the worker's timer stopped the DPU first (%s)\n", attempt, f.message);
+        if (stopped) /* stopped too late: let it go on */
+            kill(stopped, SIGCONT);
+    }
+    CHECK(stopped != 0);
+    if (!f.faulted || strcmp(f.kind, "timeout") != 0 || !strstr(f.message, "DPU 5 ran past its time budget") ||
+        !strstr(f.message, "its worker was killed")) {
+        fprintf(stderr, "got %s fault \"%s\"\n", f.kind, f.message);
+        CHECK(0);
+    }
+    printf("host deadline: launch returned after %.3f s (budget %.3f s)\n", took, BUDGET_S);
+    CHECK(took >= BUDGET_S && took < 3 * BUDGET_S);
+    check_results(set, 0);
+    CHECK(!is_child(stopped)); /* killed and reaped */
+    CHECK_EQ(grandchildren(), 0);
+
+    /* the machine is intact: the same DPUs, a new worker */
+    set_mode(set, 0);
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_OK);
+    check_results(set, 1);
+    struct proc now[MAX_PROCS];
+    CHECK_EQ(children_of(getpid(), now, MAX_PROCS), 2);
+
+    /* a worker stuck outside any DPU (stopped while idle): the other worker
+     * runs every DPU, and the host gives up on the stuck one after its
+     * deadline (10 s) instead of waiting for it for ever */
+    CHECK_EQ(kill(now[0].pid, SIGSTOP), 0);
+    set_mode(set, 0);
+    t0 = now_s();
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_OK);
+    took = now_s() - t0;
+    printf("stuck worker: launch returned after %.3f s\n", took);
+    CHECK(took >= 10 && took < 20);
+    check_results(set, 1);
+    CHECK(!is_child(now[0].pid));
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_OK);
+    check_results(set, 1);
+    DPU_ASSERT(dpu_free(set));
+    return check_done("test_deadline");
+}

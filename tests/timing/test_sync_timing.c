@@ -1,0 +1,72 @@
+/* Synchronisation in modelled cycles through the whole stack (DPU runtime ->
+ * worker -> timing model), exactly.  spin(n) costs the same L(n) instructions
+ * in every tasklet (one non-inlined function), so between two runs with n1
+ * and n2 iterations the modelled time grows by exactly
+ *   - barrier (mode 11, 2 tasklets: t0 spins, then both meet, then t1
+ *     spins): 2 x 11 x dL, since t1 starts spinning only after t0 arrives
+ *     in modelled time (t1 alone would take 11 x dL more: emulator order
+ *     has t1 arrive last, and waking in that order let it go on early);
+ *   - mutex (mode 2, 2 tasklets spinning inside the same critical section):
+ *     2 x 11 x dL, the sections one after the other;
+ * with dL = the growth of each tasklet's instruction count (revolver: a
+ * tasklet issues every 11 cycles, 2 tasklets never compete for a cycle).
+ * Then prints the modelled cost of a histogram update under a mutex
+ * (16 tasklets; ~97 cycles on hardware). */
+#include <dpu.h>
+#include <string.h>
+
+#include "check.h"
+
+static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
+{
+    struct dpu_set_t set, dpu;
+    struct openpim_dpu_stats st;
+    uint32_t in[4] = {2463534242u, 1, 2, 3};
+    memset(&st, 0, sizeof st);
+    DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
+    DPU_ASSERT(dpu_load(set, bin, NULL));
+    DPU_ASSERT(dpu_copy_to(set, "mode", 0, &mode, 4));
+    DPU_ASSERT(dpu_copy_to(set, "n", 0, &n, 4));
+    DPU_ASSERT(dpu_copy_to(set, "in", 0, in, sizeof in));
+    DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
+    DPU_FOREACH(set, dpu)
+        DPU_ASSERT(openpim_get_dpu_stats(dpu, &st));
+    if (mode == 8 || mode == 12) { /* every update counted once */
+        uint32_t hist[256];
+        uint64_t sum = 0;
+        DPU_FOREACH(set, dpu)
+            DPU_ASSERT(dpu_copy_from(dpu, "hist", 0, hist, sizeof hist));
+        for (int i = 0; i < 256; i++)
+            sum += hist[i];
+        CHECK_EQ(sum, 16ull * n);
+    }
+    DPU_ASSERT(dpu_free(set));
+    return st;
+}
+
+static void growth(uint32_t mode, const char *what)
+{
+    struct openpim_dpu_stats a = run("./dpu_sync_t2", mode, 100), b = run("./dpu_sync_t2", mode, 300);
+    uint64_t dl = b.tasklet_instructions[0] - a.tasklet_instructions[0];
+    CHECK(dl >= 200);
+    CHECK_EQ(b.tasklet_instructions[1] - a.tasklet_instructions[1], dl);
+    CHECK_EQ(b.cycles - a.cycles, 2 * 11 * dl);
+    printf("%s: +%llu instructions per tasklet -> +%llu cycles\n", what, (unsigned long long)dl,
+           (unsigned long long)(b.cycles - a.cycles));
+}
+
+int main(void)
+{
+    growth(11, "barrier, the emulator's last arrival waits for the modelled last");
+    growth(2, "mutex, critical sections serialised");
+    uint32_t n = 200;
+    struct openpim_dpu_stats h = run("./dpu_sync_t16", 8, n);
+    printf("histogram, 16 tasklets, a mutex around each of %u updates: %llu cycles = %.1f cycles per update "
+           "(%.1f instructions per update)\n", 16 * n, (unsigned long long)h.cycles, (double)h.cycles / (16.0 * n),
+           (double)h.instructions / (16.0 * n));
+    h = run("./dpu_sync_t16", 12, 2048);
+    printf("histogram (PrIM HST-like: MRAM input, 256-B blocks), 16 tasklets, a mutex around each of %u updates: "
+           "%.1f cycles per update (%.1f instructions per update)\n", 16 * 2048, (double)h.cycles / (16.0 * 2048),
+           (double)h.instructions / (16.0 * 2048));
+    return check_done("test_sync_timing");
+}
