@@ -23,7 +23,6 @@
 #define OP_MRAM_BASE 0x08000000u
 #define OP_WRAM_BASE 0x10000000u
 #define OP_TEXT_BASE 0x20000000u
-#define OP_STACK_BASE 0x40000000u /* worker-owned native tasklet stacks */
 
 #define OP_MAX_TASKLETS 24
 
@@ -122,7 +121,7 @@ struct op_env {
     uint32_t wram_size;    /* bytes of WRAM (64 KiB on v1A) */
     uint32_t mram_size;    /* bytes of MRAM (64 MiB) */
     uint32_t perf_mode;    /* last perfcounter_config mode */
-    uint32_t stacks_lo;    /* native tasklet stacks: WRAM pointers to locals fall in here */
+    uint32_t stacks_lo;    /* the tasklets' stacks (in WRAM) */
     uint64_t perf_base;    /* counter value at the last reset */
     uint32_t stacks_hi;
     OP_IMG_PTR(const struct op_services, svc);

@@ -218,8 +218,21 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
             img->nr_costs = costs->size / 4;
         }
         /* the worker writes __op_env: only inside the runtime's scratch */
+        uint32_t at = meta(img, "__op_stacks_start", &missing);
+        uint64_t total = 0;
+        for (uint32_t t = 0; !missing && t < img->nr_tasklets && t < OP_MAX_TASKLETS; t++) {
+            char name[32];
+            snprintf(name, sizeof name, "__op_stack_size_%u", t);
+            img->stack_size[t] = meta(img, name, &missing);
+            img->stack_lo[t] = at + (uint32_t)total;
+            total += img->stack_size[t];
+            if (img->stack_size[t] < 64 || img->stack_size[t] % 8)
+                total = UINT64_MAX / 2; /* refused below */
+        }
         if (missing)
             rc = fail(err, errlen, "not an OpenPIM DPU image (runtime symbols missing)");
+        else if (total != img->stack_total || at < OP_WRAM_BASE || (uint64_t)at + total > (uint64_t)OP_WRAM_BASE + img->wram_size)
+            rc = fail(err, errlen, "the image's tasklet stacks do not fit its WRAM");
         else if (img->sym_env % 4 || img->sym_env < img->opbss_addr ||
                  (uint64_t)img->sym_env + 4 > (uint64_t)img->opbss_addr + img->opbss_len)
             rc = fail(err, errlen, "not an OpenPIM DPU image (__op_env outside the runtime scratch)");

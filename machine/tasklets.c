@@ -10,8 +10,6 @@ void op_tasklet_start(void);
 #define GUARD 4096u
 
 static struct op_sched *running;
-static uint8_t *stacks;
-static uint64_t stack_stride, stack_count;
 
 /* Service stacks (switch.S): one per tasklet, in the worker's own memory
  * above 4 GB; op_service_sp is the running tasklet's. */
@@ -19,19 +17,9 @@ static uint64_t stack_stride, stack_count;
 uintptr_t op_service_sp;
 static uint8_t *service_stacks;
 
-int op_sched_init_stacks(unsigned max_tasklets, uint64_t stack_size)
+int op_sched_init(unsigned max_tasklets)
 {
-    stack_stride = stack_size + GUARD;
-    stack_count = max_tasklets;
-    void *p = mmap((void *)(uintptr_t)OP_STACK_BASE, stack_stride * stack_count, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0); /* inside the worker's low reservation */
-    if (p == MAP_FAILED)
-        return -1;
-    stacks = p;
-    for (uint64_t i = 0; i < stack_count; i++)
-        if (mprotect(stacks + i * stack_stride, GUARD, PROT_NONE) != 0)
-            return -1;
-    p = mmap(NULL, (uint64_t)(SERVICE_STACK + GUARD) * max_tasklets, PROT_READ | PROT_WRITE,
+    void *p = mmap(NULL, (uint64_t)(SERVICE_STACK + GUARD) * max_tasklets, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED || (uintptr_t)p < ((uint64_t)1 << 32))
         return -1;
@@ -42,19 +30,13 @@ int op_sched_init_stacks(unsigned max_tasklets, uint64_t stack_size)
     return 0;
 }
 
-void op_sched_stack_range(uintptr_t *lo, uintptr_t *hi)
+/* DPU code is compiled with split-stack prologues (x32: they compare the
+ * stack pointer with %fs:0x40, a word of the thread control block glibc leaves
+ * unused) and calls __morestack, the runtime's stack-overflow fault, when a
+ * frame would not fit above `lo`. */
+void op_sched_set_stack_limit(uint32_t lo)
 {
-    *lo = (uintptr_t)stacks;
-    *hi = (uintptr_t)stacks + stack_stride * stack_count;
-}
-
-int op_sched_is_guard(uintptr_t addr, unsigned *tid)
-{
-    if (!stacks || addr < (uintptr_t)stacks || addr >= (uintptr_t)stacks + stack_stride * stack_count)
-        return 0;
-    uint64_t off = addr - (uintptr_t)stacks;
-    *tid = (unsigned)(off / stack_stride);
-    return off % stack_stride < GUARD;
+    __asm__ volatile("movq %0, %%fs:0x40" : : "r"((uint64_t)lo) : "memory");
 }
 
 struct op_sched *op_sched_current(void)
@@ -134,9 +116,7 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
     s->icount_mark = *icount;
     for (unsigned i = 0; i < nr; i++) {
         struct op_tasklet *t = &s->t[i];
-        t->stack_lo = stacks + i * stack_stride + GUARD;
-        t->stack_hi = stacks + (i + 1) * stack_stride;
-        uint64_t *sp = (uint64_t *)t->stack_hi - 8; /* keeps 16-byte alignment at entry */
+        uint64_t *sp = (uint64_t *)((uintptr_t)t->stack_hi & ~(uintptr_t)15) - 8; /* 16-byte aligned at entry */
         sp[0] = 0;                                   /* r15 */
         sp[1] = 0;                                   /* r14 */
         sp[2] = (uint64_t)(uintptr_t)tasklet_exit;   /* r13 */
@@ -166,6 +146,7 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
         s->cur = tid;
         env->tid = tid;
         op_service_sp = (uintptr_t)service_stacks + (uint64_t)(tid + 1) * (SERVICE_STACK + GUARD);
+        op_sched_set_stack_limit((uint32_t)(uintptr_t)s->t[tid].stack_lo);
         op_switch(&s->sched_sp, s->t[tid].sp);
         op_sched_account(s);
         next = tid + 1;

@@ -36,14 +36,15 @@ struct op_sched {
     struct op_sched_hooks hooks;
 };
 
-/* Sets up native stacks of `stack_size` bytes (plus a guard page each) at
- * OP_STACK_BASE; once per worker.  Returns 0 or -1. */
-int op_sched_init_stacks(unsigned max_tasklets, uint64_t stack_size);
+/* Sets up the service stacks (switch.S) of up to max_tasklets tasklets; once
+ * per worker.  Returns 0 or -1. */
+int op_sched_init(unsigned max_tasklets);
 
 /* Runs `nr` tasklets of the loaded image from entry() until all return, keeping
  * env->tid current.  Returns OP_FAULT_NONE, or OP_FAULT_DEADLOCK when every live
  * tasklet is blocked.  A fault inside a tasklet leaves through the worker's
- * recovery point instead; it then calls op_sched_abandon(). */
+ * recovery point instead; it then calls op_sched_abandon().  The caller sets
+ * each tasklet's stack (stack_lo, stack_hi: its part of the DPU's WRAM). */
 int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile uint64_t *icount,
                  struct op_env *env);
 void op_sched_abandon(void);
@@ -60,8 +61,7 @@ unsigned op_sched_waiters(uintptr_t key);
 struct op_sched *op_sched_current(void);
 /* Accounts instructions since the last switch to the running tasklet. */
 void op_sched_account(struct op_sched *s);
-/* The address range of all tasklet stacks and whether addr hits a guard page. */
-void op_sched_stack_range(uintptr_t *lo, uintptr_t *hi);
-int op_sched_is_guard(uintptr_t addr, unsigned *tid);
+/* Stack bottom the running DPU code may not go below (0: none). */
+void op_sched_set_stack_limit(uint32_t lo);
 
 #endif

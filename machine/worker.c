@@ -33,7 +33,6 @@
 #include "sandbox.h"
 
 #define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
-#define NATIVE_STACK (256u << 10)
 #define LOW_START 0x10000ull   /* vm.mmap_min_addr */
 #define LOW_END (1ull << 32)
 #ifndef HWCAP2_FSGSBASE
@@ -51,7 +50,6 @@ static struct op_image img;
 static uint64_t img_id;
 
 static struct op_env *env; /* at OP_ENV_BASE, where the image's 32-bit code reaches it */
-static uintptr_t stacks_lo, stacks_hi; /* native tasklet stacks (the worker's own copy: env is writable by DPU code) */
 static struct op_sched sched;
 static struct op_dpu_run run;  /* the DPU being run */
 static sigjmp_buf recover;
@@ -123,24 +121,18 @@ static void worker_syscall_bug(const siginfo_t *si)
     }
 }
 
-/* A fault whose stack pointer lies below the running tasklet's stack (a frame
- * too large for it: the guard page was jumped, the access landed in another
- * tasklet's stack, its guard or below all stacks) is that tasklet's stack
- * overflow, whatever address it hit. */
-static int stack_overflow(uintptr_t addr, const ucontext_t *uc, unsigned *tid)
+/* A fault with the stack pointer below the running tasklet's stack (DPU code
+ * that moved it there itself: frames are checked by their prologues) is that
+ * tasklet's stack overflow, whatever address it hit. */
+static int stack_overflow(const ucontext_t *uc, unsigned *tid)
 {
-    if (op_sched_current() == &sched && sched.cur < sched.nr) {
-        uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-        uintptr_t lo = (uintptr_t)sched.t[sched.cur].stack_lo, all_lo, all_hi;
-        op_sched_stack_range(&all_lo, &all_hi);
-        /* below its own stack but not absurdly far below every stack (a
-         * wild stack pointer) */
-        if (sp < lo && sp + (1u << 30) >= all_lo) {
-            *tid = sched.cur;
-            return 1;
-        }
-    }
-    return op_sched_is_guard(addr, tid);
+    if (op_sched_current() != &sched || sched.cur >= sched.nr)
+        return 0;
+    uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    if (sp >= (uintptr_t)sched.t[sched.cur].stack_lo || sp < OP_WRAM_BASE - (64u << 20))
+        return 0;
+    *tid = sched.cur;
+    return 1;
 }
 
 /* The DPU decodes only the offset of an address inside its MRAM: a 32-bit MRAM
@@ -195,7 +187,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     } else if (sig == SIGILL) {
         why = OP_FAULT_ILLEGAL;
         snprintf(msg, sizeof msg, "illegal instruction at %p", si->si_addr);
-    } else if (stack_overflow(a, uc, &gtid)) {
+    } else if (stack_overflow(uc, &gtid)) {
         why = OP_FAULT_STACK;
         tid = gtid;
         snprintf(msg, sizeof msg, "stack overflow in tasklet %u", gtid);
@@ -254,8 +246,8 @@ static void reserve_low_gaps(void)
         if (lo > at && mmap((void *)at, lo - at, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
                             MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
             die("cannot reserve the low 4 GB of address space for DPU code: %s", strerror(errno));
-        if (lo < (uint64_t)OP_STACK_BASE + (64u << 20) && lo < LOW_END)
-            die("the address space DPU code needs (below 0x%x) is in use at 0x%llx", OP_STACK_BASE + (64u << 20),
+        if (lo < (uint64_t)OP_ENV_BASE + 2 * 4096u && lo < LOW_END)
+            die("the address space DPU code needs (below 0x%x) is in use at 0x%llx", OP_ENV_BASE + 2 * 4096u,
                 (unsigned long long)lo);
         at = hi;
         if (!maps)
@@ -355,14 +347,16 @@ static void svc_fault_img(uint32_t why, uint32_t msg)
     buf[n] = 0;
     if (why == OP_FAULT_NONE || why > OP_FAULT_DIV_ZERO) /* kinds the runtime raises */
         why = OP_FAULT_RUNTIME;
-    svc_fault((enum op_fault)why, n ? buf : "fault");
+    if (why == OP_FAULT_STACK && sched.cur < OP_MAX_TASKLETS)
+        snprintf(buf, sizeof buf, "stack overflow in tasklet %u (its stack is %u bytes: STACK_SIZE_DEFAULT, "
+                 "STACK_SIZE_TASKLET_%u)", sched.cur, img.stack_size[sched.cur], sched.cur);
+    svc_fault((enum op_fault)why, buf[0] ? buf : "fault");
 }
 
-static int in_wram_or_stacks(uint64_t lo, uint64_t size)
+/* Tasklet stacks are part of WRAM. */
+static int in_wram(uint64_t lo, uint64_t size)
 {
-    if (lo >= OP_WRAM_BASE && lo + size <= (uint64_t)OP_WRAM_BASE + ctrl->wram_size)
-        return 1;
-    return lo >= stacks_lo && lo + size <= stacks_hi;
+    return lo >= OP_WRAM_BASE && lo + size <= (uint64_t)OP_WRAM_BASE + ctrl->wram_size;
 }
 
 static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
@@ -370,7 +364,7 @@ static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
     if (flags & OP_DMA_COPY) {
         char msg[OP_FAULT_MSG];
         if (size > 2048 || mram < OP_MRAM_BASE || (uint64_t)mram + size > (uint64_t)OP_MRAM_BASE + ctrl->mram_size ||
-            !in_wram_or_stacks(wram, size)) {
+            !in_wram(wram, size)) {
             snprintf(msg, sizeof msg, "DMA of %u bytes between MRAM 0x%08x and WRAM 0x%08x outside the DPU's memories",
                      size, mram, wram);
             svc_fault(OP_FAULT_DMA, msg);
@@ -518,11 +512,14 @@ static void run_dpu(uint32_t dpu)
     env->mram_size = (uint32_t)ctrl->mram_size;
     env->perf_mode = 0;
     env->perf_base = 0;
-    env->stacks_lo = (uint32_t)stacks_lo;
-    env->stacks_hi = (uint32_t)stacks_hi;
-    /* tasklet stacks start zeroed for every DPU: nothing of the previous DPU's
-     * run is visible, whichever worker runs this one */
-    madvise((void *)stacks_lo, stacks_hi - stacks_lo, MADV_DONTNEED);
+    /* the tasklets' stacks: their budgets in this DPU's WRAM, as on hardware */
+    for (unsigned t = 0; t < p->nr_tasklets && t < OP_MAX_TASKLETS; t++) {
+        sched.t[t].stack_lo = (uint8_t *)(uintptr_t)img.stack_lo[t];
+        sched.t[t].stack_hi = (uint8_t *)(uintptr_t)img.stack_lo[t] + img.stack_size[t];
+    }
+    env->stacks_lo = img.stack_lo[0];
+    env->stacks_hi = img.stack_lo[0] + img.stack_total;
+    op_sched_set_stack_limit(0); /* __op_boot runs on the worker's stack */
     op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
 
     if (sigsetjmp(recover, 1) == 0) {
@@ -632,16 +629,15 @@ int main(int argc, char **argv)
     if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped)
         die("cannot reserve address space for %u DPUs: %s", ctrl->nr_dpus, strerror(errno));
     /* DPU code forms only 32-bit addresses: the low 4 GB hold nothing but the
-     * running DPU's WRAM, its program, its tasklet stacks and the environment
-     * page; everything else there is reserved inaccessible. */
+     * running DPU's WRAM (its tasklet stacks included), its program and the
+     * environment page; everything else there is reserved inaccessible. */
     reserve_low_gaps();
     if (mmap((void *)(uintptr_t)OP_WRAM_BASE, OP_WRAM_STRIDE, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
         die("cannot map WRAM at 0x%x: %s", OP_WRAM_BASE, strerror(errno));
-    if (op_sched_init_stacks(OP_MAX_TASKLETS, NATIVE_STACK) != 0)
-        die("cannot map tasklet stacks: %s", strerror(errno));
+    if (op_sched_init(OP_MAX_TASKLETS) != 0)
+        die("cannot map the service stacks: %s", strerror(errno));
     map_env();
-    op_sched_stack_range(&stacks_lo, &stacks_hi);
     install_handlers();
     /* from here on, DPU code cannot make system calls (sandbox.h) */
     char err[256];

@@ -57,7 +57,9 @@ static void destroy_machine(void)
  * later, is written before this runs). */
 static void destroy_at_exit(void)
 {
+    op_sdk_lock();
     destroy_machine();
+    op_sdk_unlock();
 }
 
 static dpu_error_t ensure_machine(const struct op_profile *p)
@@ -246,14 +248,14 @@ dpu_error_t dpu_alloc(uint32_t nr_dpus, const char *profile, struct dpu_set_t *d
 {
     if (nr_dpus == 0)
         return DPU_ERR_ALLOCATION;
-    return alloc_common(DPU_ALLOCATE_ALL, nr_dpus, profile, dpu_set);
+    OP_LOCKED_RETURN(alloc_common(DPU_ALLOCATE_ALL, nr_dpus, profile, dpu_set));
 }
 
 dpu_error_t dpu_alloc_ranks(uint32_t nr_ranks, const char *profile, struct dpu_set_t *dpu_set)
 {
     if (nr_ranks == 0)
         return DPU_ERR_ALLOCATION;
-    return alloc_common(nr_ranks, DPU_ALLOCATE_ALL, profile, dpu_set);
+    OP_LOCKED_RETURN(alloc_common(nr_ranks, DPU_ALLOCATE_ALL, profile, dpu_set));
 }
 
 /* A set from dpu_alloc, not freed yet: exactly a live list we handed out. */
@@ -267,7 +269,7 @@ static struct rank_list *allocated_set(struct dpu_set_t set)
     return NULL;
 }
 
-dpu_error_t dpu_free(struct dpu_set_t dpu_set)
+static dpu_error_t dpu_free_locked(struct dpu_set_t dpu_set)
 {
     struct rank_list *e = allocated_set(dpu_set);
     if (!e || op_set_check(dpu_set) != DPU_OK)
@@ -279,6 +281,11 @@ dpu_error_t dpu_free(struct dpu_set_t dpu_set)
     }
     e->live = false; /* the list stays readable (see struct rank_list) */
     return DPU_OK;
+}
+
+dpu_error_t dpu_free(struct dpu_set_t dpu_set)
+{
+    OP_LOCKED_RETURN(dpu_free_locked(dpu_set));
 }
 
 /* Sets are checked without following a pointer libdpu did not hand out: a DPU
@@ -308,13 +315,18 @@ dpu_error_t op_set_check(struct dpu_set_t set)
     return DPU_OK;
 }
 
-dpu_error_t dpu_get_nr_ranks(struct dpu_set_t dpu_set, uint32_t *nr_ranks)
+static dpu_error_t dpu_get_nr_ranks_locked(struct dpu_set_t dpu_set, uint32_t *nr_ranks)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK || !nr_ranks)
         return rc != DPU_OK ? rc : DPU_ERR_INVALID_DPU_SET;
     *nr_ranks = dpu_set.kind == DPU_SET_DPU ? 1 : dpu_set.list.nr_ranks;
     return DPU_OK;
+}
+
+dpu_error_t dpu_get_nr_ranks(struct dpu_set_t dpu_set, uint32_t *nr_ranks)
+{
+    OP_LOCKED_RETURN(dpu_get_nr_ranks_locked(dpu_set, nr_ranks));
 }
 
 uint32_t op_set_count(struct dpu_set_t set)
@@ -326,13 +338,18 @@ uint32_t op_set_count(struct dpu_set_t set)
     return n;
 }
 
-dpu_error_t dpu_get_nr_dpus(struct dpu_set_t dpu_set, uint32_t *nr_dpus)
+static dpu_error_t dpu_get_nr_dpus_locked(struct dpu_set_t dpu_set, uint32_t *nr_dpus)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK || !nr_dpus)
         return rc != DPU_OK ? rc : DPU_ERR_INVALID_DPU_SET;
     *nr_dpus = op_set_count(dpu_set);
     return DPU_OK;
+}
+
+dpu_error_t dpu_get_nr_dpus(struct dpu_set_t dpu_set, uint32_t *nr_dpus)
+{
+    OP_LOCKED_RETURN(dpu_get_nr_dpus_locked(dpu_set, nr_dpus));
 }
 
 /* ---- iteration ------------------------------------------------------------ */
@@ -385,8 +402,11 @@ struct dpu_set_t dpu_set_rank(struct dpu_set_t set, uint32_t rank_index)
 {
     struct dpu_set_t r;
     r.kind = DPU_SET_RANKS;
-    r.list.nr_ranks = 1;
-    r.list.ranks = &set.list.ranks[rank_index];
+    /* past the set (or not a rank set): the empty set, which iterates safely,
+     * rather than a pointer computed outside the list */
+    bool in = set.kind == DPU_SET_RANKS && rank_index < set.list.nr_ranks;
+    r.list.nr_ranks = in ? 1 : 0;
+    r.list.ranks = in ? &set.list.ranks[rank_index] : NULL;
     return r;
 }
 
@@ -413,7 +433,7 @@ dpu_member_id_t dpu_get_member_id(struct dpu_t *dpu)
     return dpu ? dpu->member : 0;
 }
 
-dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes)
+static dpu_error_t openpim_memory_usage_locked(uint64_t *used_bytes, uint64_t *limit_bytes)
 {
     if (!g.machine)
         return DPU_ERR_ALLOCATION;
@@ -422,6 +442,11 @@ dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes)
     if (limit_bytes)
         *limit_bytes = op_machine_memory_limit(g.machine);
     return DPU_OK;
+}
+
+dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes)
+{
+    OP_LOCKED_RETURN(openpim_memory_usage_locked(used_bytes, limit_bytes));
 }
 
 bool op_sg_enabled(uint32_t *max_blocks)

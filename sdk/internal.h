@@ -38,6 +38,40 @@ struct op_profile {
 };
 dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *err, size_t errlen);
 
+/* ---- Threads ----------------------------------------------------------------
+ * The host API may be called from several threads at once on distinct sets,
+ * as with the UPMEM SDK.  The rule, for now: one lock for the whole library.
+ * Every public entry point that reads or writes shared state (the machine and
+ * its ranks, the rank lists of alloc.c, the run report of report.c, a DPU's
+ * program handle) runs under op_sdk_lock(), mostly whole through
+ * OP_LOCKED_RETURN (dpu_load reads and parses the file before it takes the
+ * lock); internal functions (op_*) assume the caller holds it.  The lock counts
+ * re-entries per thread, so an entry point may call another, and so may a
+ * scatter-gather get_block function on the calling thread.  User callbacks of
+ * dpu_callback run with the lock released (op_sdk_suspend/op_sdk_resume), so
+ * a callback that calls the API, or waits for a thread that does, cannot
+ * deadlock.  Entry points that only read the caller's own set (iteration,
+ * dpu_set_rank, dpu_from_set, slice/member ids) and dpu_error_to_string take
+ * no lock.  Launches, DPU_ASYNCHRONOUS ones included, run to completion under
+ * the lock: the machine runs one launch at a time.  The virtual clock
+ * (vclock.c) reads the modelled time through an atomic, never the lock, since
+ * a program's own clock_gettime may run anywhere.  A later step replaces this
+ * with per-rank job queues: keep the lock here, in lock.c and the macro. */
+void op_sdk_lock(void);
+void op_sdk_unlock(void);
+/* Releases the lock however often this thread holds it; returns that count
+ * for op_sdk_resume (0 if the thread did not hold it). */
+unsigned op_sdk_suspend(void);
+void op_sdk_resume(unsigned held);
+/* Evaluates a dpu_error_t expression under the lock and returns its value. */
+#define OP_LOCKED_RETURN(expr)                 \
+    do {                                       \
+        op_sdk_lock();                         \
+        dpu_error_t op_locked_rc_ = (expr);    \
+        op_sdk_unlock();                       \
+        return op_locked_rc_;                  \
+    } while (0)
+
 /* The machine, created by the first allocation. */
 struct op_machine *op_sdk_machine(void);
 

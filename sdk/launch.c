@@ -12,7 +12,8 @@
 static const char *fault_kind(uint32_t f)
 {
     static const char *names[] = {"none", "halt", "assert", "memory", "dma", "heap", "stack",
-                                  "deadlock", "timeout", "illegal", "runtime", "host-memory", "divide-by-zero"};
+                                  "deadlock", "timeout", "illegal", "runtime", "host-memory", "divide-by-zero",
+                                  "syscall", "worker"};
     return f < sizeof names / sizeof *names ? names[f] : "unknown";
 }
 
@@ -66,7 +67,17 @@ static dpu_error_t run(struct dpu_set_t set)
     return out;
 }
 
-dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
+/* Records an asynchronous job's error on the set's ranks, for dpu_sync. */
+static void set_pending(struct dpu_set_t set, dpu_error_t rc)
+{
+    for (uint32_t i = 0; set.kind == DPU_SET_RANKS && i < set.list.nr_ranks; i++)
+        if (set.list.ranks[i]->pending == DPU_OK)
+            set.list.ranks[i]->pending = rc;
+    if (set.kind == DPU_SET_DPU && set.dpu->rank->pending == DPU_OK)
+        set.dpu->rank->pending = rc;
+}
+
+static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
@@ -76,15 +87,16 @@ dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
     rc = run(dpu_set);
     if (policy == DPU_SYNCHRONOUS || rc == DPU_ERR_NO_PROGRAM_LOADED || rc == DPU_ERR_SYSTEM)
         return rc;
-    for (uint32_t i = 0; dpu_set.kind == DPU_SET_RANKS && i < dpu_set.list.nr_ranks; i++)
-        if (dpu_set.list.ranks[i]->pending == DPU_OK)
-            dpu_set.list.ranks[i]->pending = rc;
-    if (dpu_set.kind == DPU_SET_DPU && dpu_set.dpu->rank->pending == DPU_OK)
-        dpu_set.dpu->rank->pending = rc;
+    set_pending(dpu_set, rc);
     return DPU_OK;
 }
 
-dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
+dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
+{
+    OP_LOCKED_RETURN(dpu_launch_locked(dpu_set, policy));
+}
+
+static dpu_error_t dpu_status_locked(struct dpu_set_t dpu_set, bool *done, bool *fault)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
@@ -100,6 +112,11 @@ dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
     if (fault)
         *fault = any_fault;
     return DPU_OK;
+}
+
+dpu_error_t dpu_status(struct dpu_set_t dpu_set, bool *done, bool *fault)
+{
+    OP_LOCKED_RETURN(dpu_status_locked(dpu_set, done, fault));
 }
 
 static dpu_error_t take_pending(struct dpu_set_t set)
@@ -118,7 +135,7 @@ static dpu_error_t take_pending(struct dpu_set_t set)
     return rc;
 }
 
-dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
+static dpu_error_t dpu_sync_locked(struct dpu_set_t dpu_set)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
@@ -126,14 +143,25 @@ dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
     return take_pending(dpu_set);
 }
 
+dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
+{
+    OP_LOCKED_RETURN(dpu_sync_locked(dpu_set));
+}
+
 dpu_error_t dpu_callback(struct dpu_set_t dpu_set, dpu_error_t (*callback)(struct dpu_set_t, uint32_t, void *),
                          void *args, dpu_callback_flags_t flags)
 {
+    op_sdk_lock();
     dpu_error_t rc = op_set_check(dpu_set);
-    if (rc != DPU_OK)
+    if (rc == DPU_OK && !callback)
+        rc = DPU_ERR_INVALID_DPU_SET;
+    if (rc != DPU_OK) {
+        op_sdk_unlock();
         return rc;
-    if (!callback)
-        return DPU_ERR_INVALID_DPU_SET;
+    }
+    /* the user's function runs without the lock: it may call the API, or wait
+     * for another thread that does */
+    unsigned held = op_sdk_suspend();
     dpu_error_t out = DPU_OK;
     if ((flags & DPU_CALLBACK_SINGLE_CALL) || dpu_set.kind == DPU_SET_DPU) {
         out = callback(dpu_set, 0, args);
@@ -144,18 +172,20 @@ dpu_error_t dpu_callback(struct dpu_set_t dpu_set, dpu_error_t (*callback)(struc
                 out = e;
         }
     }
-    if (!(flags & DPU_CALLBACK_ASYNC) || out == DPU_OK)
+    op_sdk_resume(held);
+    if (!(flags & DPU_CALLBACK_ASYNC) || out == DPU_OK) {
+        op_sdk_unlock();
         return out;
-    /* an asynchronous callback's error surfaces at dpu_sync */
-    for (uint32_t i = 0; dpu_set.kind == DPU_SET_RANKS && i < dpu_set.list.nr_ranks; i++)
-        if (dpu_set.list.ranks[i]->pending == DPU_OK)
-            dpu_set.list.ranks[i]->pending = out;
-    if (dpu_set.kind == DPU_SET_DPU && dpu_set.dpu->rank->pending == DPU_OK)
-        dpu_set.dpu->rank->pending = out;
+    }
+    /* an asynchronous callback's error surfaces at dpu_sync, if the set is
+     * still allocated (the callback may have freed it) */
+    if (op_set_check(dpu_set) == DPU_OK)
+        set_pending(dpu_set, out);
+    op_sdk_unlock();
     return DPU_OK;
 }
 
-dpu_error_t openpim_get_dpu_stats(struct dpu_set_t dpu, struct openpim_dpu_stats *stats)
+static dpu_error_t openpim_get_dpu_stats_locked(struct dpu_set_t dpu, struct openpim_dpu_stats *stats)
 {
     dpu_error_t rc = op_set_check(dpu);
     if (rc != DPU_OK)
@@ -174,7 +204,12 @@ dpu_error_t openpim_get_dpu_stats(struct dpu_set_t dpu, struct openpim_dpu_stats
     return DPU_OK;
 }
 
-dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info)
+dpu_error_t openpim_get_dpu_stats(struct dpu_set_t dpu, struct openpim_dpu_stats *stats)
+{
+    OP_LOCKED_RETURN(openpim_get_dpu_stats_locked(dpu, stats));
+}
+
+static dpu_error_t openpim_get_fault_locked(struct dpu_set_t dpu, struct openpim_fault *info)
 {
     dpu_error_t rc = op_set_check(dpu);
     if (rc != DPU_OK)
@@ -189,4 +224,9 @@ dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info)
     memcpy(info->message, r->fault_msg, sizeof info->message < sizeof r->fault_msg ? sizeof info->message : sizeof r->fault_msg);
     info->message[sizeof info->message - 1] = 0;
     return DPU_OK;
+}
+
+dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info)
+{
+    OP_LOCKED_RETURN(openpim_get_fault_locked(dpu, info));
 }

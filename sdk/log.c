@@ -10,7 +10,7 @@ dpu_error_t dpulog_read_for_dpu(struct dpu_t *dpu, FILE *stream)
     return dpu_log_read(dpu_set_from_dpu(dpu), stream);
 }
 
-dpu_error_t dpu_log_read(struct dpu_set_t dpu_set, FILE *stream)
+static dpu_error_t dpu_log_read_locked(struct dpu_set_t dpu_set, FILE *stream)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
@@ -34,4 +34,9 @@ dpu_error_t dpu_log_read(struct dpu_set_t dpu_set, FILE *stream)
     if (op_log_format(op_machine_mram(m, dpu_set.dpu->id) + (buf->addr - OP_MRAM_BASE), buf->size, state, stream) != 0)
         return DPU_ERR_LOG_FORMAT;
     return DPU_OK;
+}
+
+dpu_error_t dpu_log_read(struct dpu_set_t dpu_set, FILE *stream)
+{
+    OP_LOCKED_RETURN(dpu_log_read_locked(dpu_set, stream));
 }

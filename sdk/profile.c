@@ -9,6 +9,7 @@
  *   workers, timeoutMs, hostMemoryLimitMB, sgXferEnable, sgXferMaxBlocksPerDpu,
  *   disableResetOnAlloc, backend (hw|simulator: both mean the emulator). */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +32,13 @@ static int parse_bool(const char *v, bool *out)
 static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
     char *end;
+    /* strtoull negates a leading '-' modulo 2^64 ("-18446744073709551615" is
+     * 1) and saturates on overflow: refuse both rather than wrap */
+    if (strchr(v, '-'))
+        return -1;
+    errno = 0;
     unsigned long long x = strtoull(v, &end, 0);
-    if (!*v || *end || x < lo || x > hi)
+    if (!*v || *end || errno == ERANGE || x < lo || x > hi)
         return -1;
     *out = (uint32_t)x;
     return 0;

@@ -41,10 +41,34 @@ static dpu_error_t load_image(struct dpu_set_t set, struct op_program *p, struct
     return rc;
 }
 
+/* Reading and parsing a program need no lock (op_program_create touches no
+ * shared state): a slow file, or a FIFO that never ends, stalls only its
+ * caller.  The set is checked before (for the error the SDK gives first) and
+ * again under the lock that loads it. */
+static dpu_error_t check_set(struct dpu_set_t set)
+{
+    op_sdk_lock();
+    dpu_error_t rc = op_set_check(set);
+    op_sdk_unlock();
+    return rc;
+}
+
+static dpu_error_t load_parsed(struct dpu_set_t set, struct op_program *p, struct dpu_program_t **program)
+{
+    op_sdk_lock();
+    dpu_error_t rc = op_set_check(set);
+    if (rc == DPU_OK)
+        rc = load_image(set, p, program);
+    else
+        op_program_put(p);
+    op_sdk_unlock();
+    return rc;
+}
+
 dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set, const void *buffer, size_t buffer_size,
                                  struct dpu_program_t **program)
 {
-    dpu_error_t rc = op_set_check(dpu_set);
+    dpu_error_t rc = check_set(dpu_set);
     if (rc != DPU_OK)
         return rc;
     if (!buffer)
@@ -55,12 +79,12 @@ dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set, const void *buffer, s
         op_warn("invalid DPU program: %s", err);
         return DPU_ERR_ELF_INVALID_FILE;
     }
-    return load_image(dpu_set, p, program);
+    return load_parsed(dpu_set, p, program);
 }
 
 dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct dpu_program_t **program)
 {
-    dpu_error_t rc = op_set_check(dpu_set);
+    dpu_error_t rc = check_set(dpu_set);
     if (rc != DPU_OK)
         return rc;
     if (!binary_path)
@@ -82,7 +106,8 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
     for (size_t n; buf && (n = fread(buf + len, 1, cap - len, f)) > 0;) {
         len += n;
         if (len == cap) {
-            uint8_t *bigger = realloc(buf, cap * 2);
+            /* a FIFO may never end: stop before the doubling wraps */
+            uint8_t *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
             if (!bigger) {
                 free(buf);
                 buf = NULL;
@@ -105,7 +130,7 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
         op_warn("'%s' is not a valid DPU program: %s", binary_path, err);
         return DPU_ERR_ELF_INVALID_FILE;
     }
-    return load_image(dpu_set, p, program);
+    return load_parsed(dpu_set, p, program);
 }
 
 dpu_error_t dpu_load_from_incbin(struct dpu_set_t dpu_set, struct dpu_incbin_t *incbin,
@@ -116,11 +141,17 @@ dpu_error_t dpu_load_from_incbin(struct dpu_set_t dpu_set, struct dpu_incbin_t *
     return dpu_load_from_memory(dpu_set, incbin->buffer, incbin->size, program);
 }
 
-dpu_error_t dpu_get_symbol(struct dpu_program_t *program, const char *symbol_name, struct dpu_symbol_t *symbol)
+static dpu_error_t dpu_get_symbol_locked(struct dpu_program_t *program, const char *symbol_name,
+                                         struct dpu_symbol_t *symbol)
 {
     if (!program || !symbol_name || !symbol)
         return DPU_ERR_INVALID_SYMBOL_ACCESS;
     return op_symbol_lookup(&program->prog->img, symbol_name, symbol);
+}
+
+dpu_error_t dpu_get_symbol(struct dpu_program_t *program, const char *symbol_name, struct dpu_symbol_t *symbol)
+{
+    OP_LOCKED_RETURN(dpu_get_symbol_locked(program, symbol_name, symbol));
 }
 
 dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struct dpu_symbol_t *out)
@@ -130,7 +161,12 @@ dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struc
         return DPU_ERR_UNKNOWN_SYMBOL;
     out->address = s->addr;
     out->size = s->size;
-    if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0)
-        out->size = (uint32_t)(op_machine_mram_size(op_sdk_machine()) - (s->addr - OP_MRAM_BASE));
+    if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0) {
+        /* the rest of MRAM; an image whose heap start lies outside MRAM gets an
+         * empty heap, not a size that wrapped around */
+        uint64_t mram = op_machine_mram_size(op_sdk_machine());
+        bool inside = s->addr >= OP_MRAM_BASE && s->addr - OP_MRAM_BASE <= mram;
+        out->size = inside ? (uint32_t)(mram - (s->addr - OP_MRAM_BASE)) : 0;
+    }
     return DPU_OK;
 }

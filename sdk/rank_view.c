@@ -54,8 +54,8 @@ static void record(struct dpu_set_t rank, int to_dpu, size_t size, double start)
                    OP_CHIPS_PER_RANK * OP_DPUS_PER_CHIP, start);
 }
 
-dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint64_t offset, const void *lines,
-                                    size_t size)
+static dpu_error_t openpim_rank_view_write_locked(struct dpu_set_t rank, uint32_t group, uint64_t offset,
+                                                  const void *lines, size_t size)
 {
     double start = op_real_now_us();
     uint32_t ids[GROUP_SIZE];
@@ -64,7 +64,7 @@ dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint6
         return rc;
     struct op_machine *m = op_sdk_machine();
     char err[256];
-    if (op_machine_check_mram_write(m, ids, GROUP_SIZE, offset, size / 8, err, sizeof err) != 0) {
+    if (op_machine_prepare_mram_write(m, ids, GROUP_SIZE, offset, size / 8, err, sizeof err) != 0) {
         op_warn("%s", err);
         return DPU_ERR_SYSTEM;
     }
@@ -74,6 +74,12 @@ dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint6
     op_domain_to_dpus(lines, size / OP_DOMAIN_LINE, dst);
     record(rank, 1, size, start);
     return DPU_OK;
+}
+
+dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint64_t offset, const void *lines,
+                                    size_t size)
+{
+    OP_LOCKED_RETURN(openpim_rank_view_write_locked(rank, group, offset, lines, size));
 }
 
 /* Whether every page of [p, p + len) of the MRAM mapping is backed, so that
@@ -97,7 +103,8 @@ static int resident(const uint8_t *p, size_t len)
     return 1;
 }
 
-dpu_error_t openpim_rank_view_read(struct dpu_set_t rank, uint32_t group, uint64_t offset, void *lines, size_t size)
+static dpu_error_t openpim_rank_view_read_locked(struct dpu_set_t rank, uint32_t group, uint64_t offset, void *lines,
+                                                 size_t size)
 {
     double start = op_real_now_us();
     uint32_t ids[GROUP_SIZE];
@@ -135,4 +142,9 @@ dpu_error_t openpim_rank_view_read(struct dpu_set_t rank, uint32_t group, uint64
     }
     record(rank, 0, size, start);
     return DPU_OK;
+}
+
+dpu_error_t openpim_rank_view_read(struct dpu_set_t rank, uint32_t group, uint64_t offset, void *lines, size_t size)
+{
+    OP_LOCKED_RETURN(openpim_rank_view_read_locked(rank, group, offset, lines, size));
 }

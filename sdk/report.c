@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include "report.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,10 @@ static struct {
     unsigned launches;
     unsigned unaccounted_launches; /* launches of programs built without instruction accounting */
 } R;
+
+/* Modelled minus measured time of the SDK work so far (ns), published for the
+ * virtual clock, which may read it from any thread without the lock. */
+static _Atomic long long shift_ns;
 
 static const struct op_machine_desc *desc(void)
 {
@@ -95,6 +100,10 @@ static void account(double model_us, double real_start_us)
 {
     R.model_us += model_us;
     R.real_us += op_real_now_us() - real_start_us;
+    /* a double past the range of long long does not convert: clamp (31 years) */
+    double shift = (R.model_us - R.real_us) * 1e3;
+    shift = shift > 1e18 ? 1e18 : shift < -1e18 ? -1e18 : shift;
+    atomic_store_explicit(&shift_ns, (long long)shift, memory_order_relaxed);
     uint64_t used = op_machine_memory_used(op_sdk_machine());
     if (used > R.peak_memory)
         R.peak_memory = used;
@@ -223,17 +232,15 @@ void op_record_launch(struct dpu_set_t set, double real_start_us)
 
 double openpim_modelled_time_us(void)
 {
-    return R.model_us;
+    op_sdk_lock();
+    double us = R.model_us;
+    op_sdk_unlock();
+    return us;
 }
 
-double op_record_clock_us(void)
+long long op_record_shift_ns(void)
 {
-    return R.model_us;
-}
-
-double op_record_real_us(void)
-{
-    return R.real_us;
+    return atomic_load_explicit(&shift_ns, memory_order_relaxed);
 }
 
 static enum op_category classify(size_t i, size_t first_launch, size_t last_launch, int any_launch)
@@ -248,7 +255,17 @@ static enum op_category classify(size_t i, size_t first_launch, size_t last_laun
     return OP_CAT_INTER_DPU;
 }
 
+static void write_report_locked(void);
+
+/* At exit; a thread still inside an SDK call finishes it first. */
 static void write_report(void)
+{
+    op_sdk_lock();
+    write_report_locked();
+    op_sdk_unlock();
+}
+
+static void write_report_locked(void)
 {
     if (!op_sdk_machine() || R.n == 0)
         return;

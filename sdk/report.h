@@ -20,8 +20,8 @@
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
                     size_t bytes_per_dpu, uint32_t nr_dpus, double real_start_us);
 void op_record_launch(struct dpu_set_t set, double real_start_us);
-/* Modelled time, and measured host time, of all SDK work so far (microseconds). */
-double op_record_clock_us(void);
-double op_record_real_us(void);
+/* Modelled minus measured host time of all SDK work so far, in nanoseconds;
+ * safe to call without the lock, from any thread. */
+long long op_record_shift_ns(void);
 
 #endif

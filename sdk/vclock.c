@@ -9,6 +9,7 @@
 #include "vclock.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -21,12 +22,17 @@
 typedef int (*clock_gettime_fn)(clockid_t, struct timespec *);
 typedef int (*gettimeofday_fn)(struct timeval *, void *);
 
+/* Looked up once; atomics because any thread may call the clocks first (two
+ * racing lookups find the same function). */
 static clock_gettime_fn real_clock_gettime(void)
 {
-    static clock_gettime_fn fn;
-    if (!fn)
-        fn = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
-    return fn;
+    static _Atomic(clock_gettime_fn) fn;
+    clock_gettime_fn f = atomic_load_explicit(&fn, memory_order_acquire);
+    if (!f) {
+        f = (clock_gettime_fn)dlsym(RTLD_NEXT, "clock_gettime");
+        atomic_store_explicit(&fn, f, memory_order_release);
+    }
+    return f;
 }
 
 static int raw_clock_gettime(clockid_t id, struct timespec *ts)
@@ -44,25 +50,25 @@ double op_real_now_us(void)
 
 static int enabled(void)
 {
-    static int on = -1;
-    if (on < 0) {
-        const char *v = getenv("OPENPIM_VIRTUAL_CLOCK");
-        on = v && *v && strcmp(v, "0") != 0;
+    static _Atomic int on = -1;
+    int v = atomic_load_explicit(&on, memory_order_relaxed);
+    if (v < 0) {
+        const char *e = getenv("OPENPIM_VIRTUAL_CLOCK");
+        v = e && *e && strcmp(e, "0") != 0;
+        atomic_store_explicit(&on, v, memory_order_relaxed);
     }
-    return on;
-}
-
-/* Modelled minus measured time of the SDK work so far, in nanoseconds. */
-static long long shift_ns(void)
-{
-    return (long long)((op_record_clock_us() - op_record_real_us()) * 1e3);
+    return v;
 }
 
 static void shift(struct timespec *ts)
 {
-    long long ns = (long long)ts->tv_sec * 1000000000ll + ts->tv_nsec + shift_ns();
+    long long ns = (long long)ts->tv_sec * 1000000000ll + ts->tv_nsec + op_record_shift_ns();
     ts->tv_sec = (time_t)(ns / 1000000000ll);
     ts->tv_nsec = (long)(ns % 1000000000ll);
+    if (ts->tv_nsec < 0) { /* a negative shift: keep tv_nsec in [0, 1e9) */
+        ts->tv_nsec += 1000000000l;
+        ts->tv_sec--;
+    }
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts)
@@ -77,10 +83,13 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 int gettimeofday(struct timeval *tv, void *tz)
 {
     if (!enabled()) {
-        static gettimeofday_fn fn;
-        if (!fn)
-            fn = (gettimeofday_fn)dlsym(RTLD_NEXT, "gettimeofday");
-        return fn ? fn(tv, tz) : (int)syscall(SYS_gettimeofday, tv, tz);
+        static _Atomic(gettimeofday_fn) fn;
+        gettimeofday_fn f = atomic_load_explicit(&fn, memory_order_acquire);
+        if (!f) {
+            f = (gettimeofday_fn)dlsym(RTLD_NEXT, "gettimeofday");
+            atomic_store_explicit(&fn, f, memory_order_release);
+        }
+        return f ? f(tv, tz) : (int)syscall(SYS_gettimeofday, tv, tz);
     }
     struct timespec ts;
     int rc = clock_gettime(CLOCK_REALTIME, &ts);

@@ -1,7 +1,8 @@
 /* Host <-> DPU transfers by symbol: copy, broadcast, prepared pushes and
  * scatter-gather.  Checks follow the UPMEM SDK: off + length within the symbol
  * (DPU_ERR_INVALID_SYMBOL_ACCESS), WRAM offsets and lengths 4-byte aligned
- * (DPU_ERR_INVALID_WRAM_ACCESS), accesses inside the memory.  Asynchronous
+ * (DPU_ERR_INVALID_WRAM_ACCESS), accesses inside the memory.  A refused
+ * transfer changes nothing, on the DPUs or in the host buffers.  Asynchronous
  * flags queue behind pending launches; the copy itself is done at once. */
 #include <stdlib.h>
 #include <string.h>
@@ -45,23 +46,27 @@ static dpu_error_t resolve(struct dpu_set_t set, const char *name, struct dpu_sy
     return rc != DPU_OK ? rc : op_symbol_lookup(&p->img, name, sym);
 }
 
+/* Every bound is checked as "length fits in what is left", never as
+ * "offset + length <= limit": off and len come from the caller and len is a
+ * size_t, so the sum can wrap (off 8 + len 2^64 - 8 is 0). */
 static dpu_error_t check_access(struct dpu_symbol_t sym, uint32_t off, size_t len, struct target *t)
 {
-    if ((uint64_t)off + len > sym.size)
+    if (off > sym.size || len > (size_t)(sym.size - off))
         return DPU_ERR_INVALID_SYMBOL_ACCESS;
+    /* from here len <= sym.size < 2^32, and addr < 2^33: no sum below wraps */
     uint64_t addr = (uint64_t)sym.address + off;
     struct op_machine *m = op_sdk_machine();
     switch (op_region_of(sym.address)) {
     case OP_REGION_WRAM:
         if ((addr | len) & 3u)
             return DPU_ERR_INVALID_WRAM_ACCESS;
-        if (addr - OP_WRAM_BASE + len > op_machine_wram_size(m))
+        if (addr - OP_WRAM_BASE > op_machine_wram_size(m) || len > op_machine_wram_size(m) - (addr - OP_WRAM_BASE))
             return DPU_ERR_INVALID_WRAM_ACCESS;
         t->region = OP_REGION_WRAM;
         t->offset = (uint32_t)(addr - OP_WRAM_BASE);
         return DPU_OK;
     case OP_REGION_MRAM:
-        if (addr - OP_MRAM_BASE + len > op_machine_mram_size(m))
+        if (addr - OP_MRAM_BASE > op_machine_mram_size(m) || len > op_machine_mram_size(m) - (addr - OP_MRAM_BASE))
             return DPU_ERR_INVALID_MRAM_ACCESS;
         t->region = OP_REGION_MRAM;
         t->offset = (uint32_t)(addr - OP_MRAM_BASE);
@@ -103,7 +108,7 @@ static dpu_error_t check_room(struct dpu_set_t set, const struct target *t, size
         if (!prepared || d->xfer)
             ids[k++] = d->id;
     char err[256];
-    int rc = op_machine_check_mram_write(op_sdk_machine(), ids, k, t->offset, len, err, sizeof err);
+    int rc = op_machine_prepare_mram_write(op_sdk_machine(), ids, k, t->offset, len, err, sizeof err);
     free(ids);
     if (rc != 0) {
         op_warn("%s", err);
@@ -157,27 +162,27 @@ static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym,
 dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset, const void *src,
                         size_t length)
 {
-    return copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length);
+    OP_LOCKED_RETURN(copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length));
 }
 
 dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol, uint32_t symbol_offset,
                                const void *src, size_t length)
 {
-    return copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length);
+    OP_LOCKED_RETURN(copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length));
 }
 
 dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset,
                              const void *src, size_t length, dpu_xfer_flags_t flags)
 {
     (void)flags;
-    return copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length);
+    OP_LOCKED_RETURN(copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length));
 }
 
 dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol, uint32_t symbol_offset,
                                     const void *src, size_t length, dpu_xfer_flags_t flags)
 {
     (void)flags;
-    return copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length);
+    OP_LOCKED_RETURN(copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length));
 }
 
 static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
@@ -200,16 +205,16 @@ static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sy
 dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset, void *dst,
                           size_t length)
 {
-    return copy_from(dpu_set, NULL, symbol_name, symbol_offset, dst, length);
+    OP_LOCKED_RETURN(copy_from(dpu_set, NULL, symbol_name, symbol_offset, dst, length));
 }
 
 dpu_error_t dpu_copy_from_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol, uint32_t symbol_offset,
                                  void *dst, size_t length)
 {
-    return copy_from(dpu_set, &symbol, NULL, symbol_offset, dst, length);
+    OP_LOCKED_RETURN(copy_from(dpu_set, &symbol, NULL, symbol_offset, dst, length));
 }
 
-dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer)
+static dpu_error_t dpu_prepare_xfer_locked(struct dpu_set_t dpu_set, void *buffer)
 {
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
@@ -218,6 +223,11 @@ dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer)
     OP_SET_FOREACH_DPU(dpu_set, d)
         d->xfer = buffer;
     return DPU_OK;
+}
+
+dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer)
+{
+    OP_LOCKED_RETURN(dpu_prepare_xfer_locked(dpu_set, buffer));
 }
 
 static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,
@@ -253,13 +263,52 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
 dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set, dpu_xfer_t xfer, const char *symbol_name, uint32_t symbol_offset,
                           size_t length, dpu_xfer_flags_t flags)
 {
-    return push(dpu_set, xfer, NULL, symbol_name, symbol_offset, length, flags);
+    OP_LOCKED_RETURN(push(dpu_set, xfer, NULL, symbol_name, symbol_offset, length, flags));
 }
 
 dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, struct dpu_symbol_t symbol,
                                  uint32_t symbol_offset, size_t length, dpu_xfer_flags_t flags)
 {
-    return push(dpu_set, xfer, &symbol, NULL, symbol_offset, length, flags);
+    OP_LOCKED_RETURN(push(dpu_set, xfer, &symbol, NULL, symbol_offset, length, flags));
+}
+
+/* Walks the blocks of every DPU of the set; with copy false it only checks
+ * them (block count, lengths, addresses), with copy true it moves the data.
+ * *total_bytes and *n (DPUs with data) are set by either pass. */
+static dpu_error_t sg_walk(struct dpu_set_t set, dpu_xfer_t xfer, const struct target *t, size_t len,
+                           get_block_t *gb, uint32_t max_blocks, dpu_sg_xfer_flags_t flags, bool copy,
+                           uint64_t *total_bytes, uint32_t *n)
+{
+    struct dpu_t *d;
+    uint32_t index = 0;
+    *total_bytes = 0;
+    *n = 0;
+    OP_SET_FOREACH_DPU(set, d) {
+        size_t done = 0;
+        struct sg_block_info blk;
+        /* b is 64-bit so that it cannot wrap while max_blocks is UINT32_MAX */
+        for (uint64_t b = 0; gb->f(&blk, index, (uint32_t)b, gb->args); b++) {
+            if (b >= max_blocks)
+                return DPU_ERR_SG_TOO_MANY_BLOCKS;
+            if (blk.length > len - done) /* done <= len: cannot wrap */
+                return DPU_ERR_SG_LENGTH_MISMATCH;
+            if (blk.length && !blk.addr)
+                return DPU_ERR_INVALID_MEMORY_TRANSFER;
+            if (blk.length == 0)
+                continue; /* an empty block may have no address */
+            if (copy && xfer == DPU_XFER_TO_DPU)
+                memcpy(host_ptr(d, t) + done, blk.addr, blk.length);
+            else if (copy)
+                op_machine_mram_read(op_sdk_machine(), d->id, t->offset + done, blk.addr, blk.length);
+            done += blk.length;
+        }
+        if (done != len && !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK))
+            return DPU_ERR_SG_LENGTH_MISMATCH;
+        *total_bytes += done;
+        *n += done > 0;
+        index++;
+    }
+    return DPU_OK;
 }
 
 static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,
@@ -279,34 +328,14 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
         return DPU_ERR_SG_NOT_MRAM_SYMBOL;
     if (xfer == DPU_XFER_TO_DPU && (rc = check_room(set, &t, len, false)) != DPU_OK)
         return rc;
-    struct dpu_t *d;
-    uint32_t index = 0, n = 0;
-    uint64_t total_bytes = 0;
-    OP_SET_FOREACH_DPU(set, d) {
-        uint8_t *base = host_ptr(d, &t);
-        size_t done = 0;
-        struct sg_block_info blk;
-        for (uint32_t b = 0; gb->f(&blk, index, b, gb->args); b++) {
-            if (b >= max_blocks)
-                return DPU_ERR_SG_TOO_MANY_BLOCKS;
-            if (blk.length > len - done)
-                return DPU_ERR_SG_LENGTH_MISMATCH;
-            if (blk.length && !blk.addr)
-                return DPU_ERR_INVALID_MEMORY_TRANSFER;
-            if (blk.length == 0)
-                continue; /* an empty block may have no address */
-            if (xfer == DPU_XFER_TO_DPU)
-                memcpy(base + done, blk.addr, blk.length);
-            else
-                op_machine_mram_read(op_sdk_machine(), d->id, t.offset + done, blk.addr, blk.length);
-            done += blk.length;
-        }
-        if (done != len && !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK))
-            return DPU_ERR_SG_LENGTH_MISMATCH;
-        total_bytes += done;
-        n += done > 0;
-        index++;
-    }
+    /* every block list is checked before any byte moves, so that a refused
+     * transfer leaves the DPUs and the host buffers as they were (get_block
+     * must give the same answers twice, as it is a description of buffers) */
+    uint64_t total_bytes;
+    uint32_t n;
+    if ((rc = sg_walk(set, xfer, &t, len, gb, max_blocks, flags, false, &total_bytes, &n)) != DPU_OK ||
+        (rc = sg_walk(set, xfer, &t, len, gb, max_blocks, flags, true, &total_bytes, &n)) != DPU_OK)
+        return rc;
     if (n)
         op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n, t0);
     return DPU_OK;
@@ -316,12 +345,12 @@ dpu_error_t dpu_push_sg_xfer(struct dpu_set_t dpu_set, dpu_xfer_t xfer, const ch
                              uint32_t symbol_offset, size_t length, get_block_t *get_block_info,
                              dpu_sg_xfer_flags_t flags)
 {
-    return sg_push(dpu_set, xfer, NULL, symbol_name, symbol_offset, length, get_block_info, flags);
+    OP_LOCKED_RETURN(sg_push(dpu_set, xfer, NULL, symbol_name, symbol_offset, length, get_block_info, flags));
 }
 
 dpu_error_t dpu_push_sg_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, struct dpu_symbol_t symbol,
                                     uint32_t symbol_offset, size_t length, get_block_t *get_block_info,
                                     dpu_sg_xfer_flags_t flags)
 {
-    return sg_push(dpu_set, xfer, &symbol, NULL, symbol_offset, length, get_block_info, flags);
+    OP_LOCKED_RETURN(sg_push(dpu_set, xfer, &symbol, NULL, symbol_offset, length, get_block_info, flags));
 }

@@ -58,6 +58,22 @@ _Noreturn void __op_faultf(enum op_fault why, const char *fmt, ...)
     __builtin_unreachable();
 }
 
+/* Split-stack prologues call __morestack when the next frame would go below
+ * the tasklet's stack (its declared budget).  On the DPU the stack would
+ * silently overwrite WRAM; here the tasklet faults, and the worker names it.
+ * Nothing here may check the stack again. */
+__attribute__((no_split_stack, noreturn, used)) void __op_stack_overflow(void)
+{
+    __OP_SVC->fault(OP_FAULT_STACK, "");
+    __builtin_unreachable();
+}
+__asm__(".text\n"
+        ".globl __morestack\n"
+        ".type __morestack, @function\n"
+        "__morestack:\n"
+        "    jmp __op_stack_overflow\n"
+        ".size __morestack, . - __morestack\n");
+
 _Noreturn void __op_fault(enum op_fault why, const char *msg)
 {
     __OP_SVC->fault(why, msg);

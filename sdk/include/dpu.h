@@ -1,6 +1,11 @@
 /* OpenPIM's implementation of the UPMEM host API (source-compatible with the
  * UPMEM SDK's dpu.h).  Programs allocate DPUs, load a DPU program, move data
- * to and from DPU memories by symbol name, and launch the DPUs. */
+ * to and from DPU memories by symbol name, and launch the DPUs.
+ *
+ * As with the UPMEM SDK, the functions may be called from several threads at
+ * once, each thread on its own DPU sets; a dpu_callback function may call
+ * them too.  Offsets and lengths are checked without wrapping: a transfer
+ * outside its symbol or memory is refused and changes nothing. */
 #ifndef DPU_H
 #define DPU_H
 

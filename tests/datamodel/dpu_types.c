@@ -16,6 +16,7 @@ struct shared {
 };
 
 __host uint32_t facts[32];
+uint32_t count_facts(); /* declared without a prototype, as public programs do (PrIM TRNS) */
 __host struct shared in, out;
 __host uint32_t walk[16];
 /* an index of MRAM addresses, as public programs keep them (uintptr_t entries) */
@@ -53,7 +54,7 @@ int main(void)
     facts[k++] = offsetof(struct shared, c);
     facts[k++] = offsetof(struct shared, d);
     facts[k++] = sizeof(L"ab") / sizeof(wchar_t);
-    facts[k] = k;
+    facts[k] = count_facts(k);
 
     out.a = in.a + 1;
     out.n = in.n * 2;
@@ -70,4 +71,9 @@ int main(void)
         at = (__mram_ptr uintptr_t *)*at;
     }
     return 0;
+}
+
+uint32_t count_facts(uint32_t k)
+{
+    return k;
 }

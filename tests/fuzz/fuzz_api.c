@@ -19,9 +19,13 @@
  *    the expected results or the expected fault;
  *  - after every input, once everything is freed, a fresh alloc, load,
  *    launch and check of the results works.
+ *  - overflow class (op_overflow): offsets and lengths at the wrap points of
+ *    the bound checks are refused with the right kind of error, and a refused
+ *    call changes neither the host buffers nor the DPUs' memories.
  *
  * Environment: FUZZ_DPU_BIN (the DPU program built from dpu_fuzz.c with
- * NR_TASKLETS=4), OPENPIM_WORKER (run.sh points it at the sandboxed worker). */
+ * NR_TASKLETS=4); the worker is libdpu's own (its seccomp filter confines
+ * the mutated code it runs, machine/sandbox.c). */
 #define _GNU_SOURCE
 #include <dpu.h>
 #include <elf.h>
@@ -143,20 +147,20 @@ static void read_image(void)
     if (!g_img || fread(g_img, 1, g_img_len, f) != g_img_len)
         exit(2);
     fclose(f);
-    Elf64_Ehdr eh;
+    Elf32_Ehdr eh;
     memcpy(&eh, g_img, sizeof eh);
     g_shoff = eh.e_shoff;
     g_shnum = eh.e_shnum;
     add_part(0, sizeof eh);
-    add_part(eh.e_phoff, (size_t)eh.e_phnum * sizeof(Elf64_Phdr));
-    add_part(g_shoff, g_shnum * sizeof(Elf64_Shdr));
+    add_part(eh.e_phoff, (size_t)eh.e_phnum * sizeof(Elf32_Phdr));
+    add_part(g_shoff, g_shnum * sizeof(Elf32_Shdr));
     for (size_t i = 0; i < g_shnum; i++) {
-        Elf64_Shdr sh;
+        Elf32_Shdr sh;
         memcpy(&sh, g_img + g_shoff + i * sizeof sh, sizeof sh);
         if (sh.sh_type == SHT_SYMTAB) {
             g_symoff = sh.sh_offset;
-            g_symnum = sh.sh_size / sizeof(Elf64_Sym);
-            Elf64_Shdr st;
+            g_symnum = sh.sh_size / sizeof(Elf32_Sym);
+            Elf32_Shdr st;
             memcpy(&st, g_img + g_shoff + sh.sh_link * sizeof st, sizeof st);
             g_stroff = st.sh_offset;
             g_strlen = st.sh_size;
@@ -525,13 +529,13 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
             off = u32(in) % g_img_len;
             break;
         case 2: { /* a field of a section header */
-            static const size_t fields[] = {offsetof(Elf64_Shdr, sh_type), offsetof(Elf64_Shdr, sh_flags),
-                                            offsetof(Elf64_Shdr, sh_addr), offsetof(Elf64_Shdr, sh_offset),
-                                            offsetof(Elf64_Shdr, sh_size), offsetof(Elf64_Shdr, sh_link),
-                                            offsetof(Elf64_Shdr, sh_entsize)};
+            static const size_t fields[] = {offsetof(Elf32_Shdr, sh_type), offsetof(Elf32_Shdr, sh_flags),
+                                            offsetof(Elf32_Shdr, sh_addr), offsetof(Elf32_Shdr, sh_offset),
+                                            offsetof(Elf32_Shdr, sh_size), offsetof(Elf32_Shdr, sh_link),
+                                            offsetof(Elf32_Shdr, sh_entsize)};
             size_t f = fields[u8(in) % 7];
-            off = g_shoff + (u8(in) % g_shnum) * sizeof(Elf64_Shdr) + f;
-            width = f == offsetof(Elf64_Shdr, sh_type) || f == offsetof(Elf64_Shdr, sh_link) ? 4 : 8;
+            off = g_shoff + (u8(in) % g_shnum) * sizeof(Elf32_Shdr) + f;
+            width = f == offsetof(Elf32_Shdr, sh_type) || f == offsetof(Elf32_Shdr, sh_link) ? 4 : 8;
             break;
         }
         case 3: { /* value or size of a symbol, often a runtime one */
@@ -543,7 +547,7 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
             const char *want = names[u8(in) % (sizeof names / sizeof *names)];
             bool search = u8(in) < 192;
             for (size_t i = 0; search && i < g_symnum; i++) {
-                Elf64_Sym s;
+                Elf32_Sym s;
                 memcpy(&s, g_img + g_symoff + i * sizeof s, sizeof s);
                 if (strcmp((const char *)g_img + g_stroff + s.st_name, want) == 0) {
                     k = i;
@@ -551,15 +555,15 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
                 }
             }
             bool size = u8(in) & 1;
-            off = g_symoff + k * sizeof(Elf64_Sym) + (size ? offsetof(Elf64_Sym, st_size) : offsetof(Elf64_Sym, st_value));
+            off = g_symoff + k * sizeof(Elf32_Sym) + (size ? offsetof(Elf32_Sym, st_size) : offsetof(Elf32_Sym, st_value));
             width = 8;
             break;
         }
         case 4: { /* a field of the ELF header */
-            static const size_t fields[] = {offsetof(Elf64_Ehdr, e_shoff), offsetof(Elf64_Ehdr, e_shnum),
-                                            offsetof(Elf64_Ehdr, e_shentsize), offsetof(Elf64_Ehdr, e_type),
-                                            offsetof(Elf64_Ehdr, e_machine), offsetof(Elf64_Ehdr, e_ident) + EI_CLASS,
-                                            offsetof(Elf64_Ehdr, e_shstrndx)};
+            static const size_t fields[] = {offsetof(Elf32_Ehdr, e_shoff), offsetof(Elf32_Ehdr, e_shnum),
+                                            offsetof(Elf32_Ehdr, e_shentsize), offsetof(Elf32_Ehdr, e_type),
+                                            offsetof(Elf32_Ehdr, e_machine), offsetof(Elf32_Ehdr, e_ident) + EI_CLASS,
+                                            offsetof(Elf32_Ehdr, e_shstrndx)};
             unsigned f = u8(in) % 7;
             off = fields[f];
             width = f == 0 ? 8 : f == 5 ? 1 : 2;
@@ -568,7 +572,7 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
         case 5: /* truncate */
             *len = u32(in) % (*len + 1);
             continue;
-        case 6: /* the code: the worker runs it (sandboxed, see sandbox_worker.c) */
+        case 6: /* the code: the worker runs it (sandboxed, machine/sandbox.c) */
             off = g_text.off + u16(in) % g_text.len;
             width = 1;
             v = u8(in);
@@ -1110,6 +1114,199 @@ static void op_misc(struct in *in)
         CALL(dpulog_read_for_dpu(pk.set.kind == DPU_SET_DPU && pk.valid == 1 ? pk.set.dpu : NULL, g_null));
 }
 
+/* ---- the overflow class -------------------------------------------------------------
+ * Offsets and lengths at the wrap points of the bound checks (off + len == 2^64 + d,
+ * 2^63, 2^32 + d, UINT32_MAX, lengths that truncate to small ones in 32 bits), with
+ * host buffers of OVF_BUF bytes only.  Invariants: a call whose range ends past its
+ * symbol is refused with a symbol (or set/program) error, never accepted and never
+ * refused by the later memory checks it should not have reached (INVALID_MRAM/WRAM_ACCESS,
+ * or DPU_ERR_SYSTEM from the host-memory check of a wrapped size); a refused call
+ * leaves the host buffers and the DPUs' WRAM and both ends of their MRAM as they were. */
+
+#define OVF_BUF 64
+#define OVF_SNAP (64u << 10) /* bytes of WRAM, MRAM head and MRAM tail compared per DPU */
+
+static uint32_t ovf_off(struct in *in)
+{
+    switch (u8(in) % 6) {
+    case 0: return UINT32_MAX - u8(in) % 16;
+    case 1: return 0x80000000u + (uint32_t)(int32_t)(int8_t)u8(in);
+    case 2: return 8u * (u8(in) % 16);
+    case 3: return (64u << 20) - 8u * (u8(in) % 16);
+    case 4: return 0x10000u - 4u * (u8(in) % 16);
+    default: return u32(in);
+    }
+}
+
+/* A length near a wrap point; case 0 makes off + len wrap to d exactly. */
+static size_t ovf_len(struct in *in, uint64_t off)
+{
+    size_t d = (size_t)(ptrdiff_t)(int8_t)u8(in); /* -128..127, modulo 2^64 */
+    switch (u8(in) % 7) {
+    case 0: return (size_t)0 - (size_t)off + d;
+    case 1: return SIZE_MAX - u8(in) % 16;
+    case 2: return ((size_t)1 << 63) + d;
+    case 3: return ((size_t)(1 + u8(in) % 4) << 32) + u8(in) % 65; /* small once truncated */
+    case 4: return (size_t)UINT32_MAX + 1 - (size_t)off + d;     /* off + len near 2^32 */
+    case 5: return (size_t)0 - ((size_t)u8(in) << 32) - (size_t)off;
+    default: return (size_t)u64(in);
+    }
+}
+
+static struct dpu_symbol_t ovf_symbol(struct in *in)
+{
+    static const uint32_t addrs[] = {0x08000000u, 0x10000000u, 0x08000000u + (64u << 20) - 64,
+                                     0x10000000u + 0x10000u - 64, 0xfffffff0u};
+    static const uint32_t sizes[] = {UINT32_MAX, UINT32_MAX - 7, 64u << 20, 0x10000u, 64};
+    uint8_t a = u8(in), s = u8(in);
+    struct dpu_symbol_t sym;
+    sym.address = a < 250 ? addrs[a % 5] : u32(in); /* in this order (make_seeds.py) */
+    sym.size = s < 250 ? sizes[s % 5] : u32(in);
+    return sym;
+}
+
+/* WRAM, the first and the last OVF_SNAP bytes of MRAM of one DPU, read through
+ * whole-memory symbols; false if the DPU cannot be read (no program). */
+static bool ovf_snapshot(struct dpu_set_t dpu, uint8_t *out)
+{
+    struct dpu_symbol_t wram = {0x10000000u, S.machine ? 63488u : 0x10000u}, mram = {0x08000000u, 64u << 20};
+    memset(out, 0, 3 * OVF_SNAP);
+    return dpu_copy_from_symbol(dpu, wram, 0, out, wram.size) == DPU_OK &&
+           dpu_copy_from_symbol(dpu, mram, 0, out + OVF_SNAP, OVF_SNAP) == DPU_OK &&
+           dpu_copy_from_symbol(dpu, mram, (64u << 20) - OVF_SNAP, out + 2 * OVF_SNAP, OVF_SNAP) == DPU_OK;
+}
+
+struct ovf_sg {
+    uint8_t *buf;
+    uint32_t lens[2];
+};
+static bool ovf_sg_block(struct sg_block_info *out, uint32_t dpu_index, uint32_t block_index, void *args)
+{
+    struct ovf_sg *a = args;
+    (void)dpu_index;
+    if (block_index >= 2)
+        return false;
+    out->addr = a->buf + (block_index ? OVF_BUF / 2 : 0);
+    out->length = a->lens[block_index];
+    return true;
+}
+
+static void op_overflow(struct in *in)
+{
+    struct pick pk = pick_set(in);
+    uint8_t call = u8(in) % 10;
+    char own[32];
+    const char *name = call <= 2 || call >= 6 ? pick_symbol(in, own, sizeof own) : NULL;
+    struct dpu_symbol_t sym = {0, 0};
+    if (call >= 3 && call <= 5)
+        sym = ovf_symbol(in);
+    uint64_t off64 = 0;
+    uint32_t off = 0;
+    if (call == 9) { /* the rank view's offsets are 64-bit and multiples of 8 */
+        uint8_t k = u8(in) % 4;
+        off64 = k == 0 ? UINT64_MAX - 7 - 8u * (u8(in) % 16) : k == 1 ? ((uint64_t)1 << 63) + 8u * (u8(in) % 16)
+              : k == 2 ? (64u << 20) - 8u * (u8(in) % 16) : u64(in) & ~(uint64_t)7;
+    } else {
+        off64 = off = ovf_off(in);
+    }
+    size_t len = ovf_len(in, off64);
+    /* a length that some symbol could hold is cut to the host buffer's: only
+     * lengths past any memory (64 MB MRAM, 512 MB of rank view) stay large */
+    if (len <= (call == 9 ? (size_t)1 << 30 : (size_t)1 << 27))
+        len %= OVF_BUF + 1;
+    if (call == 9)
+        len &= ~(size_t)63; /* whole lines, so that the size check is the one that refuses */
+
+    /* host side: OVF_BUF bytes of a known pattern; one buffer per DPU for pushes */
+    uint8_t pattern[OVF_BUF], *buf = malloc(OVF_BUF), *bufs[MAX_MACHINE_DPUS] = {0};
+    for (unsigned i = 0; i < OVF_BUF; i++)
+        pattern[i] = buf[i] = (uint8_t)(0x3c + 5 * i);
+    struct dpu_set_t d, snap_dpu[2];
+    unsigned nsnap = 0, ndpus = 0;
+    uint8_t *before = NULL;
+    if (pk.valid == 1 && call != 9) {
+        DPU_FOREACH(pk.set, d) {
+            if (ndpus < MAX_MACHINE_DPUS && (call == 6 || call == 7)) {
+                bufs[ndpus] = malloc(OVF_BUF);
+                memcpy(bufs[ndpus], pattern, OVF_BUF);
+                CALL(dpu_prepare_xfer(d, bufs[ndpus]));
+            }
+            snap_dpu[nsnap < 2 ? nsnap : 1] = d; /* the first and the last */
+            nsnap = nsnap < 2 ? nsnap + 1 : 2;
+            ndpus++;
+        }
+        before = malloc(2 * 3 * OVF_SNAP);
+        for (unsigned i = 0; i < nsnap; i++)
+            if (!ovf_snapshot(snap_dpu[i], before + i * 3 * OVF_SNAP))
+                nsnap = 0; /* nothing loaded: nothing can be written either */
+    }
+
+    dpu_error_t rc;
+    struct ovf_sg sga = {buf, {0, 0}};
+    get_block_t gb = {ovf_sg_block, &sga, sizeof sga};
+    bool past; /* the range ends past what the symbol can hold */
+    switch (call) {
+    case 0: rc = CALL(dpu_copy_to(pk.set, name, off, buf, len)); break;
+    case 1: rc = CALL(dpu_broadcast_to(pk.set, name, off, buf, len, DPU_XFER_DEFAULT)); break;
+    case 2: rc = CALL(dpu_copy_from(pk.set, name, off, buf, len)); break;
+    case 3: rc = CALL(dpu_copy_to_symbol(pk.set, sym, off, buf, len)); break;
+    case 4: rc = CALL(dpu_broadcast_to_symbol(pk.set, sym, off, buf, len, DPU_XFER_DEFAULT)); break;
+    case 5: rc = CALL(dpu_copy_from_symbol(pk.set, sym, off, buf, len)); break;
+    case 6: rc = CALL(dpu_push_xfer(pk.set, DPU_XFER_TO_DPU, name, off, len, DPU_XFER_DEFAULT)); break;
+    case 7: rc = CALL(dpu_push_xfer(pk.set, DPU_XFER_FROM_DPU, name, off, len, DPU_XFER_DEFAULT)); break;
+    case 8: {
+        uint8_t dir = u8(in);
+        static const uint32_t blens[] = {UINT32_MAX, UINT32_MAX - 7, 8, OVF_BUF / 2, 0x80000000u};
+        sga.lens[0] = u8(in) < 128 ? (uint32_t)(len / 2) : blens[u8(in) % 5];
+        sga.lens[1] = u8(in) < 128 ? (uint32_t)(len - len / 2) : blens[u8(in) % 5];
+        rc = CALL(dpu_push_sg_xfer(pk.set, dir & 1 ? DPU_XFER_FROM_DPU : DPU_XFER_TO_DPU, name, off, len, &gb,
+                                   (dpu_sg_xfer_flags_t)(dir & 2 ? DPU_SG_XFER_DISABLE_LENGTH_CHECK : 0)));
+        break;
+    }
+    default: {
+        uint32_t group = u8(in) % 8;
+        rc = CALL(u8(in) & 1 ? openpim_rank_view_read(pk.set, group, off64, buf, len)
+                             : openpim_rank_view_write(pk.set, group, off64, buf, len));
+        break;
+    }
+    }
+    expect_rejected(&pk, rc, "overflow-class call");
+
+    /* image symbols are smaller than 2^32 bytes: a range ending at or past 2^32 is past
+     * any of them; a given symbol has its own size; the rank view covers 64 MB */
+    if (call == 9)
+        past = off64 > (64u << 20) || len / 8 > (64u << 20) - off64;
+    else if (call >= 3 && call <= 5)
+        past = off > sym.size || len > (size_t)(sym.size - off);
+    else
+        past = len > UINT32_MAX || off > UINT32_MAX - len;
+    if (past && (rc == DPU_OK || rc == DPU_ERR_SYSTEM ||
+                 (call != 9 && (rc == DPU_ERR_INVALID_MRAM_ACCESS || rc == DPU_ERR_INVALID_WRAM_ACCESS))))
+        die("call %u: off %llu + len %zu ends past its symbol, but the call gave %u", call,
+            (unsigned long long)off64, len, (unsigned)rc);
+    if (rc == DPU_OK && len > OVF_BUF && call != 8)
+        die("call %u accepted %zu bytes, more than any memory holds", call, len);
+    if (rc != DPU_OK) {
+        if (memcmp(buf, pattern, OVF_BUF) != 0)
+            die("call %u was refused (%u) but wrote the host buffer", call, (unsigned)rc);
+        for (unsigned i = 0; i < MAX_MACHINE_DPUS; i++)
+            if (bufs[i] && memcmp(bufs[i], pattern, OVF_BUF) != 0)
+                die("push %u was refused (%u) but wrote prepared buffer %u", call, (unsigned)rc, i);
+        uint8_t *after = nsnap ? malloc(3 * OVF_SNAP) : NULL;
+        for (unsigned i = 0; i < nsnap; i++)
+            if (!ovf_snapshot(snap_dpu[i], after) || memcmp(after, before + i * 3 * OVF_SNAP, 3 * OVF_SNAP) != 0)
+                die("call %u was refused (%u) but changed the memory of a DPU (off %llu, len %zu)", call,
+                    (unsigned)rc, (unsigned long long)off64, len);
+        free(after);
+    }
+    if (call == 6 || call == 7)
+        CALL(dpu_prepare_xfer(pk.set, NULL)); /* the buffers are freed below */
+    for (unsigned i = 0; i < MAX_MACHINE_DPUS; i++)
+        free(bufs[i]);
+    free(before);
+    free(buf);
+}
+
 /* ---- checked runs ------------------------------------------------------------------- */
 
 struct run_inputs {
@@ -1321,7 +1518,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memset(&S, 0, sizeof S);
     S.machine = machine;
     for (unsigned op = 0; op < MAX_OPS && in.n; op++) {
-        uint8_t code = u8(&in) % 23;
+        uint8_t code = u8(&in) % 24;
         TRACE("op %u: %u\n", op, code);
         switch (code) {
         case 0: op_alloc(&in, false); break;
@@ -1346,7 +1543,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 19: op_load_mem(&in); break;
         case 20: op_iterate(&in); break;
         case 21: op_rank_view(&in); break;
-        default: op_misc(&in); break;
+        case 22: op_misc(&in); break;
+        default: op_overflow(&in); break;
         }
     }
     final_check(&in);

@@ -13,11 +13,11 @@ __mram_noinit uint32_t first[16]; /* the first MRAM variable: at 0x08000000 */
 /* Sums what an uninitialised stack array holds, then leaves a pattern of its own there. */
 static __attribute__((noinline)) uint32_t stale_stack(uint32_t seed)
 {
-    volatile uint32_t a[512];
+    volatile uint32_t a[128];
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < 512; i++)
+    for (uint32_t i = 0; i < 128; i++)
         sum += a[i];
-    for (uint32_t i = 0; i < 512; i++)
+    for (uint32_t i = 0; i < 128; i++)
         a[i] = seed * 2654435761u + i;
     return sum;
 }

@@ -19,21 +19,4 @@ op_sys:
     ret
     .size op_sys, . - op_sys
 
-/* void op_big_frame(unsigned long long size): a stack frame of `size` bytes,
- * as a huge local array would make, written from its lowest byte up every
- * 512 bytes. */
-    .globl op_big_frame
-    .type op_big_frame, @function
-op_big_frame:
-    mov %rsp, %rcx
-    sub %rdi, %rsp
-    mov %rsp, %rax
-1:  movb $1, (%rax)
-    add $512, %rax
-    cmp %rcx, %rax
-    jb 1b
-    mov %rcx, %rsp
-    ret
-    .size op_big_frame, . - op_big_frame
-
     .section .note.GNU-stack, "", @progbits

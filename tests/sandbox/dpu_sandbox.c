@@ -18,24 +18,27 @@ __mram_noinit uint64_t mram_out[NR_TASKLETS];
 BARRIER_INIT(everyone, NR_TASKLETS);
 
 static volatile uint64_t sink;
-static uintptr_t local_at[NR_TASKLETS];
 
-/* dpu_escape.S: system call nr(a0..a4); a frame of `size` bytes */
+/* dpu_escape.S: system call nr(a0..a4) */
 long long op_sys(long long nr, long long a0, long long a1, long long a2, long long a3, long long a4);
-void op_big_frame(unsigned long long size);
 
 #define ADDR(p) ((long long)(uintptr_t)(p))
 
-static void overflow(unsigned tasklet, unsigned strides_x3)
+/* A frame of `size` bytes (more than a tasklet's stack here), written from
+ * its lowest byte up: on the DPU it would overwrite the WRAM below the stack. */
+static __attribute__((noinline)) uint32_t big_frame(uint32_t n)
 {
-    volatile uint32_t here = 0;
-    local_at[me()] = (uintptr_t)&here;
+    volatile uint8_t frame[6000];
+    for (uint32_t i = 0; i < sizeof frame; i += 512)
+        frame[i] = (uint8_t)n;
+    return frame[n % sizeof frame];
+}
+
+static void overflow(unsigned tasklet)
+{
     barrier_wait(&everyone);
-    if (me() != tasklet)
-        return;
-    /* distance between two tasklets' stacks, measured at the same depth */
-    uint64_t stride = local_at[1] - local_at[0];
-    op_big_frame(stride * strides_x3 / 3);
+    if (me() == tasklet)
+        sink = big_frame(me());
 }
 
 int main(void)
@@ -47,12 +50,12 @@ int main(void)
             result = 42;
         return 0;
     }
-    if (mode == 18) { /* tasklet 0: a frame of two stacks, below every stack */
-        overflow(0, 6);
+    if (mode == 18) { /* tasklet 0, the lowest stack: its frame would reach below every stack */
+        overflow(0);
         return 0;
     }
-    if (mode == 19) { /* tasklet 3: a frame of 2.33 stacks, over tasklet 2's guard page into tasklet 1's stack */
-        overflow(3, 7);
+    if (mode == 19) { /* tasklet 3: its frame would reach into tasklets 2, 1 and 0's stacks */
+        overflow(3);
         return 0;
     }
     if (me() != 0)

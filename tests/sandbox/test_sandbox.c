@@ -185,7 +185,7 @@ int main(void)
         check_results(set, 1);
     }
 
-    /* a frame larger than the tasklet's stack, wherever its first store lands */
+    /* a frame larger than the tasklet's stack (its declared budget in WRAM) */
     struct {
         uint32_t mode;
         unsigned tasklet;

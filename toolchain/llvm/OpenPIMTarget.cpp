@@ -12,6 +12,7 @@
 // What differs between the two ABIs and is fixed up here:
 //   - triple and data layout;
 //   - the spir_func calling convention becomes the C one;
+//   - no red zone (tasklet stacks are WRAM budgets checked at each frame);
 //   - va_list: spir's is a 4-byte pointer, x32's a 16-byte structure that the
 //     backend's va_start/va_arg lower to.  Each va_list object becomes a pointer
 //     to a 16-byte area in the frame of the function that starts or copies it,
@@ -101,6 +102,13 @@ struct OpenPIMTargetPass : PassInfoMixin<OpenPIMTargetPass> {
         F.setCallingConv(CallingConv::C);
       if (F.isDeclaration())
         continue;
+      // Tasklet stacks are the DPU's WRAM budgets, checked by split-stack
+      // prologues: nothing may live below the stack pointer.
+      F.addFnAttr(Attribute::NoRedZone);
+      // The x86 backend has no split-stack prologue for variadic functions:
+      // their own frame goes unchecked (what they call is checked).
+      if (F.isVarArg())
+        F.removeFnAttr("split-stack");
       for (Instruction &I : instructions(F))
         if (auto *CB = dyn_cast<CallBase>(&I))
           if (CB->getCallingConv() == CallingConv::SPIR_FUNC)
