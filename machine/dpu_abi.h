@@ -108,6 +108,7 @@ struct op_services {
 /* flags of svc->dma */
 #define OP_DMA_WRITE 1u /* WRAM -> MRAM (else MRAM -> WRAM) */
 #define OP_DMA_COPY 2u  /* move the bytes; without it the call only records the DMA for the timing model */
+#define OP_DMA_YIELD 4u /* then yield to the next tasklet (what the DPU does at every DMA), in the same call */
 #define OP_NR_SERVICES (sizeof(struct op_services) / sizeof(uint32_t))
 
 /* Per-worker environment, at OP_ENV_BASE; the image holds a pointer to it in

@@ -376,6 +376,8 @@ static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
             memcpy(w, m, size);
     }
     op_dpu_run_dma(&run, &sched, mram, size, (flags & OP_DMA_WRITE) != 0);
+    if (flags & OP_DMA_YIELD)
+        op_sched_yield();
 }
 
 static void svc_block(uint64_t key)

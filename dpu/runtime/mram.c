@@ -17,8 +17,7 @@ void mram_read(const __mram_ptr void *from, void *to, unsigned int nb_of_bytes)
     uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_read", m, size);
     __op_check_wram("mram_read", w, size);
-    __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY);
-    __op_yield();
+    __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY | OP_DMA_YIELD);
 }
 
 void mram_write(const void *from, __mram_ptr void *dest, unsigned int nb_of_bytes)
@@ -28,8 +27,7 @@ void mram_write(const void *from, __mram_ptr void *dest, unsigned int nb_of_byte
     uint32_t size = __op_dma_size(nb_of_bytes);
     __op_check_mram("mram_write", m, size);
     __op_check_wram("mram_write", w, size);
-    __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY | OP_DMA_WRITE);
-    __op_yield();
+    __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY | OP_DMA_WRITE | OP_DMA_YIELD);
 }
 
 void *mram_read_unaligned(const __mram_ptr void *from, void *buffer, unsigned int nb_of_bytes)
