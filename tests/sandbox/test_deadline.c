@@ -21,33 +21,9 @@
 
 #define NR 8
 #define VICTIM 5
+
+#include "victim.h"
 #define BUDGET_S 0.3
-
-static void set_mode(struct dpu_set_t set, uint32_t victim_mode)
-{
-    struct dpu_set_t dpu;
-    uint32_t i, zero = 0;
-    uint64_t zero64 = 0;
-    DPU_ASSERT(dpu_copy_to(set, "result", 0, &zero64, 8));
-    DPU_FOREACH(set, dpu, i)
-        DPU_ASSERT(dpu_copy_to(dpu, "mode", 0, i == VICTIM ? &victim_mode : &zero, 4));
-}
-
-static void check_results(struct dpu_set_t set, int with_victim)
-{
-    struct dpu_set_t dpu;
-    uint32_t i;
-    DPU_FOREACH(set, dpu, i) {
-        if (!with_victim && i == VICTIM)
-            continue;
-        uint64_t r, m[4];
-        CHECK_EQ(dpu_copy_from(dpu, "result", 0, &r, 8), DPU_OK);
-        CHECK_EQ(r, 42);
-        CHECK_EQ(dpu_copy_from(dpu, "mram_out", 0, m, sizeof m), DPU_OK);
-        for (uint64_t t = 0; t < 4; t++)
-            CHECK_EQ(m[t], t * 1000 + 7);
-    }
-}
 
 static struct openpim_fault victim_fault(struct dpu_set_t set)
 {
