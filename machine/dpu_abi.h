@@ -26,24 +26,28 @@
 
 #define OP_MAX_TASKLETS 24
 
-/* Why a DPU stopped abnormally (also reported to the host). */
-enum op_fault {
-    OP_FAULT_NONE = 0,
-    OP_FAULT_HALT,         /* halt() */
-    OP_FAULT_ASSERT,       /* assert() failed */
-    OP_FAULT_MEMORY,       /* access outside WRAM/MRAM */
-    OP_FAULT_DMA,          /* bad mram_read/mram_write arguments */
-    OP_FAULT_HEAP,         /* mem_alloc beyond the WRAM heap */
-    OP_FAULT_STACK,        /* tasklet stack overflow */
-    OP_FAULT_DEADLOCK,     /* every live tasklet is blocked */
-    OP_FAULT_TIMEOUT,      /* the launch budget ran out */
-    OP_FAULT_ILLEGAL,      /* illegal instruction, FP trap, ... */
-    OP_FAULT_RUNTIME,      /* misuse of a runtime primitive */
-    OP_FAULT_HOST_MEMORY,  /* host cannot back more emulated memory */
-    OP_FAULT_DIV_ZERO,     /* integer division by zero (the DPU's "fault 2") */
-    OP_FAULT_SYSCALL,      /* DPU code made a system call (refused by the worker's sandbox) */
-    OP_FAULT_WORKER,       /* the worker running the DPU died (killed, crashed, exited) */
-};
+/* Why a DPU stopped abnormally (also reported to the host): the one list of
+ * fault kinds, with the name the host API reports (openpim_get_fault). */
+#define OP_FAULT_KINDS(X)                                                                      \
+    X(NONE, "none")                /* no fault */                                          \
+    X(HALT, "halt")                /* halt() */                                            \
+    X(ASSERT, "assert")            /* assert() failed */                                   \
+    X(MEMORY, "memory")            /* access outside WRAM/MRAM */                          \
+    X(DMA, "dma")                  /* bad mram_read/mram_write arguments */                \
+    X(HEAP, "heap")                /* mem_alloc beyond the WRAM heap */                    \
+    X(STACK, "stack")              /* a tasklet's frame does not fit its stack */          \
+    X(DEADLOCK, "deadlock")        /* every live tasklet is blocked */                     \
+    X(TIMEOUT, "timeout")          /* the launch budget ran out */                         \
+    X(ILLEGAL, "illegal")          /* illegal instruction, FP trap, ... */                 \
+    X(RUNTIME, "runtime")          /* misuse of a runtime primitive */                     \
+    X(HOST_MEMORY, "host-memory")  /* host cannot back more emulated memory */             \
+    X(DIV_ZERO, "divide-by-zero")  /* integer division by zero (the DPU's "fault 2") */    \
+    X(SYSCALL, "syscall")          /* DPU code made a system call (refused by the sandbox) */ \
+    X(WORKER, "worker")            /* the worker running the DPU died (killed, crashed, exited) */
+
+#define OP_FAULT_ENUM_(kind, name) OP_FAULT_##kind,
+enum op_fault { OP_FAULT_KINDS(OP_FAULT_ENUM_) OP_FAULT_COUNT };
+#undef OP_FAULT_ENUM_
 
 /* The image is ILP32 (x32) code, the worker LP64: the structures below use
  * only fixed-width fields, and what the image sees as a pointer the worker

@@ -11,10 +11,10 @@
 
 static const char *fault_kind(uint32_t f)
 {
-    static const char *names[] = {"none", "halt", "assert", "memory", "dma", "heap", "stack",
-                                  "deadlock", "timeout", "illegal", "runtime", "host-memory", "divide-by-zero",
-                                  "syscall", "worker"};
-    return f < sizeof names / sizeof *names ? names[f] : "unknown";
+#define OP_FAULT_NAME_(kind, name) name,
+    static const char *const names[] = {OP_FAULT_KINDS(OP_FAULT_NAME_)};
+#undef OP_FAULT_NAME_
+    return f < OP_FAULT_COUNT ? names[f] : "unknown";
 }
 
 dpu_error_t op_sync_ranks(struct dpu_set_t set)
