@@ -4,8 +4,8 @@
  *
  * A DPU image is a non-PIE x86-64 ELF executable linked by the toolchain's
  * dpu.lds.  Its address map mirrors the DPU:
- *   - WRAM (rodata, data, bss, heap, DPU stack budget) at OP_WRAM_BASE,
- *     at most wram_size bytes: one copy per emulated DPU, swapped in by the worker;
+ *   - WRAM (rodata, data, bss, tasklet stacks, heap): wram_size bytes ending at
+ *     OP_WRAM_END; one copy per emulated DPU, swapped in by the worker;
  *   - MRAM variables (__mram, __mram_noinit) at OP_MRAM_BASE; they are never
  *     mapped at that address, code reaches them through %gs (see mram.h), and the
  *     worker points GS at "current DPU's MRAM - OP_MRAM_BASE";
@@ -21,7 +21,11 @@
 #define OP_ABI_VERSION 2u
 
 #define OP_MRAM_BASE 0x08000000u
-#define OP_WRAM_BASE 0x10000000u
+#define OP_WRAM_BASE 0x10000000u /* the WRAM window: 64 KB, the largest WRAM */
+#define OP_WRAM_END 0x10010000u
+/* A chip's WRAM ends at OP_WRAM_END (a page boundary, so that an access past
+ * its end faults whatever its size: v1B has 62 KB) and starts wram_size below. */
+#define OP_WRAM_START(wram_size) (OP_WRAM_END - (uint32_t)(wram_size))
 #define OP_TEXT_BASE 0x20000000u
 
 #define OP_MAX_TASKLETS 24
@@ -126,9 +130,7 @@ struct op_env {
     uint32_t wram_size;    /* bytes of WRAM (64 KiB on v1A) */
     uint32_t mram_size;    /* bytes of MRAM (64 MiB) */
     uint32_t perf_mode;    /* last perfcounter_config mode */
-    uint32_t stacks_lo;    /* the tasklets' stacks (in WRAM) */
     uint64_t perf_base;    /* counter value at the last reset */
-    uint32_t stacks_hi;
     OP_IMG_PTR(const struct op_services, svc);
 };
 

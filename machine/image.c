@@ -94,6 +94,7 @@ static int read_symbols(struct op_image *img, const Elf32_Shdr *sh, unsigned shn
 static int read_sections(struct op_image *img, const Elf32_Shdr *sh, unsigned shnum, char *err, size_t errlen)
 {
     uint32_t wram_hi = OP_WRAM_BASE, mram_lo = UINT32_MAX, mram_hi = 0;
+    img->wram_lo = OP_WRAM_END;
     img->iram_lo = UINT32_MAX;
     for (unsigned i = 0; i < shnum; i++) {
         if (!(sh[i].sh_flags & SHF_ALLOC) || sh[i].sh_size == 0)
@@ -108,6 +109,8 @@ static int read_sections(struct op_image *img, const Elf32_Shdr *sh, unsigned sh
         case OP_REGION_WRAM:
             if (hi > wram_hi)
                 wram_hi = hi;
+            if (lo < img->wram_lo)
+                img->wram_lo = lo;
             break;
         case OP_REGION_MRAM:
             if (sh[i].sh_type != SHT_NOBITS) {
@@ -231,15 +234,17 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
         }
         if (missing)
             rc = fail(err, errlen, "not an OpenPIM DPU image (runtime symbols missing)");
-        else if (total != img->stack_total || at < OP_WRAM_BASE || (uint64_t)at + total > (uint64_t)OP_WRAM_BASE + img->wram_size)
+        else if (total != img->stack_total || at < OP_WRAM_START(img->wram_size) || (uint64_t)at + total > OP_WRAM_END)
             rc = fail(err, errlen, "the image's tasklet stacks do not fit its WRAM");
         else if (img->sym_env % 4 || img->sym_env < img->opbss_addr ||
                  (uint64_t)img->sym_env + 4 > (uint64_t)img->opbss_addr + img->opbss_len)
             rc = fail(err, errlen, "not an OpenPIM DPU image (__op_env outside the runtime scratch)");
         else if (img->nr_tasklets < 1 || img->nr_tasklets > OP_MAX_TASKLETS)
             rc = fail(err, errlen, "image was built for %u tasklets", img->nr_tasklets);
-        else if (img->wram_init_len > img->wram_size)
-            rc = fail(err, errlen, "image uses %u bytes of WRAM, more than its %u", img->wram_init_len, img->wram_size);
+        else if (img->wram_size == 0 || img->wram_size > OP_WRAM_END - OP_WRAM_BASE ||
+                 img->wram_lo < OP_WRAM_START(img->wram_size) || OP_WRAM_BASE + img->wram_init_len > OP_WRAM_END)
+            rc = fail(err, errlen, "image's WRAM [0x%x, 0x%x) is not inside its %u bytes of WRAM", img->wram_lo,
+                      OP_WRAM_BASE + img->wram_init_len, img->wram_size);
     }
     if (rc != 0)
         op_image_free(img);

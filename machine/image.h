@@ -21,7 +21,9 @@ struct op_symbol {
 struct op_image {
     uint8_t *bytes; /* the whole ELF file */
     size_t len;
-    /* WRAM [OP_WRAM_BASE, wram_end): initial contents (bss included, zeroed) */
+    /* WRAM window [OP_WRAM_BASE, OP_WRAM_BASE + wram_init_len): initial contents (bss included,
+     * zeroed; the chip's WRAM starts at OP_WRAM_START(wram_size)); wram_lo: its lowest section */
+    uint32_t wram_lo;
     uint8_t *wram_init;
     uint32_t wram_init_len;
     /* MRAM variables with initial values (.mram), as one range */

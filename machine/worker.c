@@ -356,7 +356,7 @@ static void svc_fault_img(uint32_t why, uint32_t msg)
 /* Tasklet stacks are part of WRAM. */
 static int in_wram(uint64_t lo, uint64_t size)
 {
-    return lo >= OP_WRAM_BASE && lo + size <= (uint64_t)OP_WRAM_BASE + ctrl->wram_size;
+    return lo >= OP_WRAM_START(ctrl->wram_size) && lo + size <= OP_WRAM_END;
 }
 
 static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
@@ -501,7 +501,8 @@ static void run_dpu(uint32_t dpu)
         return;
     }
     uint8_t *wram = wram_shm + (uint64_t)dpu * OP_WRAM_STRIDE;
-    memcpy((void *)(uintptr_t)OP_WRAM_BASE, wram, ctrl->wram_size);
+    uint32_t wram_off = OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE; /* its place in the window */
+    memcpy((void *)(uintptr_t)(OP_WRAM_BASE + wram_off), wram + wram_off, ctrl->wram_size);
     uint8_t *win = mram_of(dpu);
     set_gs(win);
     reset_scratch();
@@ -519,8 +520,6 @@ static void run_dpu(uint32_t dpu)
         sched.t[t].stack_lo = (uint8_t *)(uintptr_t)img.stack_lo[t];
         sched.t[t].stack_hi = (uint8_t *)(uintptr_t)img.stack_lo[t] + img.stack_size[t];
     }
-    env->stacks_lo = img.stack_lo[0];
-    env->stacks_hi = img.stack_lo[0] + img.stack_total;
     op_sched_set_stack_limit(0); /* __op_boot runs on the worker's stack */
     op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
 
@@ -550,7 +549,8 @@ static void run_dpu(uint32_t dpu)
     }
     set_gs(NULL);
     op_dpu_run_end(&run, &sched);
-    memcpy(wram, (void *)(uintptr_t)OP_WRAM_BASE, ctrl->wram_size);
+    memcpy(wram + (OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE), (void *)(uintptr_t)OP_WRAM_START(ctrl->wram_size),
+           ctrl->wram_size);
 }
 
 /* Next entry of the launch list for this worker: its own slice first, then

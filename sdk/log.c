@@ -27,7 +27,7 @@ static dpu_error_t dpu_log_read_locked(struct dpu_set_t dpu_set, FILE *stream)
         return DPU_OK; /* the program never calls printf */
     if (op_region_of(buf->addr) != OP_REGION_MRAM || op_region_of(st->addr) != OP_REGION_WRAM ||
         buf->addr - OP_MRAM_BASE + (uint64_t)buf->size > op_machine_mram_size(m) || st->size > 8 ||
-        st->addr - OP_WRAM_BASE + (uint64_t)st->size > op_machine_wram_size(m))
+        st->addr < OP_WRAM_START(op_machine_wram_size(m)) || (uint64_t)st->addr + st->size > OP_WRAM_END)
         return DPU_ERR_LOG_CONTEXT_MISSING;
     uint64_t state = 0;
     memcpy(&state, op_machine_wram(m, dpu_set.dpu->id) + (st->addr - OP_WRAM_BASE), st->size);

@@ -60,7 +60,7 @@ static dpu_error_t check_access(struct dpu_symbol_t sym, uint32_t off, size_t le
     case OP_REGION_WRAM:
         if ((addr | len) & 3u)
             return DPU_ERR_INVALID_WRAM_ACCESS;
-        if (addr - OP_WRAM_BASE > op_machine_wram_size(m) || len > op_machine_wram_size(m) - (addr - OP_WRAM_BASE))
+        if (addr < OP_WRAM_START(op_machine_wram_size(m)) || addr > OP_WRAM_END || len > OP_WRAM_END - addr)
             return DPU_ERR_INVALID_WRAM_ACCESS;
         t->region = OP_REGION_WRAM;
         t->offset = (uint32_t)(addr - OP_WRAM_BASE);

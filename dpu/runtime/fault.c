@@ -91,13 +91,9 @@ void __op_check_mram(const char *who, uint64_t addr, uint64_t size)
 
 void __op_check_wram(const char *who, uintptr_t addr, uint64_t size)
 {
-    uint64_t lo = OP_WRAM_BASE;
-    uint64_t hi = lo + __op_env->wram_size;
+    uint64_t lo = OP_WRAM_START(__op_env->wram_size), hi = OP_WRAM_END; /* tasklet stacks included */
     if (addr >= lo && addr <= hi && size <= hi - addr)
         return;
-    uint64_t slo = __op_env->stacks_lo, shi = __op_env->stacks_hi;
-    if (addr >= slo && addr <= shi && size <= shi - addr)
-        return;
-    __op_faultf(OP_FAULT_DMA, "%s: WRAM address %x (%u bytes) is outside WRAM [%x, %x) and the tasklet stacks", who,
-        (uint64_t)addr, size, lo, hi);
+    __op_faultf(OP_FAULT_DMA, "%s: WRAM address %x (%u bytes) is outside WRAM [%x, %x)", who, (uint64_t)addr, size,
+        lo, hi);
 }
