@@ -1,7 +1,8 @@
 /* Launching DPUs: synchronous and asynchronous launches, status, sync and
  * callbacks.  An asynchronous launch runs when it is issued and its outcome is
  * kept for dpu_status/dpu_sync, which gives the same results as the SDK's rank
- * job queues (jobs of a rank run in the order they were issued). */
+ * job queues (jobs of a rank run in the order they were issued); in modelled
+ * time it runs on its ranks' timelines while the host goes on (report.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +24,7 @@ dpu_error_t op_sync_ranks(struct dpu_set_t set)
     return DPU_OK;
 }
 
-static dpu_error_t run(struct dpu_set_t set)
+static dpu_error_t run(struct dpu_set_t set, int async)
 {
     struct op_machine *m = op_sdk_machine();
     uint32_t n = op_set_count(set);
@@ -47,7 +48,7 @@ static dpu_error_t run(struct dpu_set_t set)
         op_warn("launch failed: %s", err);
         return DPU_ERR_SYSTEM;
     }
-    op_record_launch(set, t0);
+    op_record_launch(set, async, t0);
     dpu_error_t out = DPU_OK;
     unsigned shown = 0, faulted = 0;
     OP_SET_FOREACH_DPU(set, d) {
@@ -84,7 +85,7 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
         return rc;
     if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
         return DPU_ERR_INVALID_LAUNCH_POLICY;
-    rc = run(dpu_set);
+    rc = run(dpu_set, policy == DPU_ASYNCHRONOUS);
     if (policy == DPU_SYNCHRONOUS || rc == DPU_ERR_NO_PROGRAM_LOADED || rc == DPU_ERR_SYSTEM)
         return rc;
     set_pending(dpu_set, rc);
@@ -140,6 +141,7 @@ static dpu_error_t dpu_sync_locked(struct dpu_set_t dpu_set)
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
         return rc;
+    op_record_sync(dpu_set);
     return take_pending(dpu_set);
 }
 

@@ -2,7 +2,15 @@
  * happens; the events are kept and classified when the report is written.
  * Classification of transfers (the standard PrIM breakdown): before the first
  * launch, CPU-DPU; after the last launch, DPU-CPU; between two launches,
- * Inter-DPU.  A run without launches classifies by direction. */
+ * Inter-DPU.  A run without launches classifies by direction.
+ *
+ * Modelled time keeps one timeline per rank and one for the host (the calling
+ * program): an event on a set of ranks starts when the host and those ranks
+ * are free; a synchronous one moves the host to its end, an asynchronous one
+ * (DPU_ASYNCHRONOUS launch, an extension event marked so) leaves the host where
+ * it is, so work on different ranks overlaps; dpu_sync moves the host to the
+ * end of its ranks' work.  Libraries above the SDK add events through
+ * openpim_ext.h. */
 #define _GNU_SOURCE
 #include "report.h"
 
@@ -13,13 +21,15 @@
 #include <time.h>
 
 #include "vclock.h"
+#include "openpim_ext.h"
 
-enum ev_type { EV_TO_DPU, EV_FROM_DPU, EV_LAUNCH };
+enum ev_type { EV_TO_DPU, EV_FROM_DPU, EV_LAUNCH, EV_EXT };
 
 struct ev {
     enum ev_type type;
+    enum op_category cat; /* EV_EXT: given by the library */
     char name[64];
-    double dur_us, overhead_us;
+    double start_us, dur_us, overhead_us;
     unsigned first_rank, nr_ranks;
     struct op_launch_stats stats;
 };
@@ -27,7 +37,9 @@ struct ev {
 static struct {
     struct ev *v;
     size_t n, cap;
-    double model_us;   /* modelled time of all SDK work so far */
+    double model_us;   /* the host's modelled clock: end of the work it has waited for */
+    double *busy_us;   /* per rank: end of the work issued to it */
+    size_t nr_busy;
     double real_us;    /* measured host time of the same work */
     double start_real; /* first event */
     uint8_t *touched;  /* per rank: accessed by the host since its last launch */
@@ -95,10 +107,36 @@ static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsign
     return n;
 }
 
-/* Advances the modelled clock and the measured host time by one SDK call. */
-static void account(double model_us, double real_start_us)
+/* Places an event of dur_us on the given ranks (none: the host alone) and
+ * returns its start; a synchronous event moves the host clock to its end. */
+static double place(const struct op_xfer_rank *ranks, unsigned n, double dur_us, int async)
 {
-    R.model_us += model_us;
+    size_t want = desc()->nr_ranks;
+    if (R.nr_busy < want) {
+        double *b = realloc(R.busy_us, want * sizeof *b);
+        if (b) {
+            for (size_t i = R.nr_busy; i < want; i++)
+                b[i] = 0;
+            R.busy_us = b;
+            R.nr_busy = want;
+        }
+    }
+    double start = R.model_us;
+    for (unsigned i = 0; i < n; i++)
+        if (ranks[i].rank < R.nr_busy && R.busy_us[ranks[i].rank] > start)
+            start = R.busy_us[ranks[i].rank];
+    double end = start + dur_us;
+    for (unsigned i = 0; i < n; i++)
+        if (ranks[i].rank < R.nr_busy)
+            R.busy_us[ranks[i].rank] = end;
+    if (!async)
+        R.model_us = end;
+    return start;
+}
+
+/* Publishes the host clock and the measured host time after one SDK call. */
+static void account(double real_start_us)
+{
     R.real_us += op_real_now_us() - real_start_us;
     /* a double past the range of long long does not convert: clamp (31 years) */
     double shift = (R.model_us - R.real_us) * 1e3;
@@ -162,15 +200,17 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
         .after_launch = first_access_after_launch(ranks, n),
     };
     double us = op_xfer_time_us(desc(), &x);
+    double start = place(ranks, n, us, 0);
     struct ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
     if (e) {
         static const char *kinds[] = {"push", "broadcast", "copy"};
         snprintf(e->name, sizeof e->name, "%s %s %zu B x %u DPUs (%s)", to_dpu ? "to" : "from",
                  kinds[kind], bytes_per_dpu, nr_dpus, region == OP_REGION_WRAM ? "WRAM" : "MRAM");
+        e->start_us = start;
         e->dur_us = us;
         span(ranks, n, &e->first_rank, &e->nr_ranks);
     }
-    account(us, real_start_us);
+    account(real_start_us);
 }
 
 /* One CSV row per DPU of a launch, when OPENPIM_REPORT_DPUS names a file. */
@@ -197,7 +237,7 @@ static void write_dpu_rows(struct dpu_set_t set)
     fflush(R.dpu_csv);
 }
 
-void op_record_launch(struct dpu_set_t set, double real_start_us)
+void op_record_launch(struct dpu_set_t set, int async, double real_start_us)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
@@ -220,14 +260,68 @@ void op_record_launch(struct dpu_set_t set, double real_start_us)
     R.launches++;
     double overhead = op_launch_overhead_us(desc(), ranks, n);
     double us = overhead + op_cycles_to_us(desc(), st.max_cycles);
+    double start = place(ranks, n, us, async);
     if (e) {
         snprintf(e->name, sizeof e->name, "launch %u DPUs", st.nr_dpus);
+        e->start_us = start;
         e->dur_us = us;
         e->overhead_us = overhead;
         e->stats = st;
         span(ranks, n, &e->first_rank, &e->nr_ranks);
     }
-    account(us, real_start_us);
+    account(real_start_us);
+}
+
+void op_record_sync(struct dpu_set_t set)
+{
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
+    place(ranks, n, 0, 0);
+    account(op_real_now_us());
+}
+
+static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category category, const char *name,
+                              double modelled_us, bool asynchronous)
+{
+    static const enum op_category cats[] = {
+        [OPENPIM_EVENT_CPU_DPU] = OP_CAT_CPU_DPU,     [OPENPIM_EVENT_DPU_KERNEL] = OP_CAT_DPU_KERNEL,
+        [OPENPIM_EVENT_INTER_DPU] = OP_CAT_INTER_DPU, [OPENPIM_EVENT_DPU_CPU] = OP_CAT_DPU_CPU,
+        [OPENPIM_EVENT_INTER_HOST] = OP_CAT_INTER_HOST, [OPENPIM_EVENT_HOST] = OP_CAT_OTHER,
+    };
+    if (!name || (unsigned)category >= sizeof cats / sizeof *cats || !(modelled_us >= 0) || modelled_us > 1e15)
+        return DPU_ERR_UNSUPPORTED;
+    if (!op_sdk_machine())
+        return DPU_ERR_INVALID_DPU_SET; /* nothing allocated yet: no machine to place the event on */
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS] = {{0, 0, 0}};
+    unsigned n = 0;
+    if (set) {
+        dpu_error_t rc = op_set_check(*set);
+        if (rc != DPU_OK)
+            return rc;
+        n = set_ranks(*set, ranks, OP_TIMING_MAX_RANKS);
+    }
+    double t0 = op_real_now_us(), start = place(ranks, n, modelled_us, asynchronous);
+    struct ev *e = push(EV_EXT);
+    if (e) {
+        e->cat = cats[category];
+        snprintf(e->name, sizeof e->name, "%s", name);
+        e->start_us = start;
+        e->dur_us = modelled_us;
+        span(ranks, n, &e->first_rank, &e->nr_ranks);
+    }
+    account(t0);
+    return DPU_OK;
+}
+
+dpu_error_t openpim_record_event(struct dpu_set_t set, enum openpim_event_category category, const char *name,
+                                 double modelled_us, bool asynchronous)
+{
+    OP_LOCKED_RETURN(record_ext(&set, category, name, modelled_us, asynchronous));
+}
+
+dpu_error_t openpim_record_host_event(enum openpim_event_category category, const char *name, double modelled_us)
+{
+    OP_LOCKED_RETURN(record_ext(NULL, category, name, modelled_us, false));
 }
 
 double openpim_modelled_time_us(void)
@@ -246,6 +340,8 @@ long long op_record_shift_ns(void)
 static enum op_category classify(size_t i, size_t first_launch, size_t last_launch, int any_launch)
 {
     const struct ev *e = &R.v[i];
+    if (e->type == EV_EXT)
+        return e->cat;
     if (e->type == EV_LAUNCH)
         return OP_CAT_DPU_KERNEL;
     if (!any_launch || i < first_launch)
@@ -284,9 +380,11 @@ static void write_report_locked(void)
     for (size_t i = 0; i < R.n; i++) {
         const struct ev *e = &R.v[i];
         if (e->type == EV_LAUNCH)
-            op_report_launch(rep, OP_CAT_DPU_KERNEL, e->name, -1, e->overhead_us, &e->stats, e->first_rank, e->nr_ranks);
+            op_report_launch(rep, OP_CAT_DPU_KERNEL, e->name, e->start_us, e->overhead_us, &e->stats, e->first_rank,
+                             e->nr_ranks);
         else
-            op_report_event(rep, classify(i, first, last, any), e->name, -1, e->dur_us, e->first_rank, e->nr_ranks);
+            op_report_event(rep, classify(i, first, last, any), e->name, e->start_us, e->dur_us, e->first_rank,
+                            e->nr_ranks);
     }
     const char *path = getenv("OPENPIM_REPORT");
     if (path && *path) {

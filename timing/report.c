@@ -9,7 +9,8 @@
 #define MAX_EVENTS (1u << 22) /* events kept for the trace; later ones are counted only */
 #define TEXT_LAUNCH_ROWS 40
 
-static const char *const cat_names[OP_CAT_COUNT] = {"CPU-DPU", "DPU kernel", "Inter-DPU", "DPU-CPU", "Other"};
+static const char *const cat_names[OP_CAT_COUNT] = {"CPU-DPU", "DPU kernel", "Inter-DPU", "DPU-CPU", "Inter-host",
+                                                         "Other"};
 
 const char *op_category_name(enum op_category cat)
 {

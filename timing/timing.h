@@ -319,7 +319,7 @@ double op_launch_overhead_us(const struct op_machine_desc *desc,
 
 enum op_category {
     OP_CAT_CPU_DPU = 0, OP_CAT_DPU_KERNEL, OP_CAT_INTER_DPU, OP_CAT_DPU_CPU,
-    OP_CAT_OTHER, OP_CAT_COUNT
+    OP_CAT_INTER_HOST, OP_CAT_OTHER, OP_CAT_COUNT
 };
 const char *op_category_name(enum op_category cat); /* "CPU-DPU", "DPU kernel", ... */
 
