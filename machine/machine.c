@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -41,6 +42,7 @@ struct op_machine {
     struct op_program **programs; /* per DPU */
     unsigned nr_workers;
     struct worker workers[OP_MAX_WORKERS];
+    pthread_mutex_t launch_lock; /* one launch at a time: the workers and the control block serve it */
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -102,6 +104,8 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         return NULL;
     }
     struct op_machine *m = calloc(1, sizeof *m);
+    if (m)
+        pthread_mutex_init(&m->launch_lock, NULL);
     if (!m) {
         fail(err, errlen, "out of memory");
         return NULL;
@@ -164,6 +168,7 @@ void op_machine_destroy(struct op_machine *m)
 {
     if (!m)
         return;
+    pthread_mutex_lock(&m->launch_lock); /* a launch in progress on another thread finishes first */
     for (unsigned i = 0; i < m->nr_workers; i++)
         stop_worker(&m->workers[i]);
     if (m->programs)
@@ -180,6 +185,8 @@ void op_machine_destroy(struct op_machine *m)
         if (fds[i] > 0)
             close(fds[i]);
     free(m->programs);
+    pthread_mutex_unlock(&m->launch_lock);
+    pthread_mutex_destroy(&m->launch_lock);
     free(m);
 }
 
@@ -499,7 +506,7 @@ static uint64_t work_left(struct op_ctrl *c)
     return left;
 }
 
-int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
+static int launch_locked(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
 {
     struct op_ctrl *c = m->ctrl;
     /* A DPU taken by a worker that dies before it starts the DPU keeps this
@@ -616,6 +623,14 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
         left = now_left;
     }
     return 0;
+}
+
+int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&m->launch_lock);
+    int rc = launch_locked(m, dpus, n, err, errlen);
+    pthread_mutex_unlock(&m->launch_lock);
+    return rc;
 }
 
 const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu)

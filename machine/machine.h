@@ -74,7 +74,9 @@ void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void
 void op_machine_reset(struct op_machine *m, uint32_t dpu);
 
 /* Runs the given DPUs to completion on the workers.  Per-DPU outcomes are in
- * op_machine_result().  Returns 0, or -1 if the workers could not run (err). */
+ * op_machine_result().  Returns 0, or -1 if the workers could not run (err).
+ * Thread-safe: launches from several threads run one after the other; other
+ * machine calls may run meanwhile on DPUs that are not in the launch. */
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
 const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu);
 

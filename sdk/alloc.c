@@ -57,6 +57,7 @@ static void destroy_machine(void)
  * later, is written before this runs). */
 static void destroy_at_exit(void)
 {
+    op_jobs_drain();
     op_sdk_lock();
     destroy_machine();
     op_sdk_unlock();
@@ -128,7 +129,7 @@ static void reset_rank(struct dpu_rank_t *rank)
         d->enabled = true;
         d->xfer = NULL;
     }
-    rank->running = false;
+    rank->jobs = 0;
     rank->pending = DPU_OK;
 }
 

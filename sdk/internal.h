@@ -25,7 +25,7 @@ struct dpu_rank_t {
     uint32_t nr_dpus;    /* DPUs of the rank (enabled or not) */
     struct dpu_t *dpus;
     bool allocated;
-    bool running;        /* an asynchronous launch is pending */
+    unsigned jobs;       /* asynchronous launches queued or running (jobs.c's lock) */
     dpu_error_t pending; /* error of asynchronous jobs, reported by dpu_sync */
 };
 
@@ -78,8 +78,21 @@ struct op_machine *op_sdk_machine(void);
 /* Iterates the DPUs of a set that are enabled. */
 uint32_t op_set_count(struct dpu_set_t set);
 dpu_error_t op_set_check(struct dpu_set_t set);
-/* Waits for asynchronous work on the set's ranks (all ranks if set is NULL). */
+/* Waits for asynchronous work on the set's ranks (jobs.c); always DPU_OK. */
 dpu_error_t op_sync_ranks(struct dpu_set_t set);
+
+/* Asynchronous launches (jobs.c).  Called with the lock held; op_jobs_wait
+ * and op_jobs_drain release it while they wait. */
+dpu_error_t op_jobs_submit(struct dpu_set_t set, uint32_t *ids, uint32_t n, double issued_us);
+int op_jobs_busy(struct dpu_set_t set);
+void op_jobs_wait(struct dpu_set_t set);
+void op_jobs_drain(void);
+/* Concludes a launch of the set's DPUs (launch.c): report, fault messages, and
+ * the error of the launch (kept for dpu_sync when asynchronous). */
+dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err, int async, double issued_us,
+                           double real_start_us);
+/* Keeps the first error of an asynchronous job on the set's ranks, for dpu_sync. */
+void op_set_pending(struct dpu_set_t set, dpu_error_t rc);
 
 /* Prints one line about an error of the emulator itself. */
 void op_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,8 +1,8 @@
 /* Launching DPUs: synchronous and asynchronous launches, status, sync and
- * callbacks.  An asynchronous launch runs when it is issued and its outcome is
- * kept for dpu_status/dpu_sync, which gives the same results as the SDK's rank
- * job queues (jobs of a rank run in the order they were issued); in modelled
- * time it runs on its ranks' timelines while the host goes on (report.c). */
+ * callbacks.  An asynchronous launch is queued (jobs.c) and runs in the
+ * background in issue order, as the SDK's rank job queues; its error is kept
+ * for dpu_sync.  In modelled time it runs on its ranks' timelines while the
+ * host goes on (report.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,11 +20,12 @@ static const char *fault_kind(uint32_t f)
 
 dpu_error_t op_sync_ranks(struct dpu_set_t set)
 {
-    (void)set; /* launches complete before dpu_launch returns */
+    op_jobs_wait(set);
     return DPU_OK;
 }
 
-static dpu_error_t run(struct dpu_set_t set, int async)
+/* The machine indexes of the set's DPUs, each with a program loaded. */
+static dpu_error_t collect(struct dpu_set_t set, uint32_t **ids_out, uint32_t *n_out)
 {
     struct op_machine *m = op_sdk_machine();
     uint32_t n = op_set_count(set);
@@ -40,17 +41,23 @@ static dpu_error_t run(struct dpu_set_t set, int async)
         }
         ids[i++] = d->id;
     }
-    char err[256];
-    double t0 = op_real_now_us();
-    int rc = op_machine_launch(m, ids, n, err, sizeof err);
-    free(ids);
-    if (rc != 0) {
+    *ids_out = ids;
+    *n_out = n;
+    return DPU_OK;
+}
+
+dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err, int async, double issued_us,
+                           double real_start_us)
+{
+    if (machine_rc != 0) {
         op_warn("launch failed: %s", err);
         return DPU_ERR_SYSTEM;
     }
-    op_record_launch(set, async, t0);
+    struct op_machine *m = op_sdk_machine();
+    op_record_launch(set, async, issued_us, real_start_us);
     dpu_error_t out = DPU_OK;
     unsigned shown = 0, faulted = 0;
+    struct dpu_t *d;
     OP_SET_FOREACH_DPU(set, d) {
         const struct op_dpu_status *r = op_machine_result(m, d->id);
         if (r->fault == OP_FAULT_NONE)
@@ -65,11 +72,13 @@ static dpu_error_t run(struct dpu_set_t set, int async)
     }
     if (shown < faulted)
         op_warn("... and %u more faulting DPUs", faulted - shown);
+    if (async)
+        op_set_pending(set, out);
     return out;
 }
 
 /* Records an asynchronous job's error on the set's ranks, for dpu_sync. */
-static void set_pending(struct dpu_set_t set, dpu_error_t rc)
+void op_set_pending(struct dpu_set_t set, dpu_error_t rc)
 {
     for (uint32_t i = 0; set.kind == DPU_SET_RANKS && i < set.list.nr_ranks; i++)
         if (set.list.ranks[i]->pending == DPU_OK)
@@ -85,11 +94,17 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
         return rc;
     if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
         return DPU_ERR_INVALID_LAUNCH_POLICY;
-    rc = run(dpu_set, policy == DPU_ASYNCHRONOUS);
-    if (policy == DPU_SYNCHRONOUS || rc == DPU_ERR_NO_PROGRAM_LOADED || rc == DPU_ERR_SYSTEM)
+    uint32_t *ids, n;
+    if ((rc = collect(dpu_set, &ids, &n)) != DPU_OK)
         return rc;
-    set_pending(dpu_set, rc);
-    return DPU_OK;
+    if (policy == DPU_ASYNCHRONOUS) /* queued behind the ranks' earlier jobs; the host goes on */
+        return op_jobs_submit(dpu_set, ids, n, op_record_host_clock());
+    op_jobs_wait(dpu_set);
+    char err[256];
+    double t0 = op_real_now_us();
+    int mrc = op_machine_launch(op_sdk_machine(), ids, n, err, sizeof err);
+    free(ids);
+    return op_launch_done(dpu_set, mrc, err, 0, -1, t0);
 }
 
 dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
@@ -102,6 +117,13 @@ static dpu_error_t dpu_status_locked(struct dpu_set_t dpu_set, bool *done, bool 
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
         return rc;
+    if (op_jobs_busy(dpu_set)) {
+        if (done)
+            *done = false;
+        if (fault)
+            *fault = false;
+        return DPU_OK;
+    }
     bool any_fault = false;
     struct dpu_t *d;
     OP_SET_FOREACH_DPU(dpu_set, d) {
@@ -141,6 +163,7 @@ static dpu_error_t dpu_sync_locked(struct dpu_set_t dpu_set)
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
         return rc;
+    op_jobs_wait(dpu_set);
     op_record_sync(dpu_set);
     return take_pending(dpu_set);
 }
@@ -182,7 +205,7 @@ dpu_error_t dpu_callback(struct dpu_set_t dpu_set, dpu_error_t (*callback)(struc
     /* an asynchronous callback's error surfaces at dpu_sync, if the set is
      * still allocated (the callback may have freed it) */
     if (op_set_check(dpu_set) == DPU_OK)
-        set_pending(dpu_set, out);
+        op_set_pending(dpu_set, out);
     op_sdk_unlock();
     return DPU_OK;
 }
@@ -194,6 +217,7 @@ static dpu_error_t openpim_get_dpu_stats_locked(struct dpu_set_t dpu, struct ope
         return rc;
     if (dpu.kind != DPU_SET_DPU || !stats)
         return DPU_ERR_INVALID_DPU_SET;
+    op_jobs_wait(dpu);
     const struct op_dpu_result *m = &op_machine_result(op_sdk_machine(), dpu.dpu->id)->model;
     memset(stats, 0, sizeof *stats);
     stats->cycles = m->cycles;
@@ -218,6 +242,7 @@ static dpu_error_t openpim_get_fault_locked(struct dpu_set_t dpu, struct openpim
         return rc;
     if (dpu.kind != DPU_SET_DPU || !info)
         return DPU_ERR_INVALID_DPU_SET;
+    op_jobs_wait(dpu);
     const struct op_dpu_status *r = op_machine_result(op_sdk_machine(), dpu.dpu->id);
     memset(info, 0, sizeof *info);
     info->faulted = r->fault != OP_FAULT_NONE;

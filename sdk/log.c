@@ -17,6 +17,7 @@ static dpu_error_t dpu_log_read_locked(struct dpu_set_t dpu_set, FILE *stream)
         return rc;
     if (dpu_set.kind != DPU_SET_DPU || !stream)
         return DPU_ERR_INVALID_DPU_SET;
+    op_sync_ranks(dpu_set); /* the log of a running launch is not complete */
     struct op_machine *m = op_sdk_machine();
     struct op_program *p = op_machine_program(m, dpu_set.dpu->id);
     if (!p)

@@ -109,7 +109,7 @@ static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsign
 
 /* Places an event of dur_us on the given ranks (none: the host alone) and
  * returns its start; a synchronous event moves the host clock to its end. */
-static double place(const struct op_xfer_rank *ranks, unsigned n, double dur_us, int async)
+static double place(const struct op_xfer_rank *ranks, unsigned n, double dur_us, int async, double earliest_us)
 {
     size_t want = desc()->nr_ranks;
     if (R.nr_busy < want) {
@@ -121,7 +121,7 @@ static double place(const struct op_xfer_rank *ranks, unsigned n, double dur_us,
             R.nr_busy = want;
         }
     }
-    double start = R.model_us;
+    double start = earliest_us < 0 ? R.model_us : earliest_us;
     for (unsigned i = 0; i < n; i++)
         if (ranks[i].rank < R.nr_busy && R.busy_us[ranks[i].rank] > start)
             start = R.busy_us[ranks[i].rank];
@@ -200,7 +200,7 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
         .after_launch = first_access_after_launch(ranks, n),
     };
     double us = op_xfer_time_us(desc(), &x);
-    double start = place(ranks, n, us, 0);
+    double start = place(ranks, n, us, 0, -1);
     struct ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
     if (e) {
         static const char *kinds[] = {"push", "broadcast", "copy"};
@@ -237,7 +237,12 @@ static void write_dpu_rows(struct dpu_set_t set)
     fflush(R.dpu_csv);
 }
 
-void op_record_launch(struct dpu_set_t set, int async, double real_start_us)
+double op_record_host_clock(void)
+{
+    return R.model_us;
+}
+
+void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
@@ -260,7 +265,7 @@ void op_record_launch(struct dpu_set_t set, int async, double real_start_us)
     R.launches++;
     double overhead = op_launch_overhead_us(desc(), ranks, n);
     double us = overhead + op_cycles_to_us(desc(), st.max_cycles);
-    double start = place(ranks, n, us, async);
+    double start = place(ranks, n, us, async, issued_us);
     if (e) {
         snprintf(e->name, sizeof e->name, "launch %u DPUs", st.nr_dpus);
         e->start_us = start;
@@ -276,7 +281,7 @@ void op_record_sync(struct dpu_set_t set)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
-    place(ranks, n, 0, 0);
+    place(ranks, n, 0, 0, -1);
     account(op_real_now_us());
 }
 
@@ -300,7 +305,7 @@ static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category
             return rc;
         n = set_ranks(*set, ranks, OP_TIMING_MAX_RANKS);
     }
-    double t0 = op_real_now_us(), start = place(ranks, n, modelled_us, asynchronous);
+    double t0 = op_real_now_us(), start = place(ranks, n, modelled_us, asynchronous, -1);
     struct ev *e = push(EV_EXT);
     if (e) {
         e->cat = cats[category];
@@ -356,6 +361,7 @@ static void write_report_locked(void);
 /* At exit; a thread still inside an SDK call finishes it first. */
 static void write_report(void)
 {
+    op_jobs_drain(); /* asynchronous launches still queued finish first */
     op_sdk_lock();
     write_report_locked();
     op_sdk_unlock();

@@ -19,8 +19,11 @@
 /* real_start_us: op_real_now_us() when the SDK call began. */
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
                     size_t bytes_per_dpu, uint32_t nr_dpus, double real_start_us);
-/* async: a DPU_ASYNCHRONOUS launch, which does not hold the host's clock. */
-void op_record_launch(struct dpu_set_t set, int async, double real_start_us);
+/* async: a DPU_ASYNCHRONOUS launch, which does not hold the host's clock;
+ * issued_us: the host's clock when it was issued (< 0: now). */
+void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us);
+/* The host's modelled clock. */
+double op_record_host_clock(void);
 /* dpu_sync: the host's clock waits for the set's ranks. */
 void op_record_sync(struct dpu_set_t set);
 /* Modelled minus measured host time of all SDK work so far, in nanoseconds;

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Asynchrony benchmark: host work overlapped with a DPU_ASYNCHRONOUS launch,
+# against the same work after a synchronous one (needs 2 host cores to overlap).
+#   bench/async/run.sh [build-dir]
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+build=${1:-$here/../../build}
+source "$build/sdk/upmem_env.sh"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cc -O2 -Wall -Wextra -o "$work/bench" "$here/bench_async.c" $(dpu-pkg-config --cflags --libs dpu)
+OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -o "$work/dpu_busy" "$here/../../tests/async/dpu_busy.c"
+cd "$work" && ./bench ./dpu_busy
