@@ -1,9 +1,7 @@
 /* OpenPIM DPU libc: <stddef.h>.
  *
- * DPU programs are compiled natively for x86-64, so the basic types take the
- * host's sizes (size_t, ptrdiff_t and pointers are 64-bit here, 32-bit on a real
- * DPU).  All values a DPU program can hold in them (WRAM/MRAM addresses, sizes)
- * fit in 32 bits anyway.
+ * DPU code is compiled with the DPU's data model (the driver's spir front end):
+ * size_t, ptrdiff_t and pointers are 32-bit, as on a real DPU.
  */
 #ifndef OPENPIM_DPU_STDDEF_H
 #define OPENPIM_DPU_STDDEF_H
@@ -11,7 +9,7 @@
 typedef __SIZE_TYPE__ size_t;
 typedef __PTRDIFF_TYPE__ ptrdiff_t;
 #ifndef __cplusplus
-typedef __WCHAR_TYPE__ wchar_t; /* the compiler's, so that L"" literals agree */
+typedef __WCHAR_TYPE__ wchar_t; /* the compiler's (unsigned char, as the DPU's), so that L"" literals agree */
 #endif
 
 typedef struct {

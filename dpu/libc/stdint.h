@@ -2,7 +2,7 @@
  *
  * 64-bit integers are `long long`, as on the DPU target (whose clang keeps the
  * default Int64Type), so "%lld" matches int64_t exactly as on hardware.
- * Pointer-sized types follow the native x86-64 ABI (64-bit).
+ * Pointer-sized types are 32-bit, as on the DPU (the driver's data model).
  */
 #ifndef OPENPIM_DPU_STDINT_H
 #define OPENPIM_DPU_STDINT_H
