@@ -42,19 +42,6 @@ void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr
     op_dpu_trace_dma(r->trace, s->cur, is_write, size);
 }
 
-/* Blocking and waking reach the model through op_dpu_run_rt, where the
- * runtime knows which primitive it is: block/wake order is the emulator's,
- * the model times barriers, mutexes and handshakes in modelled cycles. */
-void op_dpu_run_block(struct op_dpu_run *r, struct op_sched *s, uintptr_t key)
-{
-    (void)r, (void)s, (void)key;
-}
-
-void op_dpu_run_wake(struct op_dpu_run *r, struct op_sched *s, uintptr_t key, unsigned woken)
-{
-    (void)r, (void)s, (void)key, (void)woken;
-}
-
 /* Model keys: one namespace per kind of primitive (image addresses are 32-bit). */
 #define KEY(kind, obj) (((uintptr_t)(kind) << 56) | (uintptr_t)(obj))
 

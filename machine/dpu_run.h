@@ -21,11 +21,9 @@ struct op_dpu_run {
 void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_machine_desc *desc, uint32_t dpu,
                       struct op_dpu_status *res, unsigned nr_tasklets);
 void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr, uint32_t size, int is_write);
-/* The running tasklet blocks on key / wakes `woken` tasklets blocked on key
- * (functional only: the model learns synchronisation from op_dpu_run_rt). */
-void op_dpu_run_block(struct op_dpu_run *r, struct op_sched *s, uintptr_t key);
-void op_dpu_run_wake(struct op_dpu_run *r, struct op_sched *s, uintptr_t key, unsigned woken);
-/* The running tasklet made a DPU runtime call (svc->rt_event: OP_RTE_*). */
+/* The running tasklet made a DPU runtime call (svc->rt_event: OP_RTE_*): the
+ * model learns synchronisation from these, not from the scheduler's block and
+ * wake, whose order is the emulator's. */
 void op_dpu_run_rt(struct op_dpu_run *r, struct op_sched *s, uint32_t ev, uint32_t obj, uint32_t arg);
 /* Modelled cycles of the running tasklet so far (perfcounter). */
 uint64_t op_dpu_run_cycles_now(struct op_dpu_run *r, struct op_sched *s);

@@ -50,6 +50,7 @@ static struct op_image img;
 static uint64_t img_id;
 
 static struct op_env *env; /* at OP_ENV_BASE, where the image's 32-bit code reaches it */
+static uint32_t cost_slots[OP_COST_COUNT]; /* the machine description's operation costs, filled once */
 static struct op_sched sched;
 static struct op_dpu_run run;  /* the DPU being run */
 static sigjmp_buf recover;
@@ -314,12 +315,9 @@ static void reset_scratch(void)
 {
     memset((void *)(uintptr_t)img.opbss_addr, 0, img.opbss_len);
     *(uint32_t *)(uintptr_t)img.sym_env = OP_ENV_BASE; /* checked to lie in .opbss by op_image_parse */
-    if (img.sym_costs) { /* operation costs of the machine description, read by the accounting pass */
-        uint32_t slots[OP_COST_COUNT];
-        op_fill_costs(slots, &ctrl->desc.ops);
-        memcpy((void *)(uintptr_t)img.sym_costs, slots,
-               sizeof *slots * (img.nr_costs < OP_COST_COUNT ? img.nr_costs : OP_COST_COUNT));
-    }
+    if (img.sym_costs) /* operation costs of the machine description, read by the accounting pass */
+        memcpy((void *)(uintptr_t)img.sym_costs, cost_slots,
+               sizeof *cost_slots * (img.nr_costs < OP_COST_COUNT ? img.nr_costs : OP_COST_COUNT));
 }
 
 static uint8_t *mram_of(uint32_t dpu)
@@ -380,24 +378,6 @@ static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
         op_sched_yield();
 }
 
-static void svc_block(uint64_t key)
-{
-    op_dpu_run_block(&run, &sched, key);
-    op_sched_block(key);
-}
-
-static uint32_t svc_wake(uint64_t key, uint32_t n)
-{
-    unsigned woken = op_sched_wake(key, n);
-    op_dpu_run_wake(&run, &sched, key, woken);
-    return woken;
-}
-
-static uint32_t svc_waiters(uint64_t key)
-{
-    return op_sched_waiters(key);
-}
-
 static uint64_t svc_cycles(void)
 {
     return op_dpu_run_cycles_now(&run, &sched);
@@ -424,8 +404,8 @@ static void svc_rt_event(uint32_t ev, uint32_t obj, uint32_t arg)
  * *%rax" (r11 and rax carry no arguments in either ABI; 32-bit arguments
  * arrive zero-extended, as x32 passes them). */
 static void (*const services[])(void) = {
-    (void (*)(void))op_sched_yield, (void (*)(void))svc_block,   (void (*)(void))svc_wake,
-    (void (*)(void))svc_waiters,    (void (*)(void))svc_fault_img, (void (*)(void))svc_dma,
+    (void (*)(void))op_sched_yield, (void (*)(void))op_sched_block, (void (*)(void))op_sched_wake,
+    (void (*)(void))op_sched_waiters, (void (*)(void))svc_fault_img, (void (*)(void))svc_dma,
     (void (*)(void))op_sched_exit,  (void (*)(void))svc_cycles,  (void (*)(void))svc_instructions,
     (void (*)(void))svc_rt_event,
 };
@@ -640,6 +620,7 @@ int main(int argc, char **argv)
     if (op_sched_init(OP_MAX_TASKLETS) != 0)
         die("cannot map the service stacks: %s", strerror(errno));
     map_env();
+    op_fill_costs(cost_slots, &ctrl->desc.ops);
     install_handlers();
     /* from here on, DPU code cannot make system calls (sandbox.h) */
     char err[256];

@@ -283,38 +283,30 @@ static void make_pending(struct op_dpu_trace *tr, struct tsk *t, uint64_t time)
         tr->pend_min = time;
 }
 
+/* The tasklets blocked on record rec issue no sooner than one cycle after
+ * `time`; then drops the reference of whoever released them (the wake event,
+ * or the tasklet that completed a barrier round). */
+static void release_waiters(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
+{
+    for (unsigned i = 0; i < tr->n; i++) {
+        struct tsk *u = &tr->t[i];
+        if (u->state == T_BLOCKED && u->dep == rec) {
+            u->state = T_RUN;
+            u->dep = NONE32;
+            u->next_ok = max64(u->next_ok, time + 1);
+            make_pending(tr, u, time + 1);
+            rec_unref(tr, rec);
+        }
+    }
+    rec_unref(tr, rec);
+}
+
 static void wake_record(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
 {
     if (rec == NONE32)
         return;
     tr->recs[rec].time = time;
-    for (unsigned i = 0; i < tr->n; i++) {
-        struct tsk *u = &tr->t[i];
-        if (u->state == T_BLOCKED && u->dep == rec) {
-            u->state = T_RUN;
-            u->dep = NONE32;
-            u->next_ok = max64(u->next_ok, time + 1);
-            make_pending(tr, u, time + 1);
-            rec_unref(tr, rec);
-        }
-    }
-    rec_unref(tr, rec); /* the wake event's own reference */
-}
-
-/* Waiters of barrier round rec issue no sooner than one cycle after `time`. */
-static void release_barrier(struct op_dpu_trace *tr, uint32_t rec, uint64_t time)
-{
-    for (unsigned i = 0; i < tr->n; i++) {
-        struct tsk *u = &tr->t[i];
-        if (u->state == T_BLOCKED && u->dep == rec) {
-            u->state = T_RUN;
-            u->dep = NONE32;
-            u->next_ok = max64(u->next_ok, time + 1);
-            make_pending(tr, u, time + 1);
-            rec_unref(tr, rec);
-        }
-    }
-    rec_unref(tr, rec); /* the releasing tasklet's own reference */
+    release_waiters(tr, rec, time);
 }
 
 /* Puts a segment before the head (the slot of the one just popped, or an
@@ -410,11 +402,11 @@ static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, in
                     break;
                 tr->error = 1;
             }
-            release_barrier(tr, arg, time);
+            release_waiters(tr, arg, time);
             break;
         }
         case EV_RELEASE:
-            release_barrier(tr, arg, time);
+            release_waiters(tr, arg, time);
             break;
         case EV_LOCK: {
             struct mlock *m = &tr->mlocks[arg];
