@@ -324,35 +324,22 @@ static uint64_t holes(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t
     return missing < len ? missing : len;
 }
 
-/* Backs [off, off+len) of a DPU's MRAM in one call before a copy writes it:
- * faulting it in page by page runs at a fraction of memcpy speed. */
-static void populate(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t len)
-{
-    uint64_t page = 4096, lo = off / page * page, hi = (off + len + page - 1) / page * page;
-    if (hi > lo && madvise(op_machine_mram(m, dpu) + lo, hi - lo, MADV_POPULATE_WRITE) != 0)
-        (void)0; /* older kernels: the copy faults the pages in itself */
-}
-
-int op_machine_prepare_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
+int op_machine_check_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
                                 char *err, size_t errlen)
 {
     uint64_t used = op_machine_memory_used(m), limit = m->ctrl->memory_limit;
-    int fits = used + (uint64_t)n * len <= limit;
-    if (!fits) {
-        uint64_t more = 0;
-        for (uint32_t i = 0; i < n; i++)
-            more += holes(m, dpus[i], off, len);
-        fits = used + more <= limit;
-        if (!fits)
-            return fail(err, errlen,
-                        "host memory limit reached: the emulated memories use %llu MB and this transfer needs %llu MB "
-                        "more, over the limit of %llu MB (profile key hostMemoryLimitMB)",
-                        (unsigned long long)(used >> 20), (unsigned long long)((more + (1 << 20) - 1) >> 20),
-                        (unsigned long long)(limit >> 20));
-    }
+    if (used + (uint64_t)n * len <= limit)
+        return 0;
+    uint64_t more = 0;
     for (uint32_t i = 0; i < n; i++)
-        populate(m, dpus[i], off, len);
-    return 0;
+        more += holes(m, dpus[i], off, len);
+    if (used + more <= limit)
+        return 0;
+    return fail(err, errlen,
+                "host memory limit reached: the emulated memories use %llu MB and this transfer needs %llu MB more, "
+                "over the limit of %llu MB (profile key hostMemoryLimitMB)",
+                (unsigned long long)(used >> 20), (unsigned long long)((more + (1 << 20) - 1) >> 20),
+                (unsigned long long)(limit >> 20));
 }
 
 void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void *dst, uint64_t len)

@@ -62,10 +62,9 @@ void op_machine_unload(struct op_machine *m, uint32_t dpu);
 /* Host memory backing the emulated MRAM and WRAM, and the limit on it. */
 uint64_t op_machine_memory_used(const struct op_machine *m);
 uint64_t op_machine_memory_limit(const struct op_machine *m);
-/* Before writing `len` bytes at `off` of the MRAM of each of the n DPUs:
- * checks that the new host memory fits in the limit and backs those pages in
- * bulk; 0, or -1 with a message naming the limit in err. */
-int op_machine_prepare_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
+/* Checks that writing `len` bytes at `off` of the MRAM of each of the n DPUs
+ * fits in the limit; 0, or -1 with a message naming the limit in err. */
+int op_machine_check_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
                                 char *err, size_t errlen);
 /* Reads MRAM without backing pages that were never written (they read as 0). */
 void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void *dst, uint64_t len);

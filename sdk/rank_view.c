@@ -64,7 +64,7 @@ static dpu_error_t openpim_rank_view_write_locked(struct dpu_set_t rank, uint32_
         return rc;
     struct op_machine *m = op_sdk_machine();
     char err[256];
-    if (op_machine_prepare_mram_write(m, ids, GROUP_SIZE, offset, size / 8, err, sizeof err) != 0) {
+    if (op_machine_check_mram_write(m, ids, GROUP_SIZE, offset, size / 8, err, sizeof err) != 0) {
         op_warn("%s", err);
         return DPU_ERR_SYSTEM;
     }

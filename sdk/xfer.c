@@ -108,7 +108,7 @@ static dpu_error_t check_room(struct dpu_set_t set, const struct target *t, size
         if (!prepared || d->xfer)
             ids[k++] = d->id;
     char err[256];
-    int rc = op_machine_prepare_mram_write(op_sdk_machine(), ids, k, t->offset, len, err, sizeof err);
+    int rc = op_machine_check_mram_write(op_sdk_machine(), ids, k, t->offset, len, err, sizeof err);
     free(ids);
     if (rc != 0) {
         op_warn("%s", err);
