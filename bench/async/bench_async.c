@@ -8,29 +8,18 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../bench.h"
+
 #define REPS 5
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static volatile uint64_t sink;
 
 /* Host computation of about `seconds`. */
 static void host_work(double seconds)
 {
-    double end = now() + seconds;
+    double end = bench_now() + seconds;
     uint64_t x = 1;
-    while (now() < end)
+    while (bench_now() < end)
         for (int i = 0; i < 10000; i++)
             x = x * 6364136223846793005ull + 1442695040888963407ull;
     sink = x;
@@ -44,25 +33,25 @@ int main(int argc, char **argv)
     DPU_ASSERT(dpu_load(set, argc > 1 ? argv[1] : "./dpu_busy", NULL));
     DPU_ASSERT(dpu_broadcast_to(set, "iterations", 0, &iterations, 4, DPU_XFER_DEFAULT));
     DPU_ASSERT(dpu_broadcast_to(set, "halt_now", 0, &zero, 4, DPU_XFER_DEFAULT));
-    double t = now();
+    double t = bench_now();
     DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
-    double launch = now() - t;
+    double launch = bench_now() - t;
     double serial[REPS], overlapped[REPS], ratio[REPS];
     for (int r = 0; r < REPS; r++) {
-        t = now();
+        t = bench_now();
         DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
         host_work(launch);
-        serial[r] = now() - t;
-        t = now();
+        serial[r] = bench_now() - t;
+        t = bench_now();
         DPU_ASSERT(dpu_launch(set, DPU_ASYNCHRONOUS));
         host_work(launch);
         DPU_ASSERT(dpu_sync(set));
-        overlapped[r] = now() - t;
+        overlapped[r] = bench_now() - t;
         ratio[r] = overlapped[r] / serial[r];
     }
-    qsort(serial, REPS, sizeof *serial, cmp);
-    qsort(overlapped, REPS, sizeof *overlapped, cmp);
-    qsort(ratio, REPS, sizeof *ratio, cmp);
+    bench_sort(serial, REPS);
+    bench_sort(overlapped, REPS);
+    bench_sort(ratio, REPS);
     printf("launch %.3f s; launch + equal host work: serial min %.3f median %.3f s, asynchronous min %.3f median "
            "%.3f s; async/serial min %.2f median %.2f (0.5 = full overlap)\n",
            launch, serial[0], serial[REPS / 2], overlapped[0], overlapped[REPS / 2], ratio[0], ratio[REPS / 2]);

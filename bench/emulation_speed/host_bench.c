@@ -7,22 +7,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench.h"
 #include "kernels.h"
 
 #define REPS 7
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static volatile uint64_t sink;
 
@@ -31,9 +19,9 @@ static void report(const char *what, double *native, double *emulated, int ok)
     double ratio[REPS];
     for (int i = 0; i < REPS; i++)
         ratio[i] = native[i] / emulated[i];
-    qsort(native, REPS, sizeof *native, cmp);
-    qsort(emulated, REPS, sizeof *emulated, cmp);
-    qsort(ratio, REPS, sizeof *ratio, cmp);
+    bench_sort(native, REPS);
+    bench_sort(emulated, REPS);
+    bench_sort(ratio, REPS);
     printf("%-14s native %8.2f ms  emulated %8.2f ms  native/emulated: min %.3f median %.3f  %s\n", what,
            native[0] * 1e3, emulated[0] * 1e3, ratio[0], ratio[REPS / 2], ok ? "(results equal)" : "(RESULTS DIFFER)");
 }
@@ -60,7 +48,7 @@ int main(int argc, char **argv)
         DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS)); /* warm-up: worker start, page faults */
         ok = 1;
         for (int i = 0; i < REPS; i++) {
-            double t0 = now();
+            double t0 = bench_now();
             if (mode == 0) {
                 want = compute_kernel(iterations, iterations);
             } else {
@@ -72,9 +60,9 @@ int main(int argc, char **argv)
                 }
                 want = acc;
             }
-            double t1 = now();
+            double t1 = bench_now();
             DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
-            double t2 = now();
+            double t2 = bench_now();
             struct dpu_set_t dpu;
             DPU_FOREACH(set, dpu)
                 DPU_ASSERT(dpu_copy_from(dpu, "result", 0, &r, 8));

@@ -9,21 +9,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench.h"
+
 #define NR 32
 #define REPS 3
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void push(struct dpu_set_t set, uint8_t *buf, uint32_t off, size_t len)
 {
@@ -47,22 +36,22 @@ int main(int argc, char **argv)
          * pass it if all its pages were new, so the check counts them */
         DPU_ASSERT(dpu_alloc(NR, "nrRanks=1,hostMemoryLimitMB=2060", &set));
         DPU_ASSERT(dpu_load(set, binary, NULL));
-        double t0 = now();
+        double t0 = bench_now();
         push(set, buf, 0, len - 64);
-        double t1 = now();
+        double t1 = bench_now();
         push(set, buf, 0, len - 64);
-        double t2 = now();
+        double t2 = bench_now();
         for (int k = 0; k < 10; k++)
             push(set, buf, 4096u * (uint32_t)k, 1u << 20);
-        double t3 = now();
+        double t3 = bench_now();
         first[r] = (double)len * NR / (t1 - t0) / 1e9;
         again[r] = (double)len * NR / (t2 - t1) / 1e9;
         check[r] = (t3 - t2) / 10 * 1e3;
         DPU_ASSERT(dpu_free(set));
     }
-    qsort(first, REPS, sizeof *first, cmp);
-    qsort(again, REPS, sizeof *again, cmp);
-    qsort(check, REPS, sizeof *check, cmp);
+    bench_sort(first, REPS);
+    bench_sort(again, REPS);
+    bench_sort(check, REPS);
     printf("first write of %d x %zu MB: min %.2f median %.2f GB/s\n", NR, len >> 20, first[0], first[REPS / 2]);
     printf("rewrite:                  min %.2f median %.2f GB/s (first/rewrite median %.2f)\n", again[0],
            again[REPS / 2], first[REPS / 2] / again[REPS / 2]);

@@ -15,32 +15,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../bench.h"
+
 #define REPS 5
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
 
 /* Launches `reps` times; fills wall-clock seconds and returns modelled us of one launch. */
 static double launches(struct dpu_set_t set, int reps, double *wall)
 {
     double model = 0;
     for (int i = 0; i < reps; i++) {
-        double m0 = openpim_modelled_time_us(), t0 = now();
+        double m0 = openpim_modelled_time_us(), t0 = bench_now();
         DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
-        wall[i] = now() - t0;
+        wall[i] = bench_now() - t0;
         model = openpim_modelled_time_us() - m0;
     }
-    qsort(wall, (size_t)reps, sizeof *wall, cmp);
+    bench_sort(wall, (size_t)reps);
     return model;
 }
 
@@ -63,12 +52,12 @@ static uint32_t burn(uint32_t n)
 static double host_capacity(int procs)
 {
     const uint32_t n = 200000000;
-    double t0 = now();
+    double t0 = bench_now();
     sink = burn(n);
-    double one = now() - t0;
+    double one = bench_now() - t0;
     pid_t kids[64];
     int nk = 0;
-    t0 = now();
+    t0 = bench_now();
     for (int p = 1; p < procs && nk < 64; p++) {
         pid_t k = fork();
         if (k == 0) {
@@ -81,7 +70,7 @@ static double host_capacity(int procs)
     sink = burn(n);
     for (int k = 0; k < nk; k++) /* only ours: OpenPIM's workers are children too */
         waitpid(kids[k], NULL, 0);
-    return (nk + 1) * one / (now() - t0);
+    return (nk + 1) * one / (bench_now() - t0);
 }
 
 static uint64_t checksum(struct dpu_set_t set)
@@ -146,9 +135,9 @@ int main(int argc, char **argv)
     uint8_t *data = malloc(2 * (size_t)bytes);
     for (size_t i = 0; i < 2 * (size_t)bytes; i++)
         data[i] = (uint8_t)(i * 7);
-    double t0 = now();
+    double t0 = bench_now();
     DPU_ASSERT(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, data, 2 * (size_t)bytes, DPU_XFER_DEFAULT));
-    double fill = now() - t0;
+    double fill = bench_now() - t0;
     setup(set, 1, 0, bytes);
     model = launches(set, 3, wall);
     printf("(b) %u DPUs, vector add of %u MB per array per DPU (%.1f GB of MRAM touched): fill %.1f s, launch wall %.3f s"
