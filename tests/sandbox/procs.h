@@ -6,6 +6,8 @@
 
 #include <ctype.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +130,40 @@ static inline double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* A helper thread that sends `sig` to the worker spinning in DPU code while
+ * the caller's launch runs: spinner_start before the launch, spinner_finish
+ * after it (returns the worker signalled, 0 if none was found). */
+struct spinner {
+    pthread_t thread;
+    int sig;
+    pid_t pid;
+    atomic_int launch_over;
+};
+
+static inline void *spinner_run(void *arg)
+{
+    struct spinner *s = arg;
+    s->pid = find_spinning_worker(&s->launch_over);
+    if (s->pid)
+        kill(s->pid, s->sig);
+    return NULL;
+}
+
+static inline int spinner_start(struct spinner *s, int sig)
+{
+    s->sig = sig;
+    s->pid = 0;
+    atomic_store(&s->launch_over, 0);
+    return pthread_create(&s->thread, NULL, spinner_run, s);
+}
+
+static inline pid_t spinner_finish(struct spinner *s)
+{
+    atomic_store(&s->launch_over, 1);
+    pthread_join(s->thread, NULL);
+    return s->pid;
 }
 
 #endif

@@ -37,18 +37,6 @@ static struct openpim_fault victim_fault(struct dpu_set_t set)
     return f;
 }
 
-static pid_t stopped;
-static atomic_int launch_over;
-
-static void *stop_spinning_worker(void *arg)
-{
-    (void)arg;
-    stopped = find_spinning_worker(&launch_over);
-    if (stopped)
-        kill(stopped, SIGSTOP);
-    return NULL;
-}
-
 int main(void)
 {
     CHECK_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
@@ -76,17 +64,15 @@ int main(void)
     /* a worker that cannot stop its DPU: the host's deadline.  The helper
      * must stop the worker before its timer fires; on a loaded host it may be
      * late (the worker's timer then ends the DPU): try again. */
+    pid_t stopped = 0;
     for (int attempt = 0;; attempt++) {
         set_mode(set, 17);
-        pthread_t helper;
-        atomic_store(&launch_over, 0);
-        stopped = 0;
-        CHECK_EQ(pthread_create(&helper, NULL, stop_spinning_worker, NULL), 0);
+        struct spinner helper;
+        CHECK_EQ(spinner_start(&helper, SIGSTOP), 0);
         t0 = now_s();
         CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_TIMEOUT);
         took = now_s() - t0;
-        atomic_store(&launch_over, 1);
-        pthread_join(helper, NULL);
+        stopped = spinner_finish(&helper);
         f = victim_fault(set);
         if (strstr(f.message, "killed") || attempt == 4)
             break;

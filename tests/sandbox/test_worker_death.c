@@ -20,18 +20,6 @@
 
 #include "victim.h"
 
-static pid_t killed;
-static atomic_int launch_over;
-
-static void *kill_spinning_worker(void *arg)
-{
-    (void)arg;
-    killed = find_spinning_worker(&launch_over);
-    if (killed)
-        kill(killed, SIGKILL);
-    return NULL;
-}
-
 int main(void)
 {
     CHECK_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);
@@ -46,12 +34,10 @@ int main(void)
 
     for (int round = 0; round < 2; round++) { /* the machine recovers, more than once */
         set_mode(set, 17);
-        pthread_t helper;
-        atomic_store(&launch_over, 0);
-        CHECK_EQ(pthread_create(&helper, NULL, kill_spinning_worker, NULL), 0);
+        struct spinner helper;
+        CHECK_EQ(spinner_start(&helper, SIGKILL), 0);
         CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
-        atomic_store(&launch_over, 1);
-        pthread_join(helper, NULL);
+        pid_t killed = spinner_finish(&helper);
         CHECK(killed != 0);
         DPU_FOREACH(set, dpu, i) {
             if (i != VICTIM)
