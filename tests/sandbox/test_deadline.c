@@ -8,9 +8,7 @@
  * given up after a deadline too. */
 #define _GNU_SOURCE
 #include <dpu.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>

@@ -4,9 +4,7 @@
  * and the next launch works on a new worker. */
 #define _GNU_SOURCE
 #include <dpu.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
