@@ -5,10 +5,7 @@
 #   bench/emulation_speed/run.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=${1:-$here/../../build}
-source "$build/sdk/upmem_env.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$here/../sdk_env.sh" "${1:-}"
 cc=$(command -v clang-14 || command -v gcc)
 $cc -O2 -Wall -Wextra -I"$here" -o "$work/host_bench" "$here/host_bench.c" $(dpu-pkg-config --cflags --libs dpu)
 dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=1 -I"$here" -o "$work/dpu_counted" "$here/dpu_bench.c"

@@ -4,10 +4,7 @@
 #   bench/scale/run.sh [build-dir] [MB per array per DPU, default 1]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-build=${1:-$here/../../build}
-source "$build/sdk/upmem_env.sh"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$here/../sdk_env.sh" "${1:-}"
 gcc -O2 -Wall -Wextra -o "$work/host_scale" "$here/host_scale.c" $(dpu-pkg-config --cflags --libs dpu)
 dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=16 -o "$work/dpu_scale" "$here/dpu_scale.c"
 echo "host: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GB"
