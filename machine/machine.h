@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../backend/backend.h" /* struct op_machine_config */
 #include "../timing/timing.h"
 #include "image.h"
 #include "shared.h"
@@ -14,14 +15,6 @@
 #define OP_CHIPS_PER_RANK 8
 #define OP_DPUS_PER_CHIP 8
 
-struct op_machine_config {
-    /* Hardware and timing constants: chip, topology (nr_ranks, chips_per_rank x
-     * dpus_per_chip DPUs per rank), memory sizes, tasklets, frequency. */
-    struct op_machine_desc desc;
-    uint32_t workers;       /* worker processes; 0 = one per available core */
-    uint64_t budget_ns;     /* wall-clock limit of one DPU's run, 0 = none */
-    uint64_t memory_limit;  /* host bytes the emulated memories may use; 0 = 85% of available RAM */
-};
 
 struct op_machine;
 

@@ -7,25 +7,17 @@
 
 #include "internal.h"
 
-/* The rank lists of the sets dpu_alloc handed out.  They are never freed,
- * only reused by later allocations, so that a copy of a freed set (or a rank of
- * it from DPU_RANK_FOREACH) still points to readable memory: using or freeing
- * it again is refused instead of being a use after free. */
+/* The rank lists of the sets dpu_alloc handed out.  They are never freed
+ * (until their session ends), only reused by later allocations, so that a copy
+ * of a freed set (or a rank of it from DPU_RANK_FOREACH) still points to
+ * readable memory: using or freeing it again is refused instead of being a use
+ * after free. */
 struct rank_list {
     struct dpu_rank_t **ranks;
     uint32_t cap; /* entries of ranks[] */
     uint32_t n;   /* ranks handed out: the set {n, ranks} is the one dpu_free accepts */
     bool live;
 };
-
-static struct {
-    struct op_machine *machine;
-    struct op_profile profile; /* the one the machine was built from */
-    struct dpu_rank_t *ranks;
-    uint32_t nr_ranks;
-    struct rank_list *lists;
-    uint32_t nr_lists;
-} g;
 
 void op_warn(const char *fmt, ...)
 {
@@ -37,20 +29,59 @@ void op_warn(const char *fmt, ...)
     va_end(ap);
 }
 
-struct op_machine *op_sdk_machine(void)
+struct op_backend *op_sdk_backend(void)
 {
-    return g.machine;
+    struct op_session *s = op_session();
+    return s->backend;
 }
 
-static void destroy_machine(void)
+const struct op_backend_info *op_sdk_info(void)
 {
-    for (uint32_t r = 0; r < g.nr_ranks; r++)
-        free(g.ranks[r].dpus);
-    free(g.ranks);
-    op_machine_destroy(g.machine);
-    g.ranks = NULL;
-    g.nr_ranks = 0;
-    g.machine = NULL;
+    struct op_session *s = op_session();
+    return &s->info;
+}
+
+/* Drops the session's view of its machine and its reference to it (s is the
+ * current session).  Ranks still allocated stay claimed: at exit, or when the
+ * profile changes the machine (refused while ranks are allocated). */
+static void forget_rank(struct dpu_rank_t *rank);
+
+static void drop_machine(struct op_session *s)
+{
+    for (uint32_t r = 0; r < s->nr_ranks; r++) {
+        forget_rank(&s->ranks[r]);
+        free(s->ranks[r].dpus);
+    }
+    free(s->ranks);
+    if (s->backend)
+        op_backend_put(s->backend);
+    s->ranks = NULL;
+    s->nr_ranks = 0;
+    s->backend = NULL;
+    memset(&s->info, 0, sizeof s->info);
+}
+
+static void release_rank(struct op_session *s, struct dpu_rank_t *rank);
+
+void op_session_release(struct op_session *s)
+{
+    if (s->ranks) {
+        struct dpu_set_t all = {.kind = DPU_SET_RANKS};
+        for (uint32_t r = 0; r < s->nr_ranks; r++)
+            if (s->ranks[r].allocated) {
+                struct dpu_rank_t *one = &s->ranks[r];
+                all.list.nr_ranks = 1;
+                all.list.ranks = &one;
+                op_sync_ranks(all);
+                release_rank(s, one);
+            }
+    }
+    drop_machine(s);
+    for (uint32_t i = 0; i < s->nr_lists; i++)
+        free(s->lists[i].ranks);
+    free(s->lists);
+    s->lists = NULL;
+    s->nr_lists = 0;
 }
 
 /* At exit the workers are told to stop and reaped (the run report, registered
@@ -59,52 +90,56 @@ static void destroy_at_exit(void)
 {
     op_jobs_drain();
     op_sdk_lock();
-    destroy_machine();
+    struct op_session *s = op_session();
+    if (s->is_default)
+        drop_machine(s); /* the ranks go with the machine (if no other session shares it) */
     op_sdk_unlock();
 }
 
 static dpu_error_t ensure_machine(const struct op_profile *p)
 {
+    struct op_session *s = op_session();
     static bool registered;
     if (!registered) {
         registered = true;
         atexit(destroy_at_exit);
     }
-    if (g.machine && memcmp(&g.profile.machine, &p->machine, sizeof p->machine) == 0)
+    if (s->backend && memcmp(&s->profile.machine, &p->machine, sizeof p->machine) == 0)
         return DPU_OK;
-    if (g.machine) {
-        for (uint32_t r = 0; r < g.nr_ranks; r++)
-            if (g.ranks[r].allocated) {
+    if (s->backend) {
+        for (uint32_t r = 0; r < s->nr_ranks; r++)
+            if (s->ranks[r].allocated) {
                 op_warn("the profile asks for a different machine while ranks of the current one are allocated");
                 return DPU_ERR_ALLOCATION;
             }
-        destroy_machine();
+        drop_machine(s);
     }
     char err[256];
-    g.machine = op_machine_create(&p->machine, err, sizeof err);
-    if (!g.machine) {
+    s->backend = op_backend_get(&p->machine, err, sizeof err);
+    if (!s->backend) {
         op_warn("%s", err);
         return DPU_ERR_ALLOCATION;
     }
-    g.profile = *p;
-    g.nr_ranks = p->machine.desc.nr_ranks;
-    g.ranks = calloc(g.nr_ranks, sizeof *g.ranks);
-    if (!g.ranks) {
-        destroy_machine();
+    s->backend->ops->info(s->backend, &s->info);
+    s->profile = *p;
+    s->nr_ranks = p->machine.desc.nr_ranks;
+    s->ranks = calloc(s->nr_ranks, sizeof *s->ranks);
+    if (!s->ranks) {
+        drop_machine(s);
         return DPU_ERR_SYSTEM;
     }
-    uint32_t n = op_machine_dpus_per_rank(g.machine);
-    uint32_t slices = n < OP_CHIPS_PER_RANK ? n : OP_CHIPS_PER_RANK;
+    uint32_t n = s->info.dpus_per_rank;
+    uint32_t slices = n < 8 /* chips per rank */ ? n : 8 /* chips per rank */;
     uint32_t per_slice = n % slices ? n : n / slices;
     if (n % slices)
         slices = 1;
-    for (uint32_t r = 0; r < g.nr_ranks; r++) {
-        struct dpu_rank_t *rank = &g.ranks[r];
+    for (uint32_t r = 0; r < s->nr_ranks; r++) {
+        struct dpu_rank_t *rank = &s->ranks[r];
         rank->index = r;
         rank->nr_dpus = n;
         rank->dpus = calloc(n, sizeof *rank->dpus);
         if (!rank->dpus) {
-            destroy_machine();
+            drop_machine(s);
             return DPU_ERR_SYSTEM;
         }
         for (uint32_t i = 0; i < n; i++) {
@@ -117,20 +152,26 @@ static dpu_error_t ensure_machine(const struct op_profile *p)
     return DPU_OK;
 }
 
-static void reset_rank(struct dpu_rank_t *rank)
+/* Forgets what the rank's DPUs ran (the backend has reset them): their
+ * program handles, prepared buffers, pending errors. */
+static void forget_rank(struct dpu_rank_t *rank)
 {
     for (uint32_t i = 0; i < rank->nr_dpus; i++) {
         struct dpu_t *d = &rank->dpus[i];
-        op_machine_unload(g.machine, d->id);
-        op_machine_reset(g.machine, d->id);
-        if (d->program && d->program->refs && --d->program->refs == 0)
-            free(d->program);
+        op_program_drop(d->program);
         d->program = NULL;
         d->enabled = true;
         d->xfer = NULL;
     }
-    rank->jobs = 0;
     rank->pending = DPU_OK;
+}
+
+/* Gives a rank back to the machine (which resets it). */
+static void release_rank(struct op_session *s, struct dpu_rank_t *rank)
+{
+    s->backend->ops->release_rank(s->backend, rank->index);
+    forget_rank(rank);
+    rank->allocated = false;
 }
 
 /* Disables the surplus DPUs of the last rank: highest member id first, across
@@ -148,35 +189,37 @@ static void disable_surplus(struct dpu_rank_t *rank, uint32_t surplus)
 /* A free rank list of at least cap entries, cleared; NULL if out of memory. */
 static struct rank_list *take_list(uint32_t cap)
 {
-    for (uint32_t i = 0; i < g.nr_lists; i++)
-        if (!g.lists[i].live && g.lists[i].cap >= cap) {
-            memset(g.lists[i].ranks, 0, g.lists[i].cap * sizeof *g.lists[i].ranks);
-            return &g.lists[i];
+    struct op_session *s = op_session();
+    for (uint32_t i = 0; i < s->nr_lists; i++)
+        if (!s->lists[i].live && s->lists[i].cap >= cap) {
+            memset(s->lists[i].ranks, 0, s->lists[i].cap * sizeof *s->lists[i].ranks);
+            return &s->lists[i];
         }
-    struct rank_list *grown = realloc(g.lists, (g.nr_lists + 1) * sizeof *g.lists);
+    struct rank_list *grown = realloc(s->lists, (s->nr_lists + 1) * sizeof *s->lists);
     if (!grown)
         return NULL;
-    g.lists = grown;
-    struct rank_list *e = &g.lists[g.nr_lists];
+    s->lists = grown;
+    struct rank_list *e = &s->lists[s->nr_lists];
     e->ranks = calloc(cap, sizeof *e->ranks);
     if (!e->ranks)
         return NULL;
     e->cap = cap;
     e->n = 0;
     e->live = false;
-    g.nr_lists++;
+    s->nr_lists++;
     return e;
 }
 
 /* The handed-out list that [ranks, ranks + n) lies in; NULL if none. */
 static struct rank_list *list_of(struct dpu_rank_t *const *ranks, uint32_t n)
 {
+    struct op_session *s = op_session();
     uintptr_t p = (uintptr_t)ranks;
-    for (uint32_t i = 0; i < g.nr_lists; i++) {
-        uintptr_t base = (uintptr_t)g.lists[i].ranks;
-        if (p >= base && (p - base) % sizeof *ranks == 0 && (p - base) / sizeof *ranks <= g.lists[i].cap &&
-            n <= g.lists[i].cap - (p - base) / sizeof *ranks)
-            return &g.lists[i];
+    for (uint32_t i = 0; i < s->nr_lists; i++) {
+        uintptr_t base = (uintptr_t)s->lists[i].ranks;
+        if (p >= base && (p - base) % sizeof *ranks == 0 && (p - base) / sizeof *ranks <= s->lists[i].cap &&
+            n <= s->lists[i].cap - (p - base) / sizeof *ranks)
+            return &s->lists[i];
     }
     return NULL;
 }
@@ -184,14 +227,16 @@ static struct rank_list *list_of(struct dpu_rank_t *const *ranks, uint32_t n)
 /* Whether r is one of the machine's ranks and allocated (r is only read if it is one). */
 static bool rank_ok(const struct dpu_rank_t *r)
 {
-    uintptr_t p = (uintptr_t)r, base = (uintptr_t)g.ranks;
-    return g.ranks && p >= base && p < base + (uintptr_t)g.nr_ranks * sizeof *g.ranks &&
-           (p - base) % sizeof *g.ranks == 0 && r->allocated;
+    struct op_session *s = op_session();
+    uintptr_t p = (uintptr_t)r, base = (uintptr_t)s->ranks;
+    return s->ranks && p >= base && p < base + (uintptr_t)s->nr_ranks * sizeof *s->ranks &&
+           (p - base) % sizeof *s->ranks == 0 && r->allocated;
 }
 
 static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, const char *profile,
                                 struct dpu_set_t *set)
 {
+    struct op_session *s = op_session();
     if (!set)
         return DPU_ERR_INVALID_DPU_SET;
     struct op_profile p;
@@ -203,37 +248,36 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
     }
     if ((rc = ensure_machine(&p)) != DPU_OK)
         return rc;
-    g.profile.sg_enabled = p.sg_enabled;
-    g.profile.sg_max_blocks = p.sg_max_blocks;
-    struct rank_list *entry = take_list(g.nr_ranks ? g.nr_ranks : 1);
+    s->profile.sg_enabled = p.sg_enabled;
+    s->profile.sg_max_blocks = p.sg_max_blocks;
+    struct rank_list *entry = take_list(s->nr_ranks ? s->nr_ranks : 1);
     if (!entry)
         return DPU_ERR_SYSTEM;
     struct dpu_rank_t **list = entry->ranks;
     uint32_t got = 0, dpus = 0;
-    for (uint32_t r = 0; r < g.nr_ranks; r++) {
+    for (uint32_t r = 0; r < s->nr_ranks; r++) {
         if (nr_ranks_wanted != DPU_ALLOCATE_ALL && got == nr_ranks_wanted)
             break;
         if (nr_dpus != DPU_ALLOCATE_ALL && nr_dpus != 0 && dpus >= nr_dpus)
             break;
-        if (g.ranks[r].allocated)
-            continue;
-        list[got++] = &g.ranks[r];
-        dpus += g.ranks[r].nr_dpus;
+        if (s->ranks[r].allocated || s->backend->ops->claim_rank(s->backend, r, err, sizeof err) != 0)
+            continue; /* ours already, or another client's */
+        list[got++] = &s->ranks[r];
+        dpus += s->ranks[r].nr_dpus;
     }
     int enough = got > 0;
     if (nr_ranks_wanted != DPU_ALLOCATE_ALL)
         enough = got == nr_ranks_wanted;
     else if (nr_dpus != DPU_ALLOCATE_ALL)
         enough = dpus >= nr_dpus && nr_dpus > 0;
-    if (!enough)
-        return DPU_ERR_ALLOCATION; /* the entry stays free */
+    if (!enough) {
+        for (uint32_t i = 0; i < got; i++) /* the entry stays free */
+            s->backend->ops->release_rank(s->backend, list[i]->index);
+        return DPU_ERR_ALLOCATION;
+    }
     for (uint32_t i = 0; i < got; i++) {
-        list[i]->allocated = true;
-        if (!p.disable_reset)
-            reset_rank(list[i]);
-        else
-            for (uint32_t k = 0; k < list[i]->nr_dpus; k++)
-                list[i]->dpus[k].enabled = true;
+        list[i]->allocated = true; /* a claimed rank is clean (released ranks are reset) */
+        forget_rank(list[i]);
     }
     if (nr_dpus != DPU_ALLOCATE_ALL && nr_ranks_wanted == DPU_ALLOCATE_ALL && dpus > nr_dpus)
         disable_surplus(list[got - 1], dpus - nr_dpus);
@@ -262,24 +306,24 @@ dpu_error_t dpu_alloc_ranks(uint32_t nr_ranks, const char *profile, struct dpu_s
 /* A set from dpu_alloc, not freed yet: exactly a live list we handed out. */
 static struct rank_list *allocated_set(struct dpu_set_t set)
 {
+    struct op_session *s = op_session();
     if (set.kind != DPU_SET_RANKS || set.list.nr_ranks == 0)
         return NULL;
-    for (uint32_t i = 0; i < g.nr_lists; i++)
-        if (g.lists[i].live && g.lists[i].ranks == set.list.ranks && g.lists[i].n == set.list.nr_ranks)
-            return &g.lists[i];
+    for (uint32_t i = 0; i < s->nr_lists; i++)
+        if (s->lists[i].live && s->lists[i].ranks == set.list.ranks && s->lists[i].n == set.list.nr_ranks)
+            return &s->lists[i];
     return NULL;
 }
 
 static dpu_error_t dpu_free_locked(struct dpu_set_t dpu_set)
 {
+    struct op_session *s = op_session();
     struct rank_list *e = allocated_set(dpu_set);
     if (!e || op_set_check(dpu_set) != DPU_OK)
         return DPU_ERR_INVALID_DPU_SET;
     op_sync_ranks(dpu_set);
-    for (uint32_t i = 0; i < dpu_set.list.nr_ranks; i++) {
-        reset_rank(dpu_set.list.ranks[i]);
-        dpu_set.list.ranks[i]->allocated = false;
-    }
+    for (uint32_t i = 0; i < dpu_set.list.nr_ranks; i++)
+        release_rank(s, dpu_set.list.ranks[i]);
     e->live = false; /* the list stays readable (see struct rank_list) */
     return DPU_OK;
 }
@@ -294,12 +338,13 @@ dpu_error_t dpu_free(struct dpu_set_t dpu_set)
  * from dpu_alloc (live or freed), each of its ranks one of the machine's. */
 dpu_error_t op_set_check(struct dpu_set_t set)
 {
+    struct op_session *s = op_session();
     if (set.kind == DPU_SET_DPU) {
         uintptr_t p = (uintptr_t)set.dpu;
-        for (uint32_t r = 0; p && r < g.nr_ranks; r++) {
-            uintptr_t base = (uintptr_t)g.ranks[r].dpus;
-            if (p >= base && p < base + (uintptr_t)g.ranks[r].nr_dpus * sizeof *g.ranks[r].dpus)
-                return (p - base) % sizeof *g.ranks[r].dpus == 0 && g.ranks[r].allocated ? DPU_OK
+        for (uint32_t r = 0; p && r < s->nr_ranks; r++) {
+            uintptr_t base = (uintptr_t)s->ranks[r].dpus;
+            if (p >= base && p < base + (uintptr_t)s->ranks[r].nr_dpus * sizeof *s->ranks[r].dpus)
+                return (p - base) % sizeof *s->ranks[r].dpus == 0 && s->ranks[r].allocated ? DPU_OK
                                                                                         : DPU_ERR_INVALID_DPU_SET;
         }
         return DPU_ERR_INVALID_DPU_SET;
@@ -436,12 +481,15 @@ dpu_member_id_t dpu_get_member_id(struct dpu_t *dpu)
 
 static dpu_error_t openpim_memory_usage_locked(uint64_t *used_bytes, uint64_t *limit_bytes)
 {
-    if (!g.machine)
+    struct op_session *s = op_session();
+    if (!s->backend)
         return DPU_ERR_ALLOCATION;
+    uint64_t used, limit;
+    s->backend->ops->memory(s->backend, &used, &limit);
     if (used_bytes)
-        *used_bytes = op_machine_memory_used(g.machine);
+        *used_bytes = used;
     if (limit_bytes)
-        *limit_bytes = op_machine_memory_limit(g.machine);
+        *limit_bytes = limit;
     return DPU_OK;
 }
 
@@ -452,6 +500,7 @@ dpu_error_t openpim_memory_usage(uint64_t *used_bytes, uint64_t *limit_bytes)
 
 bool op_sg_enabled(uint32_t *max_blocks)
 {
-    *max_blocks = g.profile.sg_max_blocks;
-    return g.profile.sg_enabled;
+    struct op_session *s = op_session();
+    *max_blocks = s->profile.sg_max_blocks;
+    return s->profile.sg_enabled;
 }

@@ -2,14 +2,21 @@
 #ifndef OPENPIM_SDK_INTERNAL_H
 #define OPENPIM_SDK_INTERNAL_H
 
+#include <stdio.h>
+
 #include <dpu.h>
 
-#include "../machine/machine.h"
+#include "../backend/backend.h"
 
+/* A program as dpu_load returns it: the parsed image (symbols, layout) and
+ * the backend's copy, shared by the DPUs it was loaded on. */
 struct dpu_program_t {
-    struct op_program *prog;
+    struct op_image img;
+    struct op_backend_program *bp;
     unsigned refs; /* DPUs loaded through this handle */
 };
+/* Drops one DPU's reference to a handle (NULL: none); the last one frees it. */
+void op_program_drop(struct dpu_program_t *p);
 
 struct dpu_t {
     struct dpu_rank_t *rank;
@@ -25,7 +32,10 @@ struct dpu_rank_t {
     uint32_t nr_dpus;    /* DPUs of the rank (enabled or not) */
     struct dpu_t *dpus;
     bool allocated;
-    unsigned jobs;       /* asynchronous launches queued or running (jobs.c's lock) */
+    /* jobs.c's queue (under its mutex): tickets issued and done, and
+     * nonblocking callbacks still running */
+    uint64_t issued, done;
+    unsigned detached;
     dpu_error_t pending; /* error of asynchronous jobs, reported by dpu_sync */
 };
 
@@ -34,7 +44,6 @@ struct op_profile {
     struct op_machine_config machine;
     bool sg_enabled;
     uint32_t sg_max_blocks;
-    bool disable_reset;
 };
 dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *err, size_t errlen);
 
@@ -72,8 +81,58 @@ void op_sdk_resume(unsigned held);
         return op_locked_rc_;                  \
     } while (0)
 
-/* The machine, created by the first allocation. */
-struct op_machine *op_sdk_machine(void);
+/* ---- Sessions ---------------------------------------------------------------
+ * A session is one client's state: its machine (a backend, shared with the
+ * other sessions of the process that asked for the same machine; ranks are
+ * claimed from it), its ranks and sets, its run report.  Each thread works in
+ * its current session: the process's default one unless openpim_session_use
+ * (openpim_ext.h) chose another.  A set belongs to the session that allocated
+ * it and is only valid while that session is current. */
+struct rank_list;
+struct op_report_ev;
+/* The run report's state (report.c). */
+struct op_report_state {
+    struct op_report_ev *v;
+    size_t n, cap;
+    double model_us;   /* the host's modelled clock: end of the work it has waited for */
+    double *busy_us;   /* per rank: end of the work issued to it */
+    size_t nr_busy;
+    double real_us;    /* measured host time of the same work */
+    double start_real; /* first event */
+    uint8_t *touched;  /* per rank: accessed by the host since its last launch */
+    size_t nr_touched;
+    int registered;
+    uint64_t peak_memory;        /* host bytes backing MRAM/WRAM, sampled after each event */
+    FILE *dpu_csv;               /* OPENPIM_REPORT_DPUS */
+    unsigned launches;
+    unsigned unaccounted_launches; /* launches of programs built without instruction accounting */
+};
+struct op_session {
+    struct op_backend *backend; /* NULL until the first allocation */
+    struct op_backend_info info;
+    struct op_profile profile;  /* the one the machine was opened from */
+    struct dpu_rank_t *ranks;   /* every rank of the machine, as this session sees it */
+    uint32_t nr_ranks;
+    struct rank_list *lists;    /* alloc.c */
+    uint32_t nr_lists;
+    struct op_report_state report;
+    bool is_default;
+};
+/* The calling thread's current session. */
+struct op_session *op_session(void);
+/* The process's backends, shared by the sessions that open the same machine. */
+struct op_backend *op_backend_get(const struct op_machine_config *cfg, char *err, size_t errlen);
+void op_backend_put(struct op_backend *b);
+/* Ends a session's use of its machine: its sets are freed, its ranks released (alloc.c). */
+void op_session_release(struct op_session *s);
+/* Frees a session's report state (report.c). */
+void op_report_state_free(struct op_session *s);
+
+/* The current session's machine, opened by its first allocation, and its facts. */
+struct op_backend *op_sdk_backend(void);
+const struct op_backend_info *op_sdk_info(void);
+/* Calls a backend operation: OP_BACKEND(op, args...) is op_sdk_backend()->ops->op(op_sdk_backend(), args...). */
+#define OP_BACKEND(op, ...) (op_sdk_backend()->ops->op(op_sdk_backend(), __VA_ARGS__))
 
 /* Iterates the DPUs of a set that are enabled. */
 uint32_t op_set_count(struct dpu_set_t set);
@@ -81,11 +140,28 @@ dpu_error_t op_set_check(struct dpu_set_t set);
 /* Waits for asynchronous work on the set's ranks (jobs.c); always DPU_OK. */
 dpu_error_t op_sync_ranks(struct dpu_set_t set);
 
-/* Asynchronous launches (jobs.c).  Called with the lock held; op_jobs_wait
- * and op_jobs_drain release it while they wait. */
-dpu_error_t op_jobs_submit(struct dpu_set_t set, uint32_t *ids, uint32_t n, double issued_us);
+/* ---- Jobs (jobs.c) --------------------------------------------------------------
+ * A launch, transfer or callback on a set, run in its ranks' queues.  Embed
+ * struct op_job first in a job of your own and fill set, run, finish. */
+struct op_job {
+    struct dpu_set_t set;
+    void (*run)(struct op_job *j);    /* the work, without the library lock */
+    void (*finish)(struct op_job *j); /* with the lock, after run: records, errors; frees an asynchronous job */
+    bool nonblocking;                 /* let the ranks' next jobs start while it runs */
+    /* jobs.c's */
+    struct op_session *session;
+    uint64_t *tickets; /* per rank of the set */
+};
+/* Issues j in the background and returns (lock held); j->finish runs later
+ * and must free j.  An error (and j->finish left unset) if j cannot be run. */
+dpu_error_t op_jobs_submit(struct op_job *j);
+/* Runs j on this thread once its ranks are free (lock held; released while
+ * j->run works); the caller concludes.  An error if j cannot be run. */
+dpu_error_t op_jobs_run(struct op_job *j);
 int op_jobs_busy(struct dpu_set_t set);
+/* Waits for the set's ranks' jobs (lock held, released while waiting). */
 void op_jobs_wait(struct dpu_set_t set);
+/* Waits for every asynchronous job of the process. */
 void op_jobs_drain(void);
 /* Concludes a launch of the set's DPUs (launch.c): report, fault messages, and
  * the error of the launch (kept for dpu_sync when asynchronous). */

@@ -27,7 +27,6 @@ dpu_error_t op_sync_ranks(struct dpu_set_t set)
 /* The machine indexes of the set's DPUs, each with a program loaded. */
 static dpu_error_t collect(struct dpu_set_t set, uint32_t **ids_out, uint32_t *n_out)
 {
-    struct op_machine *m = op_sdk_machine();
     uint32_t n = op_set_count(set);
     uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
     if (!ids)
@@ -35,7 +34,7 @@ static dpu_error_t collect(struct dpu_set_t set, uint32_t **ids_out, uint32_t *n
     struct dpu_t *d;
     uint32_t i = 0;
     OP_SET_FOREACH_DPU(set, d) {
-        if (!op_machine_program(m, d->id)) {
+        if (!d->program) {
             free(ids);
             return DPU_ERR_NO_PROGRAM_LOADED;
         }
@@ -53,22 +52,21 @@ dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err
         op_warn("launch failed: %s", err);
         return DPU_ERR_SYSTEM;
     }
-    struct op_machine *m = op_sdk_machine();
     op_record_launch(set, async, issued_us, real_start_us);
     dpu_error_t out = DPU_OK;
     unsigned shown = 0, faulted = 0;
     struct dpu_t *d;
     OP_SET_FOREACH_DPU(set, d) {
-        const struct op_dpu_status *r = op_machine_result(m, d->id);
-        if (r->fault == OP_FAULT_NONE)
+        struct op_dpu_status r;
+        OP_BACKEND(result, d->id, &r);
+        if (r.fault == OP_FAULT_NONE)
             continue;
         faulted++;
-        if (out == DPU_OK || r->fault != OP_FAULT_TIMEOUT)
-            out = r->fault == OP_FAULT_TIMEOUT ? DPU_ERR_TIMEOUT : DPU_ERR_DPU_FAULT;
+        if (out == DPU_OK || r.fault != OP_FAULT_TIMEOUT)
+            out = r.fault == OP_FAULT_TIMEOUT ? DPU_ERR_TIMEOUT : DPU_ERR_DPU_FAULT;
         if (shown++ < 4)
-            /* bounded: the message lives in memory a worker writes */
-            op_warn("DPU %u (rank %u, chip %u, dpu %u) tasklet %u: %s fault: %.*s", d->id, d->rank->index, d->slice,
-                    d->member, r->fault_tasklet, fault_kind(r->fault), (int)sizeof r->fault_msg, r->fault_msg);
+            op_warn("DPU %u (rank %u, chip %u, dpu %u) tasklet %u: %s fault: %s", d->id, d->rank->index, d->slice,
+                    d->member, r.fault_tasklet, fault_kind(r.fault), r.fault_msg);
     }
     if (shown < faulted)
         op_warn("... and %u more faulting DPUs", faulted - shown);
@@ -87,8 +85,32 @@ void op_set_pending(struct dpu_set_t set, dpu_error_t rc)
         set.dpu->rank->pending = rc;
 }
 
+struct launch_job {
+    struct op_job job;
+    uint32_t *ids, n;
+    double issued_us; /* the host's modelled clock when it was issued; < 0: synchronous */
+    int rc;
+    char err[256];
+};
+
+static void launch_run(struct op_job *j)
+{
+    struct launch_job *l = (struct launch_job *)j;
+    l->rc = OP_BACKEND(launch, l->ids, l->n, l->err, sizeof l->err);
+}
+
+/* Concludes an asynchronous launch: the host did not wait for it. */
+static void launch_finish_async(struct op_job *j)
+{
+    struct launch_job *l = (struct launch_job *)j;
+    op_launch_done(j->set, l->rc, l->err, 1, l->issued_us, op_real_now_us());
+    free(l->ids);
+    free(l);
+}
+
 static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
 {
+    double t0 = op_real_now_us();
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
         return rc;
@@ -97,14 +119,24 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
     uint32_t *ids, n;
     if ((rc = collect(dpu_set, &ids, &n)) != DPU_OK)
         return rc;
-    if (policy == DPU_ASYNCHRONOUS) /* queued behind the ranks' earlier jobs; the host goes on */
-        return op_jobs_submit(dpu_set, ids, n, op_record_host_clock());
-    op_jobs_wait(dpu_set);
-    char err[256];
-    double t0 = op_real_now_us();
-    int mrc = op_machine_launch(op_sdk_machine(), ids, n, err, sizeof err);
+    if (policy == DPU_ASYNCHRONOUS) { /* queued behind the ranks' earlier jobs; the host goes on */
+        struct launch_job *l = calloc(1, sizeof *l);
+        if (!l) {
+            free(ids);
+            return DPU_ERR_SYSTEM;
+        }
+        *l = (struct launch_job){.job = {.set = dpu_set, .run = launch_run, .finish = launch_finish_async},
+                                 .ids = ids, .n = n, .issued_us = op_record_host_clock()};
+        if ((rc = op_jobs_submit(&l->job)) != DPU_OK) {
+            free(ids);
+            free(l);
+        }
+        return rc;
+    }
+    struct launch_job l = {.job = {.set = dpu_set, .run = launch_run}, .ids = ids, .n = n, .issued_us = -1};
+    rc = op_jobs_run(&l.job);
     free(ids);
-    return op_launch_done(dpu_set, mrc, err, 0, -1, t0);
+    return rc != DPU_OK ? rc : op_launch_done(dpu_set, l.rc, l.err, 0, -1, t0);
 }
 
 dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
@@ -127,8 +159,9 @@ static dpu_error_t dpu_status_locked(struct dpu_set_t dpu_set, bool *done, bool 
     bool any_fault = false;
     struct dpu_t *d;
     OP_SET_FOREACH_DPU(dpu_set, d) {
-        const struct op_dpu_status *r = op_machine_result(op_sdk_machine(), d->id);
-        any_fault |= r->fault != OP_FAULT_NONE && op_machine_program(op_sdk_machine(), d->id) != NULL;
+        struct op_dpu_status r;
+        OP_BACKEND(result, d->id, &r);
+        any_fault |= r.fault != OP_FAULT_NONE && d->program != NULL;
     }
     if (done)
         *done = true;
@@ -173,41 +206,82 @@ dpu_error_t dpu_sync(struct dpu_set_t dpu_set)
     OP_LOCKED_RETURN(dpu_sync_locked(dpu_set));
 }
 
+/* A callback as a job: called once for its set (a rank, or the whole set
+ * with DPU_CALLBACK_SINGLE_CALL) with the index the SDK gives it. */
+struct callback_job {
+    struct op_job job;
+    dpu_error_t (*fn)(struct dpu_set_t, uint32_t, void *);
+    void *args;
+    uint32_t index;
+    dpu_error_t rc;
+};
+
+static void callback_run(struct op_job *j)
+{
+    struct callback_job *c = (struct callback_job *)j;
+    c->rc = c->fn(j->set, c->index, c->args);
+}
+
+/* An asynchronous callback's error surfaces at dpu_sync, if its set is still
+ * allocated (the callback may have freed it). */
+static void callback_finish_async(struct op_job *j)
+{
+    struct callback_job *c = (struct callback_job *)j;
+    if (c->rc != DPU_OK && op_set_check(j->set) == DPU_OK)
+        op_set_pending(j->set, c->rc);
+    free(c);
+}
+
+/* DPU_CALLBACK_DEFAULT: the callback runs on the calling thread, after the
+ * ranks' pending jobs, once per rank in rank order (or once with
+ * DPU_CALLBACK_SINGLE_CALL); the first error is returned.  DPU_CALLBACK_ASYNC:
+ * each call is a job in its ranks' queues (their later jobs wait for it, unless
+ * DPU_CALLBACK_NONBLOCKING) and dpu_callback returns at once; errors surface at
+ * dpu_sync.  The user's function always runs without the library lock: it may
+ * call the API, or wait for another thread that does. */
+static dpu_error_t callback_locked(struct dpu_set_t set, dpu_error_t (*fn)(struct dpu_set_t, uint32_t, void *),
+                                   void *args, dpu_callback_flags_t flags)
+{
+    dpu_error_t rc = op_set_check(set);
+    if (rc == DPU_OK && !fn)
+        rc = DPU_ERR_INVALID_DPU_SET;
+    if (rc != DPU_OK)
+        return rc;
+    bool single = (flags & DPU_CALLBACK_SINGLE_CALL) || set.kind == DPU_SET_DPU;
+    uint32_t calls = single ? 1 : set.list.nr_ranks;
+    dpu_error_t out = DPU_OK;
+    for (uint32_t i = 0; i < calls; i++) {
+        struct dpu_set_t target = single ? set : dpu_set_rank(set, i);
+        if (flags & DPU_CALLBACK_ASYNC) {
+            struct callback_job *c = calloc(1, sizeof *c);
+            if (!c)
+                return DPU_ERR_SYSTEM;
+            *c = (struct callback_job){
+                .job = {.set = target, .run = callback_run, .finish = callback_finish_async,
+                        .nonblocking = (flags & DPU_CALLBACK_NONBLOCKING) != 0},
+                .fn = fn, .args = args, .index = i};
+            if ((rc = op_jobs_submit(&c->job)) != DPU_OK) {
+                free(c);
+                return rc;
+            }
+            continue;
+        }
+        struct callback_job c = {.job = {.set = target, .run = callback_run}, .fn = fn, .args = args, .index = i};
+        if ((rc = op_jobs_run(&c.job)) != DPU_OK)
+            return rc;
+        if (out == DPU_OK)
+            out = c.rc;
+        /* the callback may have freed the set: stop calling if so */
+        if (i + 1 < calls && op_set_check(set) != DPU_OK)
+            break;
+    }
+    return out;
+}
+
 dpu_error_t dpu_callback(struct dpu_set_t dpu_set, dpu_error_t (*callback)(struct dpu_set_t, uint32_t, void *),
                          void *args, dpu_callback_flags_t flags)
 {
-    op_sdk_lock();
-    dpu_error_t rc = op_set_check(dpu_set);
-    if (rc == DPU_OK && !callback)
-        rc = DPU_ERR_INVALID_DPU_SET;
-    if (rc != DPU_OK) {
-        op_sdk_unlock();
-        return rc;
-    }
-    /* the user's function runs without the lock: it may call the API, or wait
-     * for another thread that does */
-    unsigned held = op_sdk_suspend();
-    dpu_error_t out = DPU_OK;
-    if ((flags & DPU_CALLBACK_SINGLE_CALL) || dpu_set.kind == DPU_SET_DPU) {
-        out = callback(dpu_set, 0, args);
-    } else {
-        for (uint32_t i = 0; i < dpu_set.list.nr_ranks; i++) {
-            dpu_error_t e = callback(dpu_set_rank(dpu_set, i), i, args);
-            if (out == DPU_OK)
-                out = e;
-        }
-    }
-    op_sdk_resume(held);
-    if (!(flags & DPU_CALLBACK_ASYNC) || out == DPU_OK) {
-        op_sdk_unlock();
-        return out;
-    }
-    /* an asynchronous callback's error surfaces at dpu_sync, if the set is
-     * still allocated (the callback may have freed it) */
-    if (op_set_check(dpu_set) == DPU_OK)
-        op_set_pending(dpu_set, out);
-    op_sdk_unlock();
-    return DPU_OK;
+    OP_LOCKED_RETURN(callback_locked(dpu_set, callback, args, flags));
 }
 
 static dpu_error_t openpim_get_dpu_stats_locked(struct dpu_set_t dpu, struct openpim_dpu_stats *stats)
@@ -218,7 +292,9 @@ static dpu_error_t openpim_get_dpu_stats_locked(struct dpu_set_t dpu, struct ope
     if (dpu.kind != DPU_SET_DPU || !stats)
         return DPU_ERR_INVALID_DPU_SET;
     op_jobs_wait(dpu);
-    const struct op_dpu_result *m = &op_machine_result(op_sdk_machine(), dpu.dpu->id)->model;
+    struct op_dpu_status st;
+    OP_BACKEND(result, dpu.dpu->id, &st);
+    const struct op_dpu_result *m = &st.model;
     memset(stats, 0, sizeof *stats);
     stats->cycles = m->cycles;
     stats->instructions = m->instructions;
@@ -226,7 +302,7 @@ static dpu_error_t openpim_get_dpu_stats_locked(struct dpu_set_t dpu, struct ope
         stats->tasklet_instructions[t] = m->tasklet_instructions[t];
     stats->dma_read_bytes = m->dma_read_bytes;
     stats->dma_write_bytes = m->dma_write_bytes;
-    stats->time_us = op_cycles_to_us(&op_machine_config(op_sdk_machine())->desc, m->cycles);
+    stats->time_us = op_cycles_to_us(&op_sdk_info()->desc, m->cycles);
     return DPU_OK;
 }
 
@@ -243,7 +319,9 @@ static dpu_error_t openpim_get_fault_locked(struct dpu_set_t dpu, struct openpim
     if (dpu.kind != DPU_SET_DPU || !info)
         return DPU_ERR_INVALID_DPU_SET;
     op_jobs_wait(dpu);
-    const struct op_dpu_status *r = op_machine_result(op_sdk_machine(), dpu.dpu->id);
+    struct op_dpu_status st;
+    const struct op_dpu_status *r = &st;
+    OP_BACKEND(result, dpu.dpu->id, &st);
     memset(info, 0, sizeof *info);
     info->faulted = r->fault != OP_FAULT_NONE;
     info->tasklet = r->fault_tasklet;

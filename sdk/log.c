@@ -1,5 +1,6 @@
 /* dpu_log_read: prints what a DPU's printf() calls recorded in its MRAM log
  * buffer (__stdout_buffer) during the last launch. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -18,23 +19,33 @@ static dpu_error_t dpu_log_read_locked(struct dpu_set_t dpu_set, FILE *stream)
     if (dpu_set.kind != DPU_SET_DPU || !stream)
         return DPU_ERR_INVALID_DPU_SET;
     op_sync_ranks(dpu_set); /* the log of a running launch is not complete */
-    struct op_machine *m = op_sdk_machine();
-    struct op_program *p = op_machine_program(m, dpu_set.dpu->id);
+    const struct dpu_program_t *p = dpu_set.dpu->program;
     if (!p)
         return DPU_ERR_NO_PROGRAM_LOADED;
     const struct op_symbol *buf = op_image_symbol(&p->img, "__stdout_buffer");
     const struct op_symbol *st = op_image_symbol(&p->img, "__stdout_buffer_state");
     if (!buf || !st)
         return DPU_OK; /* the program never calls printf */
+    const struct op_backend_info *m = op_sdk_info();
     if (op_region_of(buf->addr) != OP_REGION_MRAM || op_region_of(st->addr) != OP_REGION_WRAM ||
-        buf->addr - OP_MRAM_BASE + (uint64_t)buf->size > op_machine_mram_size(m) || st->size > 8 ||
-        st->addr < OP_WRAM_START(op_machine_wram_size(m)) || (uint64_t)st->addr + st->size > OP_WRAM_END)
+        buf->addr - OP_MRAM_BASE + (uint64_t)buf->size > m->mram_size || st->size > 8 ||
+        st->addr < OP_WRAM_START(m->wram_size) || (uint64_t)st->addr + st->size > OP_WRAM_END)
         return DPU_ERR_LOG_CONTEXT_MISSING;
     uint64_t state = 0;
-    memcpy(&state, op_machine_wram(m, dpu_set.dpu->id) + (st->addr - OP_WRAM_BASE), st->size);
-    if (op_log_format(op_machine_mram(m, dpu_set.dpu->id) + (buf->addr - OP_MRAM_BASE), buf->size, state, stream) != 0)
-        return DPU_ERR_LOG_FORMAT;
-    return DPU_OK;
+    uint8_t *text = malloc(buf->size ? buf->size : 1);
+    if (!text)
+        return DPU_ERR_SYSTEM;
+    char err[256];
+    uint32_t id = dpu_set.dpu->id;
+    if (OP_BACKEND(read, id, OP_REGION_WRAM, st->addr - OP_WRAM_BASE, &state, st->size, err, sizeof err) != 0 ||
+        OP_BACKEND(read, id, OP_REGION_MRAM, buf->addr - OP_MRAM_BASE, text, buf->size, err, sizeof err) != 0) {
+        op_warn("%s", err);
+        rc = DPU_ERR_SYSTEM;
+    } else if (op_log_format(text, buf->size, state, stream) != 0) {
+        rc = DPU_ERR_LOG_FORMAT;
+    }
+    free(text);
+    return rc;
 }
 
 dpu_error_t dpu_log_read(struct dpu_set_t dpu_set, FILE *stream)

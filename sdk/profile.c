@@ -86,8 +86,8 @@ static int apply(struct op_profile *p, const char *key, const char *val, int pas
         return parse_bool(val, &p->sg_enabled);
     if (!strcmp(key, "sgXferMaxBlocksPerDpu"))
         return parse_u32(val, 1, UINT32_MAX, &p->sg_max_blocks);
-    if (!strcmp(key, "disableResetOnAlloc"))
-        return parse_bool(val, &p->disable_reset);
+    if (!strcmp(key, "disableResetOnAlloc")) /* released ranks are reset: allocated ones are always clean */
+        return parse_bool(val, &(bool){false});
     if (!strcmp(key, "backend"))
         return strcmp(val, "hw") && strcmp(val, "simulator") ? -1 : 0;
     /* a key of the machine description, or unknown (ignored) */

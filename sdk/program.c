@@ -1,6 +1,7 @@
 /* Loading DPU programs and looking up their symbols. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,31 +9,67 @@
 
 #include "internal.h"
 
-static dpu_error_t load_image(struct dpu_set_t set, struct op_program *p, struct dpu_program_t **program)
+void op_program_drop(struct dpu_program_t *p)
+{
+    if (!p || !p->refs || --p->refs)
+        return;
+    op_sdk_backend()->ops->program_close(op_sdk_backend(), p->bp);
+    op_image_free(&p->img);
+    free(p);
+}
+
+/* A handle for the image bytes: parsed here (for symbols) and given to the
+ * backend.  NULL with a warning if the image is not valid. */
+static struct dpu_program_t *open_program(const void *bytes, size_t len, const char *what)
 {
     struct dpu_program_t *h = calloc(1, sizeof *h);
-    if (!h) {
-        op_program_put(p);
-        return DPU_ERR_SYSTEM;
-    }
-    h->prog = p;
-    op_sync_ranks(set);
-    struct dpu_t *d;
     char err[256];
+    if (!h) {
+        op_warn("out of memory");
+        return NULL;
+    }
+    if (op_image_parse(bytes, len, &h->img, err, sizeof err) != 0) {
+        op_warn("%s is not a valid DPU program: %s", what, err);
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+/* Loads the parsed program onto the set (under the lock); the DPUs share h. */
+static dpu_error_t load_image(struct dpu_set_t set, struct dpu_program_t *h, struct dpu_program_t **program)
+{
+    char err[256];
+    op_sync_ranks(set);
+    uint32_t n = op_set_count(set), k = 0;
+    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
+    h->bp = ids ? OP_BACKEND(program_open, h->img.bytes, h->img.len, err, sizeof err) : NULL;
     dpu_error_t rc = DPU_OK;
-    OP_SET_FOREACH_DPU(set, d) {
-        if (op_machine_load(op_sdk_machine(), d->id, p, err, sizeof err) != 0) {
+    if (!ids) {
+        rc = DPU_ERR_SYSTEM;
+    } else if (!h->bp) {
+        op_warn("cannot load the program: %s", err);
+        rc = DPU_ERR_ELF_INVALID_FILE;
+    } else {
+        struct dpu_t *d;
+        OP_SET_FOREACH_DPU(set, d)
+            ids[k++] = d->id;
+        if (OP_BACKEND(load, ids, k, h->bp, err, sizeof err) != 0) {
             op_warn("cannot load the program: %s", err);
             rc = DPU_ERR_ELF_INVALID_FILE;
-            break;
+        } else {
+            OP_SET_FOREACH_DPU(set, d) {
+                op_program_drop(d->program);
+                d->program = h;
+                h->refs++;
+            }
         }
-        if (d->program && --d->program->refs == 0)
-            free(d->program);
-        d->program = h;
-        h->refs++;
     }
-    op_program_put(p); /* the DPUs hold their own references */
+    free(ids);
     if (h->refs == 0) {
+        if (h->bp)
+            OP_BACKEND(program_close, h->bp);
+        op_image_free(&h->img);
         free(h);
         h = NULL;
     }
@@ -41,10 +78,10 @@ static dpu_error_t load_image(struct dpu_set_t set, struct op_program *p, struct
     return rc;
 }
 
-/* Reading and parsing a program need no lock (op_program_create touches no
- * shared state): a slow file, or a FIFO that never ends, stalls only its
- * caller.  The set is checked before (for the error the SDK gives first) and
- * again under the lock that loads it. */
+/* Reading and parsing a program need no lock (they touch no shared state): a
+ * slow file, or a FIFO that never ends, stalls only its caller.  The set is
+ * checked before (for the error the SDK gives first) and again under the lock
+ * that loads it. */
 static dpu_error_t check_set(struct dpu_set_t set)
 {
     op_sdk_lock();
@@ -53,14 +90,16 @@ static dpu_error_t check_set(struct dpu_set_t set)
     return rc;
 }
 
-static dpu_error_t load_parsed(struct dpu_set_t set, struct op_program *p, struct dpu_program_t **program)
+static dpu_error_t load_parsed(struct dpu_set_t set, struct dpu_program_t *h, struct dpu_program_t **program)
 {
     op_sdk_lock();
     dpu_error_t rc = op_set_check(set);
-    if (rc == DPU_OK)
-        rc = load_image(set, p, program);
-    else
-        op_program_put(p);
+    if (rc == DPU_OK) {
+        rc = load_image(set, h, program);
+    } else {
+        op_image_free(&h->img);
+        free(h);
+    }
     op_sdk_unlock();
     return rc;
 }
@@ -73,13 +112,8 @@ dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set, const void *buffer, s
         return rc;
     if (!buffer)
         return DPU_ERR_ELF_INVALID_FILE;
-    char err[256];
-    struct op_program *p = op_program_create(buffer, buffer_size, err, sizeof err);
-    if (!p) {
-        op_warn("invalid DPU program: %s", err);
-        return DPU_ERR_ELF_INVALID_FILE;
-    }
-    return load_parsed(dpu_set, p, program);
+    struct dpu_program_t *h = open_program(buffer, buffer_size, "the buffer");
+    return h ? load_parsed(dpu_set, h, program) : DPU_ERR_ELF_INVALID_FILE;
 }
 
 dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct dpu_program_t **program)
@@ -123,14 +157,11 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
         free(buf);
         return DPU_ERR_SYSTEM;
     }
-    char err[256];
-    struct op_program *p = op_program_create(buf, len, err, sizeof err);
+    char what[PATH_MAX + 2];
+    snprintf(what, sizeof what, "'%s'", binary_path);
+    struct dpu_program_t *h = open_program(buf, len, what);
     free(buf);
-    if (!p) {
-        op_warn("'%s' is not a valid DPU program: %s", binary_path, err);
-        return DPU_ERR_ELF_INVALID_FILE;
-    }
-    return load_parsed(dpu_set, p, program);
+    return h ? load_parsed(dpu_set, h, program) : DPU_ERR_ELF_INVALID_FILE;
 }
 
 dpu_error_t dpu_load_from_incbin(struct dpu_set_t dpu_set, struct dpu_incbin_t *incbin,
@@ -146,7 +177,7 @@ static dpu_error_t dpu_get_symbol_locked(struct dpu_program_t *program, const ch
 {
     if (!program || !symbol_name || !symbol)
         return DPU_ERR_INVALID_SYMBOL_ACCESS;
-    return op_symbol_lookup(&program->prog->img, symbol_name, symbol);
+    return op_symbol_lookup(&program->img, symbol_name, symbol);
 }
 
 dpu_error_t dpu_get_symbol(struct dpu_program_t *program, const char *symbol_name, struct dpu_symbol_t *symbol)
@@ -164,7 +195,7 @@ dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struc
     if (strcmp(name, DPU_MRAM_HEAP_POINTER_NAME) == 0) {
         /* the rest of MRAM; an image whose heap start lies outside MRAM gets an
          * empty heap, not a size that wrapped around */
-        uint64_t mram = op_machine_mram_size(op_sdk_machine());
+        uint64_t mram = op_sdk_info()->mram_size;
         bool inside = s->addr >= OP_MRAM_BASE && s->addr - OP_MRAM_BASE <= mram;
         out->size = inside ? (uint32_t)(mram - (s->addr - OP_MRAM_BASE)) : 0;
     }

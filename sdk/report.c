@@ -25,7 +25,7 @@
 
 enum ev_type { EV_TO_DPU, EV_FROM_DPU, EV_LAUNCH, EV_EXT };
 
-struct ev {
+struct op_report_ev {
     enum ev_type type;
     enum op_category cat; /* EV_EXT: given by the library */
     char name[64];
@@ -34,22 +34,6 @@ struct ev {
     struct op_launch_stats stats;
 };
 
-static struct {
-    struct ev *v;
-    size_t n, cap;
-    double model_us;   /* the host's modelled clock: end of the work it has waited for */
-    double *busy_us;   /* per rank: end of the work issued to it */
-    size_t nr_busy;
-    double real_us;    /* measured host time of the same work */
-    double start_real; /* first event */
-    uint8_t *touched;  /* per rank: accessed by the host since its last launch */
-    size_t nr_touched;
-    int registered;
-    uint64_t peak_memory;        /* host bytes backing MRAM/WRAM, sampled after each event */
-    FILE *dpu_csv;               /* OPENPIM_REPORT_DPUS */
-    unsigned launches;
-    unsigned unaccounted_launches; /* launches of programs built without instruction accounting */
-} R;
 
 /* Modelled minus measured time of the SDK work so far (ns), published for the
  * virtual clock, which may read it from any thread without the lock. */
@@ -57,28 +41,29 @@ static _Atomic long long shift_ns;
 
 static const struct op_machine_desc *desc(void)
 {
-    return &op_machine_config(op_sdk_machine())->desc;
+    return &op_sdk_info()->desc;
 }
 
 static void write_report(void);
 
-static struct ev *push(enum ev_type type)
+static struct op_report_ev *push(enum ev_type type)
 {
-    if (!R.registered) {
-        R.registered = 1;
-        R.start_real = op_real_now_us();
-        if (getenv("OPENPIM_REPORT") || getenv("OPENPIM_TRACE"))
+    struct op_report_state *R = &op_session()->report;
+    if (!R->registered) {
+        R->registered = 1;
+        R->start_real = op_real_now_us();
+        if (op_session()->is_default && (getenv("OPENPIM_REPORT") || getenv("OPENPIM_TRACE")))
             atexit(write_report);
     }
-    if (R.n == R.cap) {
-        size_t cap = R.cap ? R.cap * 2 : 256;
-        struct ev *v = realloc(R.v, cap * sizeof *v);
+    if (R->n == R->cap) {
+        size_t cap = R->cap ? R->cap * 2 : 256;
+        struct op_report_ev *v = realloc(R->v, cap * sizeof *v);
         if (!v)
             return NULL;
-        R.v = v;
-        R.cap = cap;
+        R->v = v;
+        R->cap = cap;
     }
-    struct ev *e = &R.v[R.n++];
+    struct op_report_ev *e = &R->v[R->n++];
     memset(e, 0, sizeof *e);
     e->type = type;
     return e;
@@ -111,40 +96,44 @@ static unsigned set_ranks(struct dpu_set_t set, struct op_xfer_rank *out, unsign
  * returns its start; a synchronous event moves the host clock to its end. */
 static double place(const struct op_xfer_rank *ranks, unsigned n, double dur_us, int async, double earliest_us)
 {
+    struct op_report_state *R = &op_session()->report;
     size_t want = desc()->nr_ranks;
-    if (R.nr_busy < want) {
-        double *b = realloc(R.busy_us, want * sizeof *b);
+    if (R->nr_busy < want) {
+        double *b = realloc(R->busy_us, want * sizeof *b);
         if (b) {
-            for (size_t i = R.nr_busy; i < want; i++)
+            for (size_t i = R->nr_busy; i < want; i++)
                 b[i] = 0;
-            R.busy_us = b;
-            R.nr_busy = want;
+            R->busy_us = b;
+            R->nr_busy = want;
         }
     }
-    double start = earliest_us < 0 ? R.model_us : earliest_us;
+    double start = earliest_us < 0 ? R->model_us : earliest_us;
     for (unsigned i = 0; i < n; i++)
-        if (ranks[i].rank < R.nr_busy && R.busy_us[ranks[i].rank] > start)
-            start = R.busy_us[ranks[i].rank];
+        if (ranks[i].rank < R->nr_busy && R->busy_us[ranks[i].rank] > start)
+            start = R->busy_us[ranks[i].rank];
     double end = start + dur_us;
     for (unsigned i = 0; i < n; i++)
-        if (ranks[i].rank < R.nr_busy)
-            R.busy_us[ranks[i].rank] = end;
+        if (ranks[i].rank < R->nr_busy)
+            R->busy_us[ranks[i].rank] = end;
     if (!async)
-        R.model_us = end;
+        R->model_us = end;
     return start;
 }
 
 /* Publishes the host clock and the measured host time after one SDK call. */
 static void account(double real_start_us)
 {
-    R.real_us += op_real_now_us() - real_start_us;
+    struct op_report_state *R = &op_session()->report;
+    R->real_us += op_real_now_us() - real_start_us;
     /* a double past the range of long long does not convert: clamp (31 years) */
-    double shift = (R.model_us - R.real_us) * 1e3;
+    double shift = (R->model_us - R->real_us) * 1e3;
     shift = shift > 1e18 ? 1e18 : shift < -1e18 ? -1e18 : shift;
-    atomic_store_explicit(&shift_ns, (long long)shift, memory_order_relaxed);
-    uint64_t used = op_machine_memory_used(op_sdk_machine());
-    if (used > R.peak_memory)
-        R.peak_memory = used;
+    if (op_session()->is_default) /* the program's own clock follows the default session */
+        atomic_store_explicit(&shift_ns, (long long)shift, memory_order_relaxed);
+    uint64_t used;
+    OP_BACKEND(memory, &used, NULL);
+    if (used > R->peak_memory)
+        R->peak_memory = used;
 }
 
 static void span(const struct op_xfer_rank *ranks, unsigned n, unsigned *first, unsigned *count)
@@ -162,30 +151,32 @@ static void span(const struct op_xfer_rank *ranks, unsigned n, unsigned *first, 
 
 static int first_access_after_launch(const struct op_xfer_rank *ranks, unsigned n)
 {
+    struct op_report_state *R = &op_session()->report;
     int after = 0;
     for (unsigned i = 0; i < n; i++)
-        if (ranks[i].rank < R.nr_touched && !R.touched[ranks[i].rank]) {
+        if (ranks[i].rank < R->nr_touched && !R->touched[ranks[i].rank]) {
             after = 1;
-            R.touched[ranks[i].rank] = 1;
+            R->touched[ranks[i].rank] = 1;
         }
     return after;
 }
 
 static void ensure_touched(void)
 {
+    struct op_report_state *R = &op_session()->report;
     size_t want = desc()->nr_ranks;
-    if (R.nr_touched < want) {
-        uint8_t *t = realloc(R.touched, want);
+    if (R->nr_touched < want) {
+        uint8_t *t = realloc(R->touched, want);
         if (!t)
             return;
-        memset(t + R.nr_touched, 1, want - R.nr_touched);
-        R.touched = t;
-        R.nr_touched = want;
+        memset(t + R->nr_touched, 1, want - R->nr_touched);
+        R->touched = t;
+        R->nr_touched = want;
     }
 }
 
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
-                    size_t bytes_per_dpu, uint32_t nr_dpus, double real_start_us)
+                    size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us, double real_start_us)
 {
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
@@ -200,8 +191,8 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
         .after_launch = first_access_after_launch(ranks, n),
     };
     double us = op_xfer_time_us(desc(), &x);
-    double start = place(ranks, n, us, 0, -1);
-    struct ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
+    double start = place(ranks, n, us, issued_us >= 0, issued_us);
+    struct op_report_ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
     if (e) {
         static const char *kinds[] = {"push", "broadcast", "copy"};
         snprintf(e->name, sizeof e->name, "%s %s %zu B x %u DPUs (%s)", to_dpu ? "to" : "from",
@@ -216,53 +207,59 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
 /* One CSV row per DPU of a launch, when OPENPIM_REPORT_DPUS names a file. */
 static void write_dpu_rows(struct dpu_set_t set)
 {
+    struct op_report_state *R = &op_session()->report;
     static int opened;
-    if (!opened) {
+    if (!opened && op_session()->is_default) { /* the file describes the default session */
         opened = 1;
         const char *path = getenv("OPENPIM_REPORT_DPUS");
-        if (path && *path && (R.dpu_csv = fopen(path, "w")))
-            fprintf(R.dpu_csv, "launch,dpu,rank,cycles,instructions,ipc,dma_read_bytes,dma_write_bytes,fault\n");
+        if (path && *path && (R->dpu_csv = fopen(path, "w")))
+            fprintf(R->dpu_csv, "launch,dpu,rank,cycles,instructions,ipc,dma_read_bytes,dma_write_bytes,fault\n");
     }
-    if (!R.dpu_csv)
+    if (!R->dpu_csv)
         return;
     struct dpu_t *d;
     OP_SET_FOREACH_DPU(set, d) {
-        const struct op_dpu_status *st = op_machine_result(op_sdk_machine(), d->id);
+        struct op_dpu_status status;
+        const struct op_dpu_status *st = &status;
+        OP_BACKEND(result, d->id, &status);
         const struct op_dpu_result *m = &st->model;
-        fprintf(R.dpu_csv, "%u,%u,%u,%llu,%llu,%.4f,%llu,%llu,%u\n", R.launches, d->id, d->rank->index,
+        fprintf(R->dpu_csv, "%u,%u,%u,%llu,%llu,%.4f,%llu,%llu,%u\n", R->launches, d->id, d->rank->index,
                 (unsigned long long)m->cycles, (unsigned long long)m->instructions,
                 m->cycles ? (double)m->instructions / (double)m->cycles : 0.0, (unsigned long long)m->dma_read_bytes,
                 (unsigned long long)m->dma_write_bytes, st->fault);
     }
-    fflush(R.dpu_csv);
+    fflush(R->dpu_csv);
 }
 
 double op_record_host_clock(void)
 {
-    return R.model_us;
+    struct op_report_state *R = &op_session()->report;
+    return R->model_us;
 }
 
 void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us)
 {
+    struct op_report_state *R = &op_session()->report;
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
     ensure_touched();
     for (unsigned i = 0; i < n; i++)
-        if (ranks[i].rank < R.nr_touched)
-            R.touched[ranks[i].rank] = 0;
-    struct ev *e = push(EV_LAUNCH);
+        if (ranks[i].rank < R->nr_touched)
+            R->touched[ranks[i].rank] = 0;
+    struct op_report_ev *e = push(EV_LAUNCH);
     struct op_launch_stats st;
     op_launch_stats_init(&st);
     struct dpu_t *d;
     bool unaccounted = false;
     OP_SET_FOREACH_DPU(set, d) {
-        op_launch_stats_add(&st, d->id, &op_machine_result(op_sdk_machine(), d->id)->model);
-        struct op_program *p = op_machine_program(op_sdk_machine(), d->id);
-        unaccounted |= p && !p->img.accounting;
+        struct op_dpu_status status;
+        OP_BACKEND(result, d->id, &status);
+        op_launch_stats_add(&st, d->id, &status.model);
+        unaccounted |= d->program && !d->program->img.accounting;
     }
-    R.unaccounted_launches += unaccounted;
+    R->unaccounted_launches += unaccounted;
     write_dpu_rows(set);
-    R.launches++;
+    R->launches++;
     double overhead = op_launch_overhead_us(desc(), ranks, n);
     double us = overhead + op_cycles_to_us(desc(), st.max_cycles);
     double start = place(ranks, n, us, async, issued_us);
@@ -295,7 +292,7 @@ static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category
     };
     if (!name || (unsigned)category >= sizeof cats / sizeof *cats || !(modelled_us >= 0) || modelled_us > 1e15)
         return DPU_ERR_UNSUPPORTED;
-    if (!op_sdk_machine())
+    if (!op_sdk_backend())
         return DPU_ERR_INVALID_DPU_SET; /* nothing allocated yet: no machine to place the event on */
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS] = {{0, 0, 0}};
     unsigned n = 0;
@@ -306,7 +303,7 @@ static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category
         n = set_ranks(*set, ranks, OP_TIMING_MAX_RANKS);
     }
     double t0 = op_real_now_us(), start = place(ranks, n, modelled_us, asynchronous, -1);
-    struct ev *e = push(EV_EXT);
+    struct op_report_ev *e = push(EV_EXT);
     if (e) {
         e->cat = cats[category];
         snprintf(e->name, sizeof e->name, "%s", name);
@@ -331,8 +328,9 @@ dpu_error_t openpim_record_host_event(enum openpim_event_category category, cons
 
 double openpim_modelled_time_us(void)
 {
+    struct op_report_state *R = &op_session()->report;
     op_sdk_lock();
-    double us = R.model_us;
+    double us = R->model_us;
     op_sdk_unlock();
     return us;
 }
@@ -344,7 +342,8 @@ long long op_record_shift_ns(void)
 
 static enum op_category classify(size_t i, size_t first_launch, size_t last_launch, int any_launch)
 {
-    const struct ev *e = &R.v[i];
+    struct op_report_state *R = &op_session()->report;
+    const struct op_report_ev *e = &R->v[i];
     if (e->type == EV_EXT)
         return e->cat;
     if (e->type == EV_LAUNCH)
@@ -363,28 +362,30 @@ static void write_report(void)
 {
     op_jobs_drain(); /* asynchronous launches still queued finish first */
     op_sdk_lock();
+    openpim_session_use(NULL); /* the report is the default session's */
     write_report_locked();
     op_sdk_unlock();
 }
 
 static void write_report_locked(void)
 {
-    if (!op_sdk_machine() || R.n == 0)
+    struct op_report_state *R = &op_session()->report;
+    if (!op_sdk_backend() || R->n == 0)
         return;
     struct op_report *rep = op_report_new(desc());
     if (!rep)
         return;
     size_t first = 0, last = 0;
     int any = 0;
-    for (size_t i = 0; i < R.n; i++)
-        if (R.v[i].type == EV_LAUNCH) {
+    for (size_t i = 0; i < R->n; i++)
+        if (R->v[i].type == EV_LAUNCH) {
             if (!any)
                 first = i;
             last = i;
             any = 1;
         }
-    for (size_t i = 0; i < R.n; i++) {
-        const struct ev *e = &R.v[i];
+    for (size_t i = 0; i < R->n; i++) {
+        const struct op_report_ev *e = &R->v[i];
         if (e->type == EV_LAUNCH)
             op_report_launch(rep, OP_CAT_DPU_KERNEL, e->name, e->start_us, e->overhead_us, &e->stats, e->first_rank,
                              e->nr_ranks);
@@ -399,14 +400,15 @@ static void write_report_locked(void)
             fprintf(f, "== OpenPIM run report (modelled on %s: %u ranks, %.0f MHz) ==\n", desc()->name,
                     desc()->nr_ranks, desc()->freq_mhz);
             fprintf(f, "measured on this host: %.3f ms inside SDK calls, %.3f ms since the first SDK call\n",
-                    R.real_us / 1e3, (op_real_now_us() - R.start_real) / 1e3);
-            uint64_t limit = op_machine_memory_limit(op_sdk_machine());
+                    R->real_us / 1e3, (op_real_now_us() - R->start_real) / 1e3);
+            uint64_t limit;
+            OP_BACKEND(memory, NULL, &limit);
             fprintf(f, "host memory backing the emulated MRAM/WRAM: peak %.1f MB (limit %.0f MB)\n",
-                    R.peak_memory / 1048576.0, limit / 1048576.0);
-            if (R.unaccounted_launches)
+                    R->peak_memory / 1048576.0, limit / 1048576.0);
+            if (R->unaccounted_launches)
                 fprintf(f, "WARNING: %u launch(es) ran a DPU program built without instruction accounting "
                            "(no clang-14 plugin): their kernel times count DMA and runtime calls only\n",
-                        R.unaccounted_launches);
+                        R->unaccounted_launches);
             op_report_write_text(rep, f);
             if (f != stderr)
                 fclose(f);
@@ -421,4 +423,13 @@ static void write_report_locked(void)
         }
     }
     op_report_free(rep);
+}
+
+void op_report_state_free(struct op_session *s)
+{
+    struct op_report_state *R = &s->report;
+    free(R->v);
+    free(R->busy_us);
+    free(R->touched);
+    memset(R, 0, sizeof *R);
 }

@@ -17,13 +17,13 @@ struct target {
 };
 
 /* The program all DPUs of the set run. */
-static dpu_error_t common_program(struct dpu_set_t set, struct op_program **out)
+static dpu_error_t common_program(struct dpu_set_t set, struct dpu_program_t **out)
 {
-    struct op_program *p = NULL;
+    struct dpu_program_t *p = NULL;
     struct dpu_t *d;
     bool any = false;
     OP_SET_FOREACH_DPU(set, d) {
-        struct op_program *q = op_machine_program(op_sdk_machine(), d->id);
+        struct dpu_program_t *q = d->program;
         if (!q)
             return DPU_ERR_NO_PROGRAM_LOADED;
         if (any && q->img.bytes != p->img.bytes && (q->img.len != p->img.len || memcmp(q->img.bytes, p->img.bytes, q->img.len)))
@@ -41,7 +41,7 @@ static dpu_error_t resolve(struct dpu_set_t set, const char *name, struct dpu_sy
 {
     if (!name)
         return DPU_ERR_UNKNOWN_SYMBOL;
-    struct op_program *p;
+    struct dpu_program_t *p;
     dpu_error_t rc = common_program(set, &p);
     return rc != DPU_OK ? rc : op_symbol_lookup(&p->img, name, sym);
 }
@@ -55,18 +55,18 @@ static dpu_error_t check_access(struct dpu_symbol_t sym, uint32_t off, size_t le
         return DPU_ERR_INVALID_SYMBOL_ACCESS;
     /* from here len <= sym.size < 2^32, and addr < 2^33: no sum below wraps */
     uint64_t addr = (uint64_t)sym.address + off;
-    struct op_machine *m = op_sdk_machine();
+    const struct op_backend_info *m = op_sdk_info();
     switch (op_region_of(sym.address)) {
     case OP_REGION_WRAM:
         if ((addr | len) & 3u)
             return DPU_ERR_INVALID_WRAM_ACCESS;
-        if (addr < OP_WRAM_START(op_machine_wram_size(m)) || addr > OP_WRAM_END || len > OP_WRAM_END - addr)
+        if (addr < OP_WRAM_START(m->wram_size) || addr > OP_WRAM_END || len > OP_WRAM_END - addr)
             return DPU_ERR_INVALID_WRAM_ACCESS;
         t->region = OP_REGION_WRAM;
         t->offset = (uint32_t)(addr - OP_WRAM_BASE);
         return DPU_OK;
     case OP_REGION_MRAM:
-        if (addr - OP_MRAM_BASE > op_machine_mram_size(m) || len > op_machine_mram_size(m) - (addr - OP_MRAM_BASE))
+        if (addr - OP_MRAM_BASE > m->mram_size || len > m->mram_size - (addr - OP_MRAM_BASE))
             return DPU_ERR_INVALID_MRAM_ACCESS;
         t->region = OP_REGION_MRAM;
         t->offset = (uint32_t)(addr - OP_MRAM_BASE);
@@ -78,42 +78,57 @@ static dpu_error_t check_access(struct dpu_symbol_t sym, uint32_t off, size_t le
     }
 }
 
-static uint8_t *host_ptr(const struct dpu_t *d, const struct target *t)
+/* Writes len bytes at the target of the given DPUs, from src[i] each or from
+ * src[0] for all (nsrc 1); a refusal (the host memory limit) is a warning. */
+static dpu_error_t write_dpus(const uint32_t *ids, uint32_t n, const struct target *t, const void *const *src,
+                              uint32_t nsrc, size_t len)
 {
-    struct op_machine *m = op_sdk_machine();
-    return (t->region == OP_REGION_WRAM ? op_machine_wram(m, d->id) : op_machine_mram(m, d->id)) + t->offset;
-}
-
-/* DPU memory -> host; MRAM never written reads as zeros without costing host memory. */
-static void read_dpu(const struct dpu_t *d, const struct target *t, void *dst, size_t len)
-{
-    if (t->region == OP_REGION_MRAM)
-        op_machine_mram_read(op_sdk_machine(), d->id, t->offset, dst, len);
-    else
-        memcpy(dst, host_ptr(d, t), len);
-}
-
-/* Refuses a write to the MRAM of the set's DPUs (those with a prepared buffer
- * if `prepared`) that the host could not back. */
-static dpu_error_t check_room(struct dpu_set_t set, const struct target *t, size_t len, bool prepared)
-{
-    if (t->region != OP_REGION_MRAM || len == 0)
-        return DPU_OK;
-    uint32_t n = op_set_count(set), k = 0;
-    uint32_t *ids = malloc((n ? n : 1) * sizeof *ids);
-    if (!ids)
-        return DPU_ERR_SYSTEM;
-    struct dpu_t *d;
-    OP_SET_FOREACH_DPU(set, d)
-        if (!prepared || d->xfer)
-            ids[k++] = d->id;
     char err[256];
-    int rc = op_machine_check_mram_write(op_sdk_machine(), ids, k, t->offset, len, err, sizeof err);
-    free(ids);
-    if (rc != 0) {
+    if (n == 0 || len == 0)
+        return DPU_OK;
+    if (OP_BACKEND(write, ids, n, t->region, t->offset, src, nsrc, len, err, sizeof err) != 0) {
         op_warn("%s", err);
         return DPU_ERR_SYSTEM;
     }
+    return DPU_OK;
+}
+
+/* DPU memory -> host; MRAM never written reads as zeros without costing host memory. */
+static dpu_error_t read_dpu(const struct dpu_t *d, const struct target *t, uint32_t skip, void *dst, size_t len)
+{
+    char err[256];
+    if (OP_BACKEND(read, d->id, t->region, t->offset + skip, dst, len, err, sizeof err) != 0) {
+        op_warn("%s", err);
+        return DPU_ERR_SYSTEM;
+    }
+    return DPU_OK;
+}
+
+/* The machine indexes of the set's DPUs (with a prepared buffer if
+ * `prepared`), and those buffers in bufs if asked; *n their number. */
+static dpu_error_t set_ids(struct dpu_set_t set, bool prepared, uint32_t **ids, const void ***bufs, uint32_t *n)
+{
+    uint32_t cap = op_set_count(set), k = 0;
+    *ids = malloc((cap ? cap : 1) * sizeof **ids);
+    if (bufs)
+        *bufs = malloc((cap ? cap : 1) * sizeof **bufs);
+    if (!*ids || (bufs && !*bufs)) {
+        free(*ids);
+        *ids = NULL;
+        if (bufs) {
+            free(*bufs);
+            *bufs = NULL;
+        }
+        return DPU_ERR_SYSTEM;
+    }
+    struct dpu_t *d;
+    OP_SET_FOREACH_DPU(set, d)
+        if (!prepared || d->xfer) {
+            if (bufs)
+                (*bufs)[k] = d->xfer;
+            (*ids)[k++] = d->id;
+        }
+    *n = k;
     return DPU_OK;
 }
 
@@ -123,11 +138,9 @@ static dpu_error_t prepare(struct dpu_set_t set, const struct dpu_symbol_t *give
     dpu_error_t rc = op_set_check(set);
     if (rc != DPU_OK)
         return rc;
-    if ((rc = op_sync_ranks(set)) != DPU_OK && rc != DPU_ERR_DPU_FAULT)
-        return rc;
     struct dpu_symbol_t sym;
     if (given) {
-        struct op_program *p;
+        struct dpu_program_t *p;
         if ((rc = common_program(set, &p)) != DPU_OK)
             return rc;
         sym = *given;
@@ -137,8 +150,104 @@ static dpu_error_t prepare(struct dpu_set_t set, const struct dpu_symbol_t *give
     return check_access(sym, off, len, t);
 }
 
+/* A transfer as a job in its ranks' queues: to the DPUs from src[0] (every
+ * DPU) or src[i], or from the DPUs into dst[i].  Synchronous transfers run on
+ * the calling thread without the library lock; DPU_XFER_ASYNC ones in the
+ * background, from and into the caller's buffers, which must stay valid until
+ * dpu_sync. */
+struct xfer_job {
+    struct op_job job;
+    struct target t;
+    size_t len;
+    int to_dpu;
+    enum op_xfer_kind kind;
+    uint32_t *ids, n;
+    const void **src; /* to the DPUs: nsrc buffers */
+    uint32_t nsrc;
+    void **dst;       /* from the DPUs: n buffers */
+    double issued_us; /* asynchronous: the host's modelled clock when issued */
+    dpu_error_t rc;
+};
+
+static void xfer_run(struct op_job *j)
+{
+    struct xfer_job *x = (struct xfer_job *)j;
+    char err[256];
+    x->rc = DPU_OK;
+    if (x->to_dpu) {
+        if (OP_BACKEND(write, x->ids, x->n, x->t.region, x->t.offset, x->src, x->nsrc, x->len, err, sizeof err) != 0)
+            x->rc = DPU_ERR_SYSTEM;
+    } else {
+        for (uint32_t i = 0; i < x->n && x->rc == DPU_OK; i++)
+            if (OP_BACKEND(read, x->ids[i], x->t.region, x->t.offset, x->dst[i], x->len, err, sizeof err) != 0)
+                x->rc = DPU_ERR_SYSTEM;
+    }
+    if (x->rc != DPU_OK)
+        op_warn("%s", err); /* op_warn takes no lock */
+}
+
+static void xfer_free(struct xfer_job *x)
+{
+    free(x->ids);
+    free(x->src);
+    free(x->dst);
+    free(x);
+}
+
+static void xfer_finish_async(struct op_job *j)
+{
+    struct xfer_job *x = (struct xfer_job *)j;
+    if (x->rc != DPU_OK)
+        op_set_pending(j->set, x->rc);
+    else
+        op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, x->issued_us, op_real_now_us());
+    xfer_free(x);
+}
+
+/* Runs x (synchronously, or in the background with async) and frees it. */
+static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
+{
+    x->job.run = xfer_run;
+    if (async) {
+        x->job.finish = xfer_finish_async;
+        x->issued_us = op_record_host_clock();
+        dpu_error_t rc = op_jobs_submit(&x->job);
+        if (rc != DPU_OK)
+            xfer_free(x);
+        return rc;
+    }
+    dpu_error_t rc = op_jobs_run(&x->job);
+    if (rc == DPU_OK && (rc = x->rc) == DPU_OK)
+        op_record_xfer(x->job.set, x->kind, x->to_dpu, x->t.region, x->len, x->n, -1, t0);
+    xfer_free(x);
+    return rc;
+}
+
+/* A transfer between every DPU of the set and one host buffer: src to the
+ * DPUs, or into dst from the (one) DPU. */
+static dpu_error_t one_buffer(struct dpu_set_t set, const struct target *t, size_t len, int to_dpu,
+                              enum op_xfer_kind kind, const void *src, void *dst, bool async, double t0)
+{
+    struct xfer_job *x = calloc(1, sizeof *x);
+    if (!x || set_ids(set, false, &x->ids, NULL, &x->n) != DPU_OK || !(x->src = malloc(sizeof *x->src)) ||
+        !(x->dst = malloc(sizeof *x->dst))) {
+        if (x)
+            xfer_free(x);
+        return DPU_ERR_SYSTEM;
+    }
+    x->job.set = set;
+    x->t = *t;
+    x->len = len;
+    x->to_dpu = to_dpu;
+    x->kind = kind;
+    x->src[0] = src;
+    x->nsrc = 1;
+    x->dst[0] = dst;
+    return xfer_issue(x, async, t0);
+}
+
 static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
-                           const void *src, size_t len)
+                           const void *src, size_t len, bool async)
 {
     double t0 = op_real_now_us();
     struct target t;
@@ -147,42 +256,32 @@ static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym,
         return rc;
     if (!src)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
-    if ((rc = check_room(set, &t, len, false)) != DPU_OK)
-        return rc;
-    struct dpu_t *d;
-    uint32_t n = 0;
-    OP_SET_FOREACH_DPU(set, d) {
-        memcpy(host_ptr(d, &t), src, len);
-        n++;
-    }
-    op_record_xfer(set, set.kind == DPU_SET_DPU ? OP_XFER_SERIAL : OP_XFER_BROADCAST, 1, t.region, len, n, t0);
-    return DPU_OK;
+    return one_buffer(set, &t, len, 1, set.kind == DPU_SET_DPU ? OP_XFER_SERIAL : OP_XFER_BROADCAST, src, NULL,
+                      async, t0);
 }
 
 dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset, const void *src,
                         size_t length)
 {
-    OP_LOCKED_RETURN(copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length));
+    OP_LOCKED_RETURN(copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length, false));
 }
 
 dpu_error_t dpu_copy_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol, uint32_t symbol_offset,
                                const void *src, size_t length)
 {
-    OP_LOCKED_RETURN(copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length));
+    OP_LOCKED_RETURN(copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length, false));
 }
 
 dpu_error_t dpu_broadcast_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset,
                              const void *src, size_t length, dpu_xfer_flags_t flags)
 {
-    (void)flags;
-    OP_LOCKED_RETURN(copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length));
+    OP_LOCKED_RETURN(copy_to(dpu_set, NULL, symbol_name, symbol_offset, src, length, (flags & DPU_XFER_ASYNC) != 0));
 }
 
 dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_t symbol, uint32_t symbol_offset,
                                     const void *src, size_t length, dpu_xfer_flags_t flags)
 {
-    (void)flags;
-    OP_LOCKED_RETURN(copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length));
+    OP_LOCKED_RETURN(copy_to(dpu_set, &symbol, NULL, symbol_offset, src, length, (flags & DPU_XFER_ASYNC) != 0));
 }
 
 static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
@@ -197,9 +296,7 @@ static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sy
         return rc;
     if (!dst)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
-    read_dpu(set.dpu, &t, dst, len);
-    op_record_xfer(set, OP_XFER_SERIAL, 0, t.region, len, 1, t0);
-    return DPU_OK;
+    return one_buffer(set, &t, len, 0, OP_XFER_SERIAL, NULL, dst, false, t0);
 }
 
 dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset, void *dst,
@@ -240,24 +337,33 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
     dpu_error_t rc = prepare(set, sym, name, off, len, &t);
     if (rc != DPU_OK)
         return rc;
-    if (xfer == DPU_XFER_TO_DPU && (rc = check_room(set, &t, len, true)) != DPU_OK)
-        return rc;
-    struct dpu_t *d;
-    uint32_t n = 0;
-    OP_SET_FOREACH_DPU(set, d) {
-        if (d->xfer && len) {
-            if (xfer == DPU_XFER_TO_DPU)
-                memcpy(host_ptr(d, &t), d->xfer, len);
-            else
-                read_dpu(d, &t, d->xfer, len);
-            n++;
-        }
-        if (!(flags & DPU_XFER_NO_RESET))
-            d->xfer = NULL;
+    struct xfer_job *x = calloc(1, sizeof *x);
+    const void **bufs = NULL;
+    if (!x || (rc = set_ids(set, true, &x->ids, &bufs, &x->n)) != DPU_OK) {
+        free(x);
+        return DPU_ERR_SYSTEM;
     }
-    if (n)
-        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, len, n, t0);
-    return DPU_OK;
+    struct dpu_t *d;
+    if (!(flags & DPU_XFER_NO_RESET))
+        OP_SET_FOREACH_DPU(set, d)
+            d->xfer = NULL;
+    if (x->n == 0 || len == 0) { /* nothing prepared, or nothing to move */
+        free(bufs);
+        xfer_free(x);
+        return DPU_OK;
+    }
+    x->job.set = set;
+    x->t = t;
+    x->len = len;
+    x->kind = OP_XFER_PARALLEL;
+    x->to_dpu = xfer == DPU_XFER_TO_DPU;
+    if (x->to_dpu) {
+        x->src = bufs;
+        x->nsrc = x->n;
+    } else {
+        x->dst = (void **)bufs; /* the prepared buffers are the caller's, writable */
+    }
+    return xfer_issue(x, (flags & DPU_XFER_ASYNC) != 0, t0);
 }
 
 dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set, dpu_xfer_t xfer, const char *symbol_name, uint32_t symbol_offset,
@@ -296,10 +402,17 @@ static dpu_error_t sg_walk(struct dpu_set_t set, dpu_xfer_t xfer, const struct t
                 return DPU_ERR_INVALID_MEMORY_TRANSFER;
             if (blk.length == 0)
                 continue; /* an empty block may have no address */
-            if (copy && xfer == DPU_XFER_TO_DPU)
-                memcpy(host_ptr(d, t) + done, blk.addr, blk.length);
-            else if (copy)
-                op_machine_mram_read(op_sdk_machine(), d->id, t->offset + done, blk.addr, blk.length);
+            if (copy && xfer == DPU_XFER_TO_DPU) {
+                struct target at = {t->region, t->offset + (uint32_t)done};
+                const void *src = blk.addr;
+                dpu_error_t rc = write_dpus(&d->id, 1, &at, &src, 1, blk.length);
+                if (rc != DPU_OK)
+                    return rc;
+            } else if (copy) {
+                dpu_error_t rc = read_dpu(d, t, (uint32_t)done, blk.addr, blk.length);
+                if (rc != DPU_OK)
+                    return rc;
+            }
             done += blk.length;
         }
         if (done != len && !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK))
@@ -326,8 +439,21 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
         return rc;
     if (t.region != OP_REGION_MRAM)
         return DPU_ERR_SG_NOT_MRAM_SYMBOL;
-    if (xfer == DPU_XFER_TO_DPU && (rc = check_room(set, &t, len, false)) != DPU_OK)
-        return rc;
+    /* get_block runs on this thread with the lock held: not a job, so the
+     * ranks' queued work finishes first */
+    op_sync_ranks(set);
+    if (xfer == DPU_XFER_TO_DPU && len) {
+        uint32_t *ids, n;
+        if ((rc = set_ids(set, false, &ids, NULL, &n)) != DPU_OK)
+            return rc;
+        char err[256];
+        int room = OP_BACKEND(check_room, ids, n, t.offset, len, err, sizeof err);
+        free(ids);
+        if (room != 0) {
+            op_warn("%s", err);
+            return DPU_ERR_SYSTEM;
+        }
+    }
     /* every block list is checked before any byte moves, so that a refused
      * transfer leaves the DPUs and the host buffers as they were (get_block
      * must give the same answers twice, as it is a description of buffers) */
@@ -337,7 +463,7 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
         (rc = sg_walk(set, xfer, &t, len, gb, max_blocks, flags, true, &total_bytes, &n)) != DPU_OK)
         return rc;
     if (n)
-        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n, t0);
+        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n, -1, t0);
     return DPU_OK;
 }
 

@@ -1,5 +1,5 @@
 /* OpenPIM extension API for libraries above the SDK (collectives, HE kernels,
- * daemons): they record the modelled cost of their own work -- a host-side
+ * daemons): sessions (below), and modelled events: libraries record the modelled cost of their own work -- a host-side
  * shuffle, an inter-host message, a kernel they time themselves -- in the run
  * report and the Perfetto trace, next to the SDK's transfers and launches.
  * Not part of the UPMEM SDK; include it after <dpu.h>.
@@ -42,6 +42,31 @@ dpu_error_t openpim_record_event(struct dpu_set_t set, enum openpim_event_catego
 /* Records host-only work (no rank is busy): the host's clock moves by
  * modelled_us.  DPU_ERR_INVALID_DPU_SET before any dpu_alloc. */
 dpu_error_t openpim_record_host_event(enum openpim_event_category category, const char *name, double modelled_us);
+
+/* ---- Sessions ---------------------------------------------------------------
+ * A session holds one client's state: its ranks and sets, its run report and
+ * modelled clocks.  A program starts in the default session (what the UPMEM
+ * API alone uses); a process serving several clients gives each its own.
+ * Sessions that ask for the same machine (profile) share it: a rank allocated
+ * in one is not available to another, and a released rank is reset before
+ * anyone gets it.  Each thread calls the API in its current session; a set is
+ * only valid while the session that allocated it is current
+ * (DPU_ERR_INVALID_DPU_SET otherwise).  The report and trace files written at
+ * exit (OPENPIM_REPORT, OPENPIM_TRACE) describe the default session. */
+struct openpim_session;
+
+/* A new, empty session; NULL when out of memory. */
+struct openpim_session *openpim_session_create(void);
+
+/* Makes `session` the calling thread's current session (NULL: the default
+ * one) and returns the previous one (NULL: the default). */
+struct openpim_session *openpim_session_use(struct openpim_session *session);
+
+/* Frees every set of the session (waiting for its asynchronous work), gives
+ * its ranks back and frees it.  No thread may use it afterwards; the threads
+ * for which it was current go back to the default session only if it was the
+ * caller's.  DPU_ERR_INVALID_DPU_SET for NULL or the default session. */
+dpu_error_t openpim_session_destroy(struct openpim_session *session);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,11 @@
 /* DPU_ASYNCHRONOUS launches are queued and run in the background: dpu_launch
  * returns while the DPUs run, dpu_status says so, other ranks stay usable, a
  * call on the busy rank waits for it, jobs of a rank keep their order, and
- * dpu_sync returns the launch's error once. */
+ * dpu_sync returns the launch's error once.  DPU_XFER_ASYNC transfers and
+ * DPU_CALLBACK_ASYNC callbacks queue the same way and return at once; a
+ * callback may use its own rank without waiting for itself. */
 #include <dpu.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "check.h"
@@ -30,6 +33,27 @@ static uint32_t get_u32(struct dpu_set_t rank, const char *sym)
         DPU_ASSERT(dpu_copy_from(dpu, sym, 0, &v, 4));
     }
     return v;
+}
+
+/* A callback that checks its rank's result, launches the rank itself
+ * (synchronously, from inside the callback) and checks the new result. */
+struct cb_state {
+    uint32_t want;
+    dpu_error_t ret;
+    atomic_uint calls, ok;
+};
+
+static dpu_error_t on_rank(struct dpu_set_t rank, uint32_t index, void *arg)
+{
+    struct cb_state *s = arg;
+    (void)index;
+    atomic_fetch_add(&s->calls, 1);
+    atomic_fetch_add(&s->ok, get_u32(rank, "result") == s->want);
+    uint32_t n = 7000;
+    atomic_fetch_add(&s->ok, dpu_broadcast_to(rank, "iterations", 0, &n, 4, DPU_XFER_DEFAULT) == DPU_OK &&
+                                 dpu_launch(rank, DPU_SYNCHRONOUS) == DPU_OK);
+    atomic_fetch_add(&s->ok, get_u32(rank, "result") == expect(7000));
+    return s->ret;
 }
 
 int main(void)
@@ -75,6 +99,50 @@ int main(void)
     CHECK_EQ(dpu_status(ranks[1], &done, &fault), DPU_OK);
     CHECK(done && fault);
     CHECK_EQ(dpu_sync(ranks[1]), DPU_OK);
+
+    /* DPU_XFER_ASYNC: transfers queue behind the running launch and return at once */
+    set_u32(ranks[1], "halt_now", 0);
+    set_u32(ranks[0], "iterations", LONG);
+    CHECK_EQ(dpu_launch(ranks[0], DPU_ASYNCHRONOUS), DPU_OK);
+    uint32_t n5000 = 5000, got = 0;
+    DPU_FOREACH(ranks[0], rank) {
+        CHECK_EQ(dpu_prepare_xfer(rank, &got), DPU_OK);
+    }
+    CHECK_EQ(dpu_push_xfer(ranks[0], DPU_XFER_FROM_DPU, "result", 0, 4, DPU_XFER_ASYNC), DPU_OK);
+    CHECK_EQ(dpu_broadcast_to(ranks[0], "iterations", 0, &n5000, 4, DPU_XFER_ASYNC), DPU_OK);
+    CHECK_EQ(dpu_launch(ranks[0], DPU_ASYNCHRONOUS), DPU_OK);
+    /* all three returned while the long launch still runs: nothing waited for it */
+    CHECK_EQ(dpu_status(ranks[0], &done, &fault), DPU_OK);
+    CHECK(!done);
+    CHECK_EQ(dpu_sync(ranks[0]), DPU_OK);
+    CHECK_EQ(got, expect(LONG));                             /* read after the first launch */
+    CHECK_EQ(get_u32(ranks[0], "result"), expect(5000)); /* the broadcast came before the second */
+
+    /* DPU_CALLBACK_ASYNC: runs after the rank's earlier jobs, in the background */
+    set_u32(ranks[0], "iterations", LONG);
+    CHECK_EQ(dpu_launch(ranks[0], DPU_ASYNCHRONOUS), DPU_OK);
+    struct cb_state cb = {.want = expect(LONG)};
+    CHECK_EQ(dpu_callback(ranks[0], on_rank, &cb, DPU_CALLBACK_ASYNC), DPU_OK);
+    CHECK_EQ(dpu_status(ranks[0], &done, &fault), DPU_OK);
+    CHECK(!done);
+    CHECK_EQ(atomic_load(&cb.calls), 0u); /* the launch before it is still running */
+    CHECK_EQ(dpu_sync(ranks[0]), DPU_OK);
+    CHECK_EQ(atomic_load(&cb.calls), 1u);
+    CHECK_EQ(atomic_load(&cb.ok), 3u); /* it read the launch's result, launched its own rank, read again */
+    CHECK_EQ(get_u32(ranks[0], "result"), expect(7000));
+    /* a synchronous callback uses its rank the same way */
+    set_u32(ranks[0], "iterations", 300);
+    CHECK_EQ(dpu_launch(ranks[0], DPU_SYNCHRONOUS), DPU_OK);
+    struct cb_state cs = {.want = expect(300)};
+    CHECK_EQ(dpu_callback(ranks[0], on_rank, &cs, DPU_CALLBACK_DEFAULT), DPU_OK);
+    CHECK_EQ(atomic_load(&cs.calls), 1u);
+    CHECK_EQ(atomic_load(&cs.ok), 3u);
+    /* a nonblocking asynchronous callback runs too, and its error comes back at dpu_sync */
+    struct cb_state cn = {.want = expect(7000), .ret = DPU_ERR_INTERNAL};
+    CHECK_EQ(dpu_callback(ranks[0], on_rank, &cn, DPU_CALLBACK_ASYNC | DPU_CALLBACK_NONBLOCKING), DPU_OK);
+    CHECK_EQ(dpu_sync(ranks[0]), DPU_ERR_INTERNAL);
+    CHECK_EQ(atomic_load(&cn.calls), 1u);
+    CHECK_EQ(atomic_load(&cn.ok), 3u);
 
     /* freeing a set with queued work waits for it */
     set_u32(ranks[1], "halt_now", 0);

@@ -1,0 +1,102 @@
+/* The seam between the host library (sdk/) and a PIM machine: an operations
+ * table, in the spirit of SQLite's VFS or NCCL's transports.  The embedded
+ * emulator (machine/backend_local.c) is one backend; a client of the openpimd
+ * daemon will be another.  sdk/ reaches a machine only through this table.
+ *
+ * Data crosses the seam by copy (write/read), never as a pointer into the
+ * machine's memory; the one fast path, the rank's physical view, is an
+ * operation of its own so that the backend converts where the data lives.
+ *
+ * DPUs are numbered 0 .. nr_ranks * dpus_per_rank - 1, rank by rank.  Every
+ * operation is thread-safe for distinct DPUs: the SDK never issues two
+ * operations on one DPU at once, and a backend may assume so.  Operations
+ * return 0, or -1 with a message in err; a refused operation changes nothing. */
+#ifndef OPENPIM_BACKEND_H
+#define OPENPIM_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../machine/image.h"  /* enum op_region */
+#include "../machine/shared.h" /* struct op_dpu_status: what a DPU reports after a launch */
+#include "../timing/timing.h"  /* struct op_machine_desc */
+
+/* Fixed facts of a backend's machine. */
+struct op_backend_info {
+    struct op_machine_desc desc; /* topology, memories, tasklets, timing constants */
+    uint32_t nr_dpus, dpus_per_rank;
+    uint64_t mram_size;
+    uint32_t wram_size;
+};
+
+/* What the SDK asks of a machine when it opens one (the profile's machine part). */
+struct op_machine_config {
+    /* Hardware and timing constants: chip, topology (nr_ranks, chips_per_rank x
+     * dpus_per_chip DPUs per rank), memory sizes, tasklets, frequency. */
+    struct op_machine_desc desc;
+    uint32_t workers;      /* host worker processes; 0 = one per available core */
+    uint64_t budget_ns;    /* wall-clock limit of one DPU's run; 0 = none */
+    uint64_t memory_limit; /* host bytes the emulated memories may use; 0 = 85% of available RAM */
+};
+
+struct op_backend;
+struct op_backend_program; /* a program as the backend holds it */
+
+struct op_backend_ops {
+    const char *name;
+    void (*close)(struct op_backend *b);
+    void (*info)(struct op_backend *b, struct op_backend_info *out);
+
+    /* Ranks: claim one for this client (-1 if another client holds it), give it
+     * back.  Release resets the rank: its DPUs lose their program, their MRAM
+     * and WRAM read as zeros, so a claimed rank is always clean. */
+    int (*claim_rank)(struct op_backend *b, uint32_t rank, char *err, size_t errlen);
+    void (*release_rank)(struct op_backend *b, uint32_t rank);
+
+    /* Programs: the ELF bytes of a DPU image, validated by the backend. */
+    struct op_backend_program *(*program_open)(struct op_backend *b, const void *elf, size_t len, char *err,
+                                               size_t errlen);
+    void (*program_close)(struct op_backend *b, struct op_backend_program *p);
+    /* Loads p onto the DPUs (WRAM image, initialised MRAM variables); all or none. */
+    int (*load)(struct op_backend *b, const uint32_t *dpus, uint32_t n, struct op_backend_program *p, char *err,
+                size_t errlen);
+
+    /* Memory.  write: len bytes at off of `region` of each DPU dpus[i] from
+     * src[i], or from src[0] for every DPU when nsrc is 1 (a broadcast, which
+     * a backend may store once); refused whole if the host memory limit would
+     * be passed.  read: one DPU, MRAM never written reads as zeros. */
+    int (*write)(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
+                 const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen);
+    /* Whether writing len bytes at MRAM offset off of each DPU would fit the
+     * host memory limit (for a transfer made of several writes). */
+    int (*check_room)(struct op_backend *b, const uint32_t *dpus, uint32_t n, uint32_t off, size_t len, char *err,
+                      size_t errlen);
+    int (*read)(struct op_backend *b, uint32_t dpu, enum op_region region, uint32_t off, void *dst, size_t len,
+                char *err, size_t errlen);
+    /* The rank's physical view of the entangled group dpus[0..7] (chip 0 first):
+     * size bytes of 64-byte lines at MRAM offset off of each DPU (size / 8 bytes
+     * per DPU), converted where the data is (machine/domain.h). */
+    int (*view_write)(struct op_backend *b, const uint32_t dpus[8], uint64_t off, const void *lines, size_t size,
+                      char *err, size_t errlen);
+    int (*view_read)(struct op_backend *b, const uint32_t dpus[8], uint64_t off, void *lines, size_t size,
+                     char *err, size_t errlen);
+
+    /* Runs the DPUs to completion; blocks.  Launches on disjoint DPUs may run
+     * from several threads at once.  -1 only when the machine could not run
+     * (per-DPU faults are results). */
+    int (*launch)(struct op_backend *b, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
+    /* The outcome of the DPU's last launch (a copy). */
+    void (*result)(struct op_backend *b, uint32_t dpu, struct op_dpu_status *out);
+
+    /* Host memory backing the machine's memories, and its limit. */
+    void (*memory)(struct op_backend *b, uint64_t *used, uint64_t *limit);
+};
+
+struct op_backend {
+    const struct op_backend_ops *ops;
+};
+
+/* The embedded emulated machine (machine/backend_local.c). */
+struct op_backend *op_backend_local_open(const struct op_machine_config *cfg, char *err, size_t errlen);
+
+#endif
