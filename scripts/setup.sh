@@ -17,6 +17,19 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
+# Python packages of the tests (python/requirements-test.txt), for the python3
+# on PATH; Debian's own python3 refuses pip without --break-system-packages.
+req="$root/python/requirements-test.txt"
+if ! python3 -c 'import pytest, numpy, seal' 2>/dev/null; then
+    python3 -m pip --version >/dev/null 2>&1 || {
+        sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip >/dev/null
+    }
+    echo "setup: installing Python packages ($req)"
+    python3 -m pip install -q -r "$req" 2>/dev/null ||
+        python3 -m pip install -q --break-system-packages -r "$req"
+fi
+
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 log="$build/build.log"
 if ! cmake --build "$build" -j "$(nproc)" >"$log" 2>&1; then
