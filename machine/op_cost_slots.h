@@ -17,26 +17,36 @@
 #ifndef OPENPIM_OP_COST_SLOTS_H
 #define OPENPIM_OP_COST_SLOTS_H
 
+/* The machine description's operation costs, in slot order: X(slot, field of
+ * struct op_op_costs and description key op_<field>, source of the default).
+ * The one list: the slots below, the description's fields and keys
+ * (timing/timing.h, timing/machine_desc.c) and the worker's fill
+ * (machine/op_costs.c) are generated from it. */
+#define OP_OP_COST_LIST(X)                                                                                      \
+    X(OP_COST_MUL8, mul8, "ref §1.2: native 8x8->16 multiply 1")                                               \
+    X(OP_COST_INT32_MUL_BASE, int32_mul_base, "ref §6: __mulsi3 ~6 + bitlen(min) + ~2 call/ret")               \
+    X(OP_COST_INT32_MUL_PER_BIT, int32_mul_per_bit, "ref §1.2: one mul_step per bit of the smaller operand")   \
+    X(OP_COST_INT32_DIV_BASE, int32_div_base, "ref §6: udiv 6 + steps (+~2 call/ret)")                        \
+    X(OP_COST_INT32_DIV_PER_STEP, int32_div_per_step, "ref §1.2: one div_step per quotient bit")               \
+    X(OP_COST_INT32_DIV_SIGNED_EXTRA, int32_div_signed_extra, "ref §6: ~6 for signed division")               \
+    X(OP_COST_INT64_MUL, int64_mul, "ref §6: ~125 (__muldi3; PrIM 137 cyc/op - loop)")                         \
+    X(OP_COST_INT64_DIV, int64_div, "ref §6: ~240 (PrIM 250 cyc/op - loop)")                                   \
+    X(OP_COST_FLOAT_ADD, float_add, "ref §6: ~65 (PrIM 71 cyc/op - loop)")                                    \
+    X(OP_COST_FLOAT_MUL, float_mul, "ref §6: ~178 (PrIM 183)")                                                 \
+    X(OP_COST_FLOAT_DIV, float_div, "ref §6: ~1025 (PrIM 1030)")                                               \
+    X(OP_COST_DOUBLE_ADD, double_add, "ref §6: ~100 (PrIM 105)")                                               \
+    X(OP_COST_DOUBLE_MUL, double_mul, "ref §6: ~655 (PrIM 660)")                                               \
+    X(OP_COST_DOUBLE_DIV, double_div, "ref §6: ~2185 (PrIM 2190)")                                             \
+    X(OP_COST_CONVERSION, conversion, "ref §1.2: __floatsisf 30 / __fixsfsi 27 instr")                        \
+    X(OP_COST_FP_COMPARE, fp_compare, "ref §1.2: __cmpsf2 20 instr")
+
+#define OP_COST_SLOT_(slot, field, source) slot,
 enum op_cost_slot {
-    OP_COST_MUL8 = 0,               /* native 8x8->16 multiply (mul_ul_ul) */
-    OP_COST_INT32_MUL_BASE,         /* 32-bit multiply: base + per_bit * bitlen(min(ua, ub)) */
-    OP_COST_INT32_MUL_PER_BIT,
-    OP_COST_INT32_DIV_BASE,         /* 32-bit division: base + per_step * steps */
-    OP_COST_INT32_DIV_PER_STEP,
-    OP_COST_INT32_DIV_SIGNED_EXTRA, /* + this for sdiv/srem */
-    OP_COST_INT64_MUL,
-    OP_COST_INT64_DIV,
-    OP_COST_FLOAT_ADD,              /* also sub */
-    OP_COST_FLOAT_MUL,
-    OP_COST_FLOAT_DIV,
-    OP_COST_DOUBLE_ADD,
-    OP_COST_DOUBLE_MUL,
-    OP_COST_DOUBLE_DIV,
-    OP_COST_CONVERSION,             /* int<->float/double, float<->double */
-    OP_COST_FP_COMPARE,             /* float compare */
-    OP_COST_DOUBLE_COMPARE,         /* double compare (derived from fp_compare, see op_fill_costs) */
+    OP_OP_COST_LIST(OP_COST_SLOT_)
+    OP_COST_DOUBLE_COMPARE, /* double compare: derived from fp_compare (op_fill_costs), no key of its own */
     OP_COST_COUNT
 };
+#undef OP_COST_SLOT_
 
 /* Name of the table's symbol in a DPU image. */
 #define OP_COSTS_SYMBOL "__op_costs"

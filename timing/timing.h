@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../machine/op_cost_slots.h" /* OP_OP_COST_LIST */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -38,16 +40,11 @@ extern "C" {
  * (mul: bitlen of the smaller operand; div: clz(d)-clz(n)+1 steps).  ALU
  * operations (1 per 32-bit word) are constants of the pass, not of the
  * description (timing/llvm/op_costs.def). */
+#define OP_OP_COST_FIELD_(slot, field, source) unsigned field;
 struct op_op_costs {
-    unsigned mul8;                 /* native 8x8->16 multiply */
-    unsigned int32_mul_base, int32_mul_per_bit;
-    unsigned int32_div_base, int32_div_per_step, int32_div_signed_extra;
-    unsigned int64_mul, int64_div;
-    unsigned float_add, float_mul, float_div;
-    unsigned double_add, double_mul, double_div;
-    unsigned conversion;           /* int<->float/double */
-    unsigned fp_compare;
+    OP_OP_COST_LIST(OP_OP_COST_FIELD_) /* machine/op_cost_slots.h */
 };
+#undef OP_OP_COST_FIELD_
 
 /* Instructions of DPU runtime calls, charged where the call happens
  * (op_dpu_trace_runtime).  ESTIMATES (no published measurement): see machine_desc.c. */
