@@ -19,15 +19,6 @@ struct rank_list {
     bool live;
 };
 
-void op_warn(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "openpim: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
-    va_end(ap);
-}
 
 struct op_backend *op_sdk_backend(void)
 {

@@ -1,5 +1,7 @@
-/* dpu_error_to_string and the energy probes the emulator does not have. */
+/* dpu_error_to_string, the error messages (op_warn, openpim_last_error) and
+ * the energy probes the emulator does not have. */
 #define _GNU_SOURCE
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include <dpu_probe.h>
 
 #include "internal.h"
+#include "openpim_ext.h"
 
 static const char *describe(dpu_error_t e)
 {
@@ -97,4 +100,27 @@ dpu_error_t dpu_probe_get(struct dpu_probe_t *probe, dpu_probe_option_t option, 
     if (value)
         *value = 0;
     return DPU_ERR_UNSUPPORTED;
+}
+
+/* The message of the calling thread's last failing call (see openpim_ext.h):
+ * kept by op_warn, cleared when the thread enters the library (op_sdk_lock). */
+static _Thread_local char last_error[512];
+
+void op_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "openpim: %s\n", last_error);
+}
+
+void op_clear_last_error(void)
+{
+    last_error[0] = 0;
+}
+
+const char *openpim_last_error(void)
+{
+    return last_error;
 }

@@ -170,8 +170,10 @@ dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err
 /* Keeps the first error of an asynchronous job on the set's ranks, for dpu_sync. */
 void op_set_pending(struct dpu_set_t set, dpu_error_t rc);
 
-/* Prints one line about an error of the emulator itself. */
+/* Prints one line about an error on stderr and keeps it as the thread's
+ * openpim_last_error() (error.c). */
 void op_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void op_clear_last_error(void);
 
 /* Resolves a symbol of a loaded image (the MRAM heap pseudo-symbol spans the rest of MRAM). */
 dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struct dpu_symbol_t *out);

@@ -12,8 +12,10 @@ static _Thread_local unsigned depth;
 
 void op_sdk_lock(void)
 {
-    if (depth++ == 0)
+    if (depth++ == 0) {
         pthread_mutex_lock(&sdk_mutex);
+        op_clear_last_error(); /* a new call from the program */
+    }
 }
 
 void op_sdk_unlock(void)

@@ -34,7 +34,8 @@ _in_callback = threading.local()  # set while this thread runs a callback of cal
 
 def _check(rc, what):
     if rc != ffi.DPU_OK:
-        raise DpuError(f"{what}: {ffi.error_string(rc)}", rc)
+        detail = ffi.last_error()  # what libdpu printed about this call, if anything
+        raise DpuError(f"{what}: {ffi.error_string(rc)}" + (f" ({detail})" if detail else ""), rc)
 
 
 def _unwrap(seq):

@@ -138,6 +138,7 @@ dpu_set_iterator_next = _proto("dpu_set_iterator_next", c_bool, _P(dpu_set_itera
 dpu_set_rank = _proto("dpu_set_rank", _set, _set, c_uint32)
 dpu_error_to_string = _proto("dpu_error_to_string", c_void_p, dpu_error_t)
 openpim_get_fault = _proto("openpim_get_fault", dpu_error_t, _set, _P(openpim_fault))
+openpim_last_error = _proto("openpim_last_error", ctypes.c_char_p)
 
 _open_memstream = libc.open_memstream
 _open_memstream.restype = c_void_p
@@ -161,6 +162,11 @@ def error_string(code):
         return ctypes.string_at(p).decode("utf-8", "replace")
     finally:
         _free(p)
+
+
+def last_error():
+    """The message libdpu printed about this thread's last failing call ("" if none)."""
+    return (openpim_last_error() or b"").decode("utf-8", "replace")
 
 
 def iterate_dpus(c_set):

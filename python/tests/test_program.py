@@ -78,6 +78,7 @@ def test_load_refusals(build, tmp_path):
         with pytest.raises(DpuError) as e:
             s.load(str(tmp_path / "missing.dpu"))
         assert e.value.code == ffi.DPU_ERR_ELF_NO_SUCH_FILE and "missing.dpu" in str(e.value)
+        assert "No such file or directory" in str(e.value)  # libdpu's own reason, openpim_last_error
         garbage = tmp_path / "garbage.dpu"
         garbage.write_bytes(b"\x7fELF" + bytes(200))
         for bad in (str(garbage), b"not an ELF image", bytes(0)):

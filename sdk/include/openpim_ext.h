@@ -43,6 +43,11 @@ dpu_error_t openpim_record_event(struct dpu_set_t set, enum openpim_event_catego
  * modelled_us.  DPU_ERR_INVALID_DPU_SET before any dpu_alloc. */
 dpu_error_t openpim_record_host_event(enum openpim_event_category category, const char *name, double modelled_us);
 
+/* The message libdpu printed (on stderr, "openpim: ...") about the calling
+ * thread's last failing call, e.g. why a program file was refused; "" if that
+ * call printed none.  Valid until the thread's next call into libdpu. */
+const char *openpim_last_error(void);
+
 /* ---- Sessions ---------------------------------------------------------------
  * A session holds one client's state: its ranks and sets, its run report and
  * modelled clocks.  A program starts in the default session (what the UPMEM

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <dpu.h>
 #include <dpu_probe.h>
+#include <openpim_ext.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -93,6 +94,11 @@ static void test_load(void)
     CHECK_EQ(dpu_alloc(2, PROFILE, &set), DPU_OK);
     CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_NO_PROGRAM_LOADED);
     CHECK_EQ(dpu_load(set, "./no-such-program", NULL), DPU_ERR_ELF_NO_SUCH_FILE);
+    /* the reason printed on stderr is the thread's last error until its next call */
+    CHECK(strstr(openpim_last_error(), "cannot open DPU program './no-such-program'") != NULL);
+    uint32_t nr = 0;
+    CHECK_EQ(dpu_get_nr_dpus(set, &nr), DPU_OK);
+    CHECK_EQ(strlen(openpim_last_error()), 0);
     char garbage[] = "/tmp/openpim-test-garbage-XXXXXX";
     int fd = mkstemp(garbage);
     CHECK(fd >= 0);
