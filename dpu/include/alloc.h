@@ -8,6 +8,10 @@
 #define DPUSYSCORE_ALLOC_H
 
 #include <stddef.h>
+/* As the SDK's: <alloc.h> also gives the other two allocators and the qualifiers. */
+#include <attributes.h>
+#include <buddy_alloc.h>
+#include <fsb_allocator.h>
 
 /* Returns `size` bytes of WRAM, 8-aligned (size 0 returns the current heap
  * pointer unaligned).  Stops the DPU with OP_FAULT_HEAP if the heap is full. */

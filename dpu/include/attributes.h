@@ -20,14 +20,16 @@
 
 /* Aligned for DMA (8 bytes). */
 #define __dma_aligned __attribute__((aligned(8)))
-/* Kept even if unreferenced. */
-#define __keep __attribute__((used))
+/* WRAM data kept in the image even if no code uses it (images are linked with
+ * --gc-sections, see toolchain/dpu.lds.in). */
+#define __keep __attribute__((used, section(".data.__sys_keep")))
 /* An initialised MRAM variable (loaded by dpu_load). */
 #define __mram __mram_ptr __attribute__((section(".mram"), aligned(8), used))
 /* An MRAM variable without initial value. */
 #define __mram_noinit __mram_ptr __attribute__((section(".mram.noinit"), aligned(8), used))
-#define __mram_keep __mram
-#define __mram_noinit_keep __mram_noinit
+/* Kept even if no DPU code uses them (plain __mram variables go with the code). */
+#define __mram_keep __mram_ptr __attribute__((section(".mram.keep"), aligned(8), used))
+#define __mram_noinit_keep __mram_ptr __attribute__((section(".mram.noinit.keep"), aligned(8), used))
 /* A WRAM variable the host reads and writes by name. */
 #define __host __attribute__((aligned(8), used, section(".dpu_host")))
 /* A byte used as a hardware atomic bit (see atomic_bit.h, mutex.h). */

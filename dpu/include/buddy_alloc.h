@@ -15,9 +15,13 @@ void buddy_init(size_t size_of_heap);
 void buddy_reset(void);
 /* A block of at least `size` bytes, or NULL (errno EINVAL or ENOMEM). */
 void *buddy_alloc(size_t size);
-/* Frees the block containing `pointer` (any address inside it); NULL is ignored. */
+/* Frees the block containing `pointer` (any address inside it); NULL is ignored;
+ * an address in no allocated block sets errno to EINVAL and changes nothing. */
 void buddy_free(void *pointer);
-/* Resizes like realloc(); size 0 frees and returns `ptr`. */
+/* Resizes like realloc(): NULL allocates; size 0 frees and returns `ptr`; a
+ * smaller size keeps the block and frees its unused upper halves; a larger one
+ * moves it when it does not fit (NULL and errno ENOMEM if no block is free: the
+ * old block is then untouched); a pointer not allocated gives NULL, EINVAL. */
 void *buddy_realloc(void *ptr, size_t size);
 
 #endif

@@ -153,17 +153,31 @@ void *buddy_realloc(void *ptr, size_t size)
     }
     uint32_t order;
     uintptr_t start;
-    if (__op_find_block(ptr, &order, &start) < 0) {
+    int64_t node = __op_find_block(ptr, &order, &start);
+    if (node < 0) {
         errno = EINVAL;
         return NULL;
     }
-    size_t old = (size_t)1 << order;
-    if (size <= old && (order == MIN_ORDER || size > old / 2))
+    uint32_t want = MIN_ORDER;
+    while (want < 31 && ((size_t)1 << want) < size)
+        want++;
+    if (want <= order) {
+        /* Shrink in place: the block becomes its first 2^want bytes and the
+         * upper halves are free again (a free subtree's nodes are all whole). */
+        uint32_t n = (uint32_t)node;
+        __op_taken[n / 8] &= (uint8_t) ~(1u << (n % 8));
+        for (uint32_t o = order; o > want; o--)
+            n = 2 * n + 1;
+        __op_taken[n / 8] |= (uint8_t)(1u << (n % 8));
+        __op_longest[n] = 0;
+        __op_update_parents(n, want);
         return __op_area + start;
+    }
+    /* Grow: a new block while the old one is still held, as realloc() */
     void *fresh = buddy_alloc(size);
     if (fresh == NULL)
         return NULL;
-    memcpy(fresh, __op_area + start, size < old ? size : old);
+    memcpy(fresh, __op_area + start, (size_t)1 << order);
     buddy_free(__op_area + start);
     return fresh;
 }

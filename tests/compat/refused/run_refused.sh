@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# What OpenPIM refuses must fail to build, loudly and by name, rather than run
+# differently from the SDK (docs/sdk-audit.md, "refused" rows).  Each CASE
+# builds small programs as a user would and checks the failure and its message.
+#   run_refused.sh SDK_DIR WORK_DIR CASE
+set -euo pipefail
+sdk=$1 work=$2 case=$3
+source "$sdk/upmem_env.sh"
+export OPENPIM_QUIET=1
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+fails=0
+
+# must_fail PATTERN CMD...: CMD must fail and its output contain PATTERN.
+must_fail() {
+    local pattern=$1; shift
+    local out
+    if out=$("$@" 2>&1); then
+        echo "FAIL: accepted: $*"; fails=$((fails + 1)); return
+    fi
+    if grep -qF -- "$pattern" <<<"$out"; then
+        echo "refused as expected: $* -> $(grep -F -- "$pattern" <<<"$out" | head -1)"
+    else
+        echo "$out" | tail -5; echo "FAIL: '$*' failed without saying '$pattern'"; fails=$((fails + 1))
+    fi
+}
+host_cc() { # SOURCE: a plain user build of a host program
+    ${CC:-cc} -std=c11 -o host_app "$1" $(dpu-pkg-config --cflags --libs dpu)
+}
+dpu_cc() { dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=1 "$@"; }
+
+case $case in
+    dpu_headers)
+        printf '#include <wramfifo.h>\nint main(void) { return 0; }\n' > fifo.c
+        must_fail "OpenPIM does not support <wramfifo.h>" dpu_cc -o fifo fifo.c
+        printf '#include <profiling.h>\nint main(void) { return 0; }\n' > prof.c
+        must_fail "OpenPIM does not support <profiling.h>" dpu_cc -o prof prof.c ;;
+    dpu_pg)
+        printf 'int main(void) { return 0; }\n' > main.c
+        must_fail "-pg: DPU profiling (dpu-profiling, mcount) is not supported" dpu_cc -pg -o main main.c ;;
+    host_headers) # the SDK's low-level headers: not provided
+        for h in dpu_memory.h dpu_runner.h dpu_program.h dpu_transfer_matrix.h dpu_profiler.h dpu_debug.h \
+                 dpu_loader.h dpu_elf.h dpu_config.h dpu_custom.h dpu_fifo.h dpu_vpd.h dpu_checkpoint.h \
+                 dpu_bank_interface_pmc.h dpu_hw_description.h dpu_chip_id.h dpu_target.h ufi/ufi.h; do
+            printf '#include <dpu.h>\n#include <%s>\nint main(void) { return 0; }\n' "$h" > inc.c
+            must_fail "$h" host_cc inc.c
+        done ;;
+    host_functions) # functions of the SDK's low-level API: not declared, not defined
+        while read -r fn call; do
+            printf '#include <dpu.h>\n#include <dpu_management.h>\nint main(void) { %s; return 0; }\n' "$call" > fn.c
+            must_fail "$fn" host_cc fn.c
+        done <<'LIST'
+dpu_get_rank_of_type struct dpu_rank_t *r; dpu_get_rank_of_type(NULL, &r)
+dpu_free_rank dpu_free_rank(NULL)
+dpu_get dpu_get(NULL, 0, 0)
+dpu_get_description dpu_get_description(NULL)
+dpu_link_input_fifo dpu_link_input_fifo
+dpu_fifo_push_xfer dpu_fifo_push_xfer
+dpu_copy_to_mram dpu_copy_to_mram
+dpu_bank_interface_pmc_enable dpu_bank_interface_pmc_enable
+DPU_CALLBACK_PARALLEL int f = DPU_CALLBACK_PARALLEL; (void)f
+dpu_launch_thread_on_rank dpu_launch_thread_on_rank
+dpu_transfer_matrix_add_dpu dpu_transfer_matrix_add_dpu
+LIST
+        ;;
+    *) echo "unknown case $case"; exit 2 ;;
+esac
+if (( fails )); then echo "FAIL: $fails"; exit 1; fi
+echo "PASS: $case"
