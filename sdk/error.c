@@ -74,6 +74,7 @@ dpu_error_t dpu_probe_init(const char *device_name, struct dpu_probe_t *probe)
 {
     (void)device_name;
     (void)probe;
+    op_warn("energy probes (dpu_probe_*) are not available: OpenPIM models time, not energy");
     return DPU_ERR_UNSUPPORTED;
 }
 dpu_error_t dpu_probe_deinit(struct dpu_probe_t *probe)

@@ -333,6 +333,13 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
     double t0 = op_real_now_us();
     if (xfer != DPU_XFER_TO_DPU && xfer != DPU_XFER_FROM_DPU)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
+    if (flags & DPU_XFER_PARALLEL) {
+        /* the transfer would have to reach memory while the DPUs run: it
+         * would wait for the launch instead, and a program counting on the
+         * overlap could wait forever */
+        op_warn("DPU_XFER_PARALLEL (transfers while the DPUs run) is not supported");
+        return DPU_ERR_INVALID_MEMORY_TRANSFER;
+    }
     struct target t;
     dpu_error_t rc = prepare(set, sym, name, off, len, &t);
     if (rc != DPU_OK)

@@ -99,6 +99,8 @@ static void test_load(void)
     uint32_t nr = 0;
     CHECK_EQ(dpu_get_nr_dpus(set, &nr), DPU_OK);
     CHECK_EQ(strlen(openpim_last_error()), 0);
+    CHECK_EQ(dpu_push_xfer(set, DPU_XFER_TO_DPU, "x", 0, 4, DPU_XFER_PARALLEL), DPU_ERR_INVALID_MEMORY_TRANSFER);
+    CHECK(strstr(openpim_last_error(), "DPU_XFER_PARALLEL") != NULL);
     char garbage[] = "/tmp/openpim-test-garbage-XXXXXX";
     int fd = mkstemp(garbage);
     CHECK(fd >= 0);
