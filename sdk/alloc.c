@@ -495,3 +495,22 @@ bool op_sg_enabled(uint32_t *max_blocks)
     *max_blocks = s->profile.sg_max_blocks;
     return s->profile.sg_enabled;
 }
+
+static dpu_error_t memory_sizes_locked(struct dpu_set_t set, uint64_t *mram_bytes, uint32_t *wram_bytes)
+{
+    dpu_error_t rc = op_set_check(set);
+    if (rc != DPU_OK)
+        return rc;
+    if (op_set_count(set) == 0)
+        return DPU_ERR_INVALID_DPU_SET;
+    if (mram_bytes)
+        *mram_bytes = op_sdk_info()->mram_size;
+    if (wram_bytes)
+        *wram_bytes = op_sdk_info()->wram_size;
+    return DPU_OK;
+}
+
+dpu_error_t openpim_get_memory_sizes(struct dpu_set_t set, uint64_t *mram_bytes, uint32_t *wram_bytes)
+{
+    OP_LOCKED_RETURN(memory_sizes_locked(set, mram_bytes, wram_bytes));
+}

@@ -194,7 +194,7 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
     double start = place(ranks, n, us, issued_us >= 0, issued_us);
     struct op_report_ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
     if (e) {
-        static const char *kinds[] = {"push", "broadcast", "copy"};
+        static const char *kinds[] = {"push", "broadcast", "copy", "view"};
         snprintf(e->name, sizeof e->name, "%s %s %zu B x %u DPUs (%s)", to_dpu ? "to" : "from",
                  kinds[kind], bytes_per_dpu, nr_dpus, region == OP_REGION_WRAM ? "WRAM" : "MRAM");
         e->start_us = start;

@@ -69,6 +69,7 @@ struct op_xfer_dir_params {
     double cap_gbps[OP_TIMING_MAX_POINTS];   /* host aggregate cap, 0 = none */
     double bcast_speedup;                    /* broadcast vs parallel (h2d only: d2h has no broadcast, keeps 1) */
     double serial_call_us, serial_gbps;      /* dpu_copy_to/from on one DPU */
+    double direct_call_us;                   /* per call of the direct interface (OP_XFER_DIRECT) */
     double wram_fixed_us;                    /* WRAM (__host) push, 1 rank */
     double wram_fixed_us_per_doubling;       /* + per doubling of ranks */
     double wram_ns_per_byte;                 /* per byte per DPU within a rank */
@@ -280,7 +281,9 @@ enum op_xfer_dir { OP_XFER_TO_DPU = 0, OP_XFER_FROM_DPU = 1 };
 enum op_xfer_kind {
     OP_XFER_PARALLEL = 0,  /* dpu_prepare_xfer + dpu_push_xfer */
     OP_XFER_BROADCAST,     /* dpu_broadcast_to (to DPU only; else = parallel) */
-    OP_XFER_SERIAL         /* dpu_copy_to/from, one call per DPU */
+    OP_XFER_SERIAL,        /* dpu_copy_to/from, one call per DPU */
+    OP_XFER_DIRECT         /* the rank's physical view (openpim_rank_view_*): the bytes of a parallel
+                              push, through the direct interface without the SDK's per-call preparation */
 };
 enum op_xfer_target { OP_XFER_MRAM = 0, OP_XFER_WRAM };
 

@@ -161,7 +161,8 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
         }
         double tx = worst * (1.0 + cont * log2((double)nch));
         double tcap = total * hinv;
-        t = fixed_us(d, p, (double)nranks) + (tx > tcap ? tx : tcap) * 1e-3;
+        double call = x->kind == OP_XFER_DIRECT ? p->direct_call_us : fixed_us(d, p, (double)nranks);
+        t = call + (tx > tcap ? tx : tcap) * 1e-3;
     }
     if (x->after_launch)
         t += d->launch_mux_back_us * kmax;

@@ -180,6 +180,18 @@ dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info);
 dpu_error_t openpim_rank_view_write(struct dpu_set_t rank, uint32_t group, uint64_t offset, const void *lines,
                                     size_t size);
 dpu_error_t openpim_rank_view_read(struct dpu_set_t rank, uint32_t group, uint64_t offset, void *lines, size_t size);
+/* The physical view of every rank of a set in one call: lines[8 * r + g]
+ * holds `size` bytes of view of group g of the set's r-th rank
+ * (DPU_RANK_FOREACH order), or is NULL to leave that group out; same rules
+ * as above for each group, all checked before a byte moves.  Modelled as one
+ * transfer over all the set's ranks in parallel through the direct interface
+ * (description keys h2d_direct_call_us / d2h_direct_call_us per call), as the
+ * rank-view calls above are. */
+dpu_error_t openpim_rank_view_push(struct dpu_set_t set, dpu_xfer_t direction, uint64_t offset, void *const *lines,
+                                   size_t size);
+
+/* The memories of the DPUs of a set (any non-empty set from dpu_alloc). */
+dpu_error_t openpim_get_memory_sizes(struct dpu_set_t set, uint64_t *mram_bytes, uint32_t *wram_bytes);
 
 /* Host memory backing the emulated MRAM and WRAM, and the limit beyond which
  * transfers fail with DPU_ERR_SYSTEM and DPUs with a host-memory fault

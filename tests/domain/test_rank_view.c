@@ -6,11 +6,13 @@
  * DPU program reads what the view wrote and the view reads what it wrote;
  * reading MRAM never written costs no host memory; error codes. */
 #include <dpu.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../timing/timing.h"
 #include "check.h"
 
 /* an explicit host-memory limit: the default depends on the memory available
@@ -351,6 +353,89 @@ static void test_errors(void)
     CHECK_EQ(dpu_free(set), DPU_OK);
 }
 
+/* openpim_rank_view_push: every group of every rank of a set in one call,
+ * the same bytes as the per-group calls, one direct-interface transfer in
+ * modelled time; NULL groups are left alone; a refusal moves nothing. */
+static void test_push(void)
+{
+    struct dpu_set_t set, rank;
+    const size_t size = 4096;
+    const uint64_t offset = 8192;
+    CHECK_EQ(dpu_alloc_ranks(2, PROFILE, &set), DPU_OK);
+    uint8_t *in[16], *out[16];
+    for (int k = 0; k < 16; k++) {
+        in[k] = malloc(size);
+        out[k] = malloc(size);
+        fill_random(in[k], size);
+    }
+    double t0 = openpim_modelled_time_us();
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_TO_DPU, offset, (void *const *)in, size), DPU_OK);
+    double dt = openpim_modelled_time_us() - t0;
+    /* exactly one direct transfer of size/8 bytes to each DPU of the two ranks */
+    struct op_machine_desc d;
+    CHECK_EQ(op_machine_desc_preset("v1A", &d), 0);
+    d.nr_ranks = 2;
+    struct op_xfer_rank ranks[2] = {{0, OP_XFER_CHANNEL_AUTO, 64}, {1, OP_XFER_CHANNEL_AUTO, 64}};
+    struct op_xfer_desc x = {OP_XFER_TO_DPU, OP_XFER_DIRECT, OP_XFER_MRAM, size / 8, 2, ranks, 0};
+    /* (dt is a difference of the clock: exact up to its rounding) */
+    CHECK(fabs(dt - op_xfer_time_us(&d, &x)) < 1e-6);
+    x.kind = OP_XFER_PARALLEL;
+    CHECK(dt < op_xfer_time_us(&d, &x)); /* no SDK per-call preparation */
+    /* the per-group reads see what the push wrote */
+    uint32_t r = 0;
+    DPU_RANK_FOREACH(set, rank) {
+        for (uint32_t g = 0; g < 8; g++) {
+            CHECK_EQ(openpim_rank_view_read(rank, g, offset, out[8 * r + g], size), DPU_OK);
+            CHECK(memcmp(out[8 * r + g], in[8 * r + g], size) == 0);
+        }
+        r++;
+    }
+    /* and the set-wide read gives it all back */
+    for (int k = 0; k < 16; k++)
+        memset(out[k], 0, size);
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_FROM_DPU, offset, (void *const *)out, size), DPU_OK);
+    int same = 1;
+    for (int k = 0; k < 16; k++)
+        same &= memcmp(out[k], in[k], size) == 0;
+    CHECK_EQ(same, 1);
+    /* only the groups given move */
+    void *some[16] = {0};
+    uint8_t *fresh = malloc(size);
+    fill_random(fresh, size);
+    some[11] = fresh; /* rank 1, group 3 */
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_TO_DPU, offset, some, size), DPU_OK);
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_FROM_DPU, offset, (void *const *)out, size), DPU_OK);
+    same = 1;
+    for (int k = 0; k < 16; k++)
+        same &= memcmp(out[k], k == 11 ? fresh : in[k], size) == 0;
+    CHECK_EQ(same, 1);
+    /* refused: nothing moves */
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_TO_DPU, 4, (void *const *)in, size), DPU_ERR_INVALID_MRAM_ACCESS);
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_TO_DPU, mram_size - size / 16, (void *const *)in, size),
+             DPU_ERR_INVALID_MRAM_ACCESS);
+    CHECK_EQ(openpim_rank_view_push(set, (dpu_xfer_t)7, offset, (void *const *)in, size),
+             DPU_ERR_INVALID_MEMORY_TRANSFER);
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_TO_DPU, offset, NULL, size), DPU_ERR_INVALID_MEMORY_TRANSFER);
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_FROM_DPU, offset, (void *const *)out, size), DPU_OK);
+    same = 1;
+    for (int k = 0; k < 16; k++)
+        same &= memcmp(out[k], k == 11 ? fresh : in[k], size) == 0;
+    CHECK_EQ(same, 1);
+    uint64_t mram = 0;
+    uint32_t wram = 0;
+    CHECK_EQ(openpim_get_memory_sizes(set, &mram, &wram), DPU_OK);
+    CHECK_EQ(mram, mram_size);
+    CHECK_EQ(wram, 65536);
+    CHECK_EQ(dpu_free(set), DPU_OK);
+    CHECK_EQ(openpim_rank_view_push(set, DPU_XFER_TO_DPU, offset, (void *const *)in, size), DPU_ERR_INVALID_DPU_SET);
+    CHECK_EQ(openpim_get_memory_sizes(set, &mram, &wram), DPU_ERR_INVALID_DPU_SET);
+    for (int k = 0; k < 16; k++) {
+        free(in[k]);
+        free(out[k]);
+    }
+    free(fresh);
+}
+
 int main(void)
 {
     struct dpu_set_t set;
@@ -370,5 +455,6 @@ int main(void)
     test_disabled();
     test_sparse();
     test_errors();
+    test_push();
     return check_done("test_rank_view");
 }

@@ -87,6 +87,7 @@ static const struct spec specs[] = {
     {"h2d_cap_gbps", XFER, 0, 0, NULL, NULL},
     {"h2d_bcast_speedup", XFER, 0, 0, NULL, NULL},
     {"h2d_serial_call_us", XFER, 0, 0, NULL, NULL},
+    {"h2d_direct_call_us", XFER, 0, 0, NULL, NULL},
     {"h2d_serial_gbps", XFER, 0, 0, NULL, NULL},
     {"h2d_wram_fixed_us", XFER, 0, 0, NULL, NULL},
     {"h2d_wram_fixed_us_per_doubling", XFER, 0, 0, NULL, NULL},
@@ -98,6 +99,7 @@ static const struct spec specs[] = {
     {"d2h_contention", XFER, 0, 0, NULL, NULL},
     {"d2h_cap_gbps", XFER, 0, 0, NULL, NULL},
     {"d2h_serial_call_us", XFER, 0, 0, NULL, NULL},
+    {"d2h_direct_call_us", XFER, 0, 0, NULL, NULL},
     {"d2h_serial_gbps", XFER, 0, 0, NULL, NULL},
     {"d2h_wram_fixed_us", XFER, 0, 0, NULL, NULL},
     {"d2h_wram_fixed_us_per_doubling", XFER, 0, 0, NULL, NULL},
@@ -181,7 +183,7 @@ static size_t xfer_figures(const struct op_machine_desc *d, double *f, size_t ca
             for (unsigned i = 0; i < nranks[ni]; i++)
                 r[i] = (struct op_xfer_rank){i, OP_XFER_CHANNEL_AUTO, partial ? 3 : 64};
             for (int dir = 0; dir < 2; dir++)
-                for (int kind = 0; kind < 3; kind++)
+                for (int kind = 0; kind <= OP_XFER_DIRECT; kind++)
                     for (int target = 0; target < 2; target++)
                         for (int after = 0; after < 2; after++)
                             for (unsigned si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
