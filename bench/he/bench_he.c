@@ -1,0 +1,266 @@
+/* HE benchmark, modelled DPU time (deterministic):
+ *   1. multiply routines by operand size (DRAMatic Figure 3 analogue): modelled
+ *      DPU instructions per operation of the custom and native 32->32, 32->64
+ *      multiplies and of the Barrett modular multiply;
+ *   2. NTT, iNTT, BGV multiply (tensor) and the combined test (NTT of both
+ *      ciphertexts, tensor, iNTT of the product) on `dpus` DPUs, DRAMatic's 1D
+ *      split, for n = 2^12, 2^13, 2^14 with 4, 8, 16 moduli of 28 bits
+ *      (112, 224, 448 bits: at least DRAMatic's 109, 218, 438) and `slots`
+ *      sub-polynomials per DPU and array (16 = one per tasklet).
+ *
+ *   bench_he MULBENCH_IMAGE [dpus [slots [max_log_n]]]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dpu.h>
+
+#include "openpim_he.h"
+
+#define CHECK_HE(call)                                                                                          \
+    do {                                                                                                        \
+        openpim_he_status st_ = (call);                                                                         \
+        if (st_ != OPENPIM_HE_OK) {                                                                             \
+            fprintf(stderr, "%s: %s\n", #call, openpim_he_last_error());                                        \
+            exit(1);                                                                                            \
+        }                                                                                                       \
+    } while (0)
+
+static uint64_t mulbench_instr(struct dpu_set_t set, uint32_t op, uint32_t a, uint32_t b, uint32_t reps)
+{
+    uint32_t operands[2] = {a, b};
+    DPU_ASSERT(dpu_copy_to(set, "mb_op", 0, &op, 4));
+    DPU_ASSERT(dpu_copy_to(set, "mb_reps", 0, &reps, 4));
+    DPU_ASSERT(dpu_copy_to(set, "mb_operands", 0, operands, 8));
+    DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
+    struct dpu_set_t dpu;
+    struct openpim_dpu_stats s = {0};
+    DPU_FOREACH(set, dpu)
+    {
+        DPU_ASSERT(openpim_get_dpu_stats(dpu, &s));
+    }
+    return s.instructions;
+}
+
+static void multiply_table(const char *image)
+{
+    struct dpu_set_t set;
+    DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
+    DPU_ASSERT(dpu_load(set, image, NULL));
+    const uint32_t q = 1073692673u, bits = 30, mu = (uint32_t)((1ull << 60) / q), reps = 4096;
+    DPU_ASSERT(dpu_copy_to(set, "mb_q", 0, &q, 4));
+    DPU_ASSERT(dpu_copy_to(set, "mb_bits", 0, &bits, 4));
+    DPU_ASSERT(dpu_copy_to(set, "mb_mu", 0, &mu, 4));
+    printf("## Multiply routines: modelled DPU instructions per operation (= cycles at >= 11 tasklets)\n");
+    printf("## operands a = b = 2^bits - 1 (mulmod: min(that, q - 1), q = %u); loop minus the same loop with an add, + 1\n", q);
+    printf("%5s %10s %10s %10s %10s %12s %12s\n", "bits", "32x32->32", "32x32->32", "32x32->64", "32x32->64",
+           "mulmod", "mulmod");
+    printf("%5s %10s %10s %10s %10s %12s %12s\n", "", "native", "custom", "native", "custom", "native", "custom");
+    for (uint32_t b = 1; b <= 32; b++) {
+        uint32_t x = b == 32 ? 0xffffffffu : (1u << b) - 1, xm = x < q ? x : q - 1;
+        uint64_t base = mulbench_instr(set, 0, x, x, reps);
+        double per[6];
+        for (uint32_t op = 1; op <= 6; op++) {
+            uint64_t v = op >= 5 ? xm : x;
+            uint64_t opbase = op >= 5 ? mulbench_instr(set, 0, (uint32_t)v, (uint32_t)v, reps) : base;
+            per[op - 1] = (double)(mulbench_instr(set, op, (uint32_t)v, (uint32_t)v, reps) - opbase) / reps + 1;
+        }
+        printf("%5u %10.1f %10.1f %10.1f %10.1f %12.1f %12.1f\n", b, per[0], per[1], per[2], per[3], per[4], per[5]);
+    }
+    printf("## DRAMatic (Sec. 3.1.1, real v1B DPU): custom 32->64 35 cycles, custom 32->32 21 cycles, native 32->32 "
+           "data-dependent (custom faster when both factors exceed 16 bits)\n\n");
+    DPU_ASSERT(dpu_free(set));
+}
+
+struct times {
+    double ntt, intt, bgv, combined, upload, download;
+};
+
+static double sdk_us_since(double *mark)
+{
+    double now = openpim_modelled_time_us(), d = now - *mark;
+    *mark = now;
+    return d;
+}
+
+static openpim_he_context *make_context(uint32_t log_n, uint32_t k, uint32_t dpus, enum openpim_he_mul mul)
+{
+    struct openpim_he_params p;
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, 28, &p));
+    struct openpim_he_config c = {.nr_dpus = dpus, .mul = mul, .dpu_dir = getenv("OPENPIM_HE_DPU_DIR")};
+    openpim_he_context *ctx;
+    CHECK_HE(openpim_he_context_create(&p, &c, &ctx));
+    return ctx;
+}
+
+/* Random data, reduced mod the moduli of p, for an array of `count` polynomials. */
+static uint32_t *random_data(const struct openpim_he_params *pp, uint32_t count, uint64_t seed)
+{
+    const struct openpim_he_params p = *pp;
+    const uint32_t k = p.nr_moduli;
+    const size_t words = (size_t)count * k * p.n;
+    uint32_t *data = malloc(words * 4);
+    if (!data)
+        exit(1);
+    for (size_t w = 0; w < words; w++) {
+        seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+        data[w] = (uint32_t)(seed % p.moduli[(w / p.n) % k]);
+    }
+    return data;
+}
+
+/* The kernels of the combined test (NTT of both ciphertexts' 4 arrays, tensor,
+ * iNTT of the product's 3 arrays) on `dpus` DPUs, `slots` sub-polynomials per
+ * DPU and array. */
+static void kernels(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, enum openpim_he_mul mul,
+                    struct times *t)
+{
+    struct openpim_he_params p;
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, 28, &p));
+    openpim_he_context *ctx = make_context(log_n, k, dpus, mul);
+    const uint32_t count = slots * openpim_he_group_size(ctx);
+    uint32_t *data = random_data(&p, count, 88172645463325252ull);
+    openpim_he_poly *in[4], *out[3];
+    for (int i = 0; i < 4; i++) {
+        CHECK_HE(openpim_he_poly_alloc(ctx, count, &in[i]));
+        CHECK_HE(openpim_he_poly_upload(ctx, in[i], data, OPENPIM_HE_COEFF));
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK_HE(openpim_he_poly_alloc(ctx, count, &out[i]));
+    double mark = openpim_modelled_time_us();
+    for (int i = 0; i < 4; i++) {
+        CHECK_HE(openpim_he_ntt(ctx, in[i], in[i]));
+        if (i == 0)
+            t->ntt = openpim_he_last_kernel_us(ctx);
+    }
+    openpim_he_poly *const o[3] = {out[0], out[1], out[2]};
+    const openpim_he_poly *const a[2] = {in[0], in[1]}, *const b[2] = {in[2], in[3]};
+    CHECK_HE(openpim_he_bgv_multiply(ctx, o, a, b));
+    t->bgv = openpim_he_last_kernel_us(ctx);
+    for (int i = 0; i < 3; i++) {
+        CHECK_HE(openpim_he_intt(ctx, out[i], out[i]));
+        if (i == 0)
+            t->intt = openpim_he_last_kernel_us(ctx);
+    }
+    t->combined = sdk_us_since(&mark); /* launches with their command broadcasts */
+    free(data);
+    openpim_he_context_destroy(ctx);
+}
+
+/* The combined test's transfers on `dpus` DPUs: 4 arrays in, 3 out. */
+static void transfers(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, struct times *t)
+{
+    struct openpim_he_params p;
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, 28, &p));
+    openpim_he_context *ctx = make_context(log_n, k, dpus, OPENPIM_HE_MUL_CUSTOM);
+    const uint32_t count = slots * openpim_he_group_size(ctx);
+    uint32_t *data = random_data(&p, count, 1);
+    openpim_he_poly *arr;
+    CHECK_HE(openpim_he_poly_alloc(ctx, count, &arr));
+    double mark = openpim_modelled_time_us();
+    for (int i = 0; i < 4; i++)
+        CHECK_HE(openpim_he_poly_upload(ctx, arr, data, OPENPIM_HE_COEFF));
+    t->upload = sdk_us_since(&mark);
+    for (int i = 0; i < 3; i++)
+        CHECK_HE(openpim_he_poly_download(ctx, arr, data));
+    t->download = sdk_us_since(&mark);
+    free(data);
+    openpim_he_context_destroy(ctx);
+}
+
+/* Relinearisation of `slots` * g ciphertexts (SEAL's scheme with a special
+ * modulus, random reduced data and key): modelled kernels and the whole call
+ * (kernels + the host relays of the 1D split), on k + 1 groups of g DPUs. */
+static void relin(uint32_t log_n, uint32_t k, uint32_t g, uint32_t slots, enum openpim_he_mul mul, double *kernel_us,
+                  double *total_us, uint32_t *cts)
+{
+    struct openpim_he_params p;
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k + 1, 28, &p));
+    p.special_modulus = p.moduli[k];
+    p.moduli[k] = 0;
+    p.nr_moduli = k;
+    struct openpim_he_config c = {.nr_dpus = g * (k + 1), .mul = mul, .dpu_dir = getenv("OPENPIM_HE_DPU_DIR")};
+    openpim_he_context *ctx;
+    CHECK_HE(openpim_he_context_create(&p, &c, &ctx));
+    const uint32_t n = p.n, count = slots * g;
+    uint32_t *data = random_data(&p, count, 7);
+    openpim_he_poly *in[3];
+    for (int i = 0; i < 3; i++) {
+        CHECK_HE(openpim_he_poly_alloc(ctx, count, &in[i]));
+        CHECK_HE(openpim_he_poly_upload(ctx, in[i], data, OPENPIM_HE_NTT));
+    }
+    uint32_t *key = calloc((size_t)k * 2 * (k + 1) * n, 4);
+    if (!key)
+        exit(1);
+    for (size_t w = 0; w < (size_t)k * 2 * (k + 1) * n; w++)
+        key[w] = (uint32_t)(w * 2654435761u % 1000003u); /* below every 28-bit modulus */
+    openpim_he_relin_key *rk;
+    CHECK_HE(openpim_he_relin_key_upload(ctx, key, &rk));
+    double mark = openpim_modelled_time_us();
+    openpim_he_poly *const out[2] = {in[0], in[1]};
+    const openpim_he_poly *const args[3] = {in[0], in[1], in[2]};
+    CHECK_HE(openpim_he_relinearize(ctx, rk, 65537, out, args));
+    *kernel_us = openpim_he_last_kernel_us(ctx);
+    *total_us = sdk_us_since(&mark);
+    *cts = count;
+    free(key);
+    free(data);
+    openpim_he_context_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_he MULBENCH_IMAGE [dpus [slots [max_log_n [kernel_group]]]]\n");
+        return 2;
+    }
+    uint32_t dpus = argc > 2 ? (uint32_t)atoi(argv[2]) : 383, slots = argc > 3 ? (uint32_t)atoi(argv[3]) : 16;
+    uint32_t max_log_n = argc > 4 ? (uint32_t)atoi(argv[4]) : 14;
+    uint32_t kernel_group = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
+    multiply_table(argv[1]);
+
+    printf("## HE kernels, modelled: %u DPUs, %u sub-polynomials per DPU and array (%s tasklets busy in the (i)NTT), "
+           "28-bit moduli\n", dpus, slots, slots >= 16 ? "all 16" : "not all");
+    if (kernel_group)
+        printf("## kernels run on %u DPU(s) per modulus (each DPU's modelled time depends only on its own "
+               "sub-polynomials: the same at %u DPUs); transfers run on all %u DPUs\n", kernel_group, dpus, dpus);
+    printf("## times in ms; per-ct = (combined + up + down) / ciphertext pairs, in us\n");
+    printf("%6s %3s %5s %7s %7s %9s %9s %9s %10s %9s %9s %10s\n", "n", "k", "DPUs", "mul", "ct", "NTT", "iNTT", "BGV",
+           "combined", "up", "down", "per-ct us");
+    for (uint32_t log_n = 12; log_n <= max_log_n; log_n++) {
+        uint32_t k = 1u << (log_n - 10);
+        struct times xfer = {0};
+        transfers(log_n, k, dpus, slots, &xfer);
+        uint32_t used = dpus / k * k, cts = slots * (dpus / k);
+        for (int v = 0; v < 2; v++) {
+            struct times t = {0};
+            kernels(log_n, k, kernel_group ? kernel_group * k : dpus, slots,
+                    v ? OPENPIM_HE_MUL_NATIVE : OPENPIM_HE_MUL_CUSTOM, &t);
+            printf("%6u %3u %5u %7s %7u %9.3f %9.3f %9.3f %10.3f %9.3f %9.3f %10.2f\n", 1u << log_n, k, used,
+                   v ? "native" : "custom", cts, t.ntt / 1e3, t.intt / 1e3, t.bgv / 1e3, t.combined / 1e3,
+                   xfer.upload / 1e3, xfer.download / 1e3, (t.combined + xfer.upload + xfer.download) / cts);
+            /* per ciphertext: NTT of one ciphertext (2 polynomials), iNTT of one product (3), tensor of one
+             * pair, combined test of one pair, transfers of one pair */
+            printf("RESULT %u %u %s %.4f %.4f %.4f %.4f %.4f %.4f\n", 1u << log_n, k, v ? "native" : "custom",
+                   2 * t.ntt / cts, 3 * t.intt / cts, t.bgv / cts, t.combined / cts, xfer.upload / cts,
+                   xfer.download / cts);
+            fflush(stdout);
+        }
+    }
+    printf("\n## Relinearisation (not in DRAMatic), modelled: k + 1 groups of 1 DPU (the special modulus has its own), "
+           "%u ciphertexts per DPU\n", slots);
+    printf("## total = kernels + transfers of the host relays (c2's RNS digits to every group; the special group's "
+           "sums back; the BGV corrections out)\n");
+    printf("%6s %3s %7s %12s %12s %16s\n", "n", "k", "mul", "kernels ms", "total ms", "per-ct total us");
+    for (uint32_t log_n = 12; log_n <= (max_log_n < 13 ? max_log_n : 13); log_n++)
+        for (int v = 0; v < 2; v++) {
+            double kus, tus;
+            uint32_t cts, k = 1u << (log_n - 10);
+            relin(log_n, k, 1, slots, v ? OPENPIM_HE_MUL_NATIVE : OPENPIM_HE_MUL_CUSTOM, &kus, &tus, &cts);
+            printf("%6u %3u %7s %12.3f %12.3f %16.2f\n", 1u << log_n, k, v ? "native" : "custom", kus / 1e3, tus / 1e3,
+                   tus / cts);
+            fflush(stdout);
+        }
+    return 0;
+}

@@ -1,0 +1,3 @@
+#define HE_MUL_CUSTOM
+#define SUFFIX custom
+#include "dpu_mulbench_loops.h"

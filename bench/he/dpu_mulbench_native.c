@@ -1,0 +1,3 @@
+#define HE_MUL_NATIVE
+#define SUFFIX native
+#include "dpu_mulbench_loops.h"

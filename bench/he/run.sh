@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# HE benchmark (modelled DPU time): multiply routines by operand size, and
+# NTT / iNTT / BGV multiply / combined test at DRAMatic's 383 DPUs, then SEAL
+# measured on this host beside them (bench/he/seal_bench.py).
+#   bench/he/run.sh [build-dir] [dpus] [slots] [max_log_n] [kernel_group]
+# kernel_group > 0 runs the kernels on that many DPUs per modulus only (the
+# modelled kernel time of DRAMatic's 1D split does not depend on the number of
+# DPUs: no DPU waits for another), the transfers on all `dpus`.
+# build-dir must have built the HE library (target openpim_he).
+set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/../sdk_env.sh" "${1:-}"
+he_build="$build/he"
+OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -Wall -Wextra -Werror -DNR_TASKLETS=1 -o "$work/dpu_mulbench" \
+    "$here/dpu_mulbench.c" "$here/dpu_mulbench_custom.c" "$here/dpu_mulbench_native.c"
+cc -O2 -Wall -Wextra -Werror -std=c11 -I"$here/../../he/include" -o "$work/bench_he" "$here/bench_he.c" \
+    "$he_build/libopenpim_he.a" $(dpu-pkg-config --cflags --libs dpu)
+(cd "$work" && ./bench_he ./dpu_mulbench "${2:-383}" "${3:-16}" "${4:-14}" "${5:-1}") | tee "$work/dpu.txt"
+# SEAL on this host beside the modelled figures (seal-python: python/requirements-test.txt)
+if python3 -c "import seal" 2>/dev/null; then
+    echo
+    python3 "$here/seal_bench.py" "$work/dpu.txt"
+else
+    echo "seal-python not installed: no SEAL comparison (pip install -r python/requirements-test.txt)"
+fi

@@ -1,0 +1,129 @@
+/* Shared by the files of comm/: the cube and communicator structures, error
+ * reporting, MRAM region helpers, and the entry points of the two
+ * implementations and of the SIMD host kernels. */
+#ifndef OPENPIM_COMM_INTERNAL_H
+#define OPENPIM_COMM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <dpu.h>
+#include <openpim_ext.h>
+
+#include "openpim_comm.h"
+
+#define COMM_CHIPS 8  /* DPUs of an entangled group: one per chip */
+#define COMM_GROUPS 8 /* entangled groups per rank */
+#define COMM_LINE 64  /* bytes of a physical-view line */
+#define MRAM_TAG 0x08000000u
+
+struct openpim_comm {
+    openpim_cube_t *cube;
+    uint32_t mask;        /* selected dimensions */
+    uint32_t size;        /* N */
+    uint32_t nr_instances;
+    uint32_t *node_of;    /* [instance * size + rank] -> node */
+};
+
+struct openpim_cube {
+    struct dpu_set_t set;
+    uint32_t nr_dims;
+    uint32_t len[OPENPIM_COMM_MAX_DIMS];
+    uint32_t nr_nodes;
+    struct dpu_set_t *node_dpu; /* per node: its one-DPU set */
+    uint32_t nr_ranks;
+    struct dpu_set_t *rank_set; /* per rank of the set */
+    bool view_ok;               /* every rank: 64 enabled DPUs laid out 8 chips x 8 groups */
+    openpim_comm_impl impl;
+    int last_view;
+    double last_host_us; /* wall-clock of the last collective's host pass */
+    openpim_comm_t **comms;
+    uint8_t *buf[2];      /* host buffers kept between collectives (no page faults on reuse) */
+    size_t buf_size[2];
+    uint32_t nr_comms;
+};
+
+/* error.c: sets the thread's message and returns status. */
+openpim_comm_status comm_fail(openpim_comm_status status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void comm_clear_error(void);
+openpim_comm_status comm_dpu_fail(dpu_error_t rc, const char *what);
+
+/* types.c */
+bool comm_type_op_ok(openpim_comm_type type, openpim_comm_op op);
+openpim_comm_status comm_check_type_op(openpim_comm_type type, openpim_comm_op op);
+/* Whether op on type may be applied byte by byte (any order, no carries):
+ * bitwise ops, and every op on 8-bit integers. */
+bool comm_bytewise(openpim_comm_type type, openpim_comm_op op);
+
+/* simd.c: host kernels, identical results in every implementation. */
+struct comm_simd {
+    const char *name;
+    /* acc[i] = acc[i] op src[i], n elements */
+    void (*reduce)(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n);
+    /* dst lines = src lines with every 64-bit word rotated left by 8*r bits
+     * (the byte of chip k moves to chip (k + r) % 8); n lines */
+    void (*rotate)(void *dst, const void *src, size_t n, unsigned r);
+    /* every 64-bit word of n lines reduced over its 8 bytes (bytewise op on
+     * byte lanes): each byte of the word becomes op over the word's 8 bytes */
+    void (*hreduce8)(openpim_comm_type type, openpim_comm_op op, void *lines, size_t n);
+    /* 8 lines (512 bytes of view) <-> 8 rows of 64 bytes, row k = chip k's 8 words */
+    void (*lines_to_rows)(const uint8_t *lines, uint8_t rows[8][64]);
+    void (*rows_to_lines)(uint8_t rows[8][64], uint8_t *lines);
+};
+const struct comm_simd *comm_simd(void);
+/* The portable kernels (what the baseline's plain loops are). */
+const struct comm_simd *comm_simd_scalar(void);
+
+/* cost.c: records host work in modelled time. */
+void comm_charge_host_pass(const char *name, double bytes);
+void comm_charge_scalar(const char *name, double bytes);
+void comm_charge_transpose(const char *name, double bytes);
+/* Monotonic wall clock (microseconds), for openpim_cube_last_host_pass_us. */
+double comm_now_us(void);
+
+/* cube.c: the cube's host buffer `slot` (0 or 1) of at least size bytes;
+ * NULL if out of memory.  Valid until the next call for the same slot. */
+uint8_t *comm_buffer(openpim_cube_t *cube, int slot, size_t size);
+
+/* region.c: MRAM regions of every node of the cube. */
+openpim_comm_status comm_check_region(uint64_t off, uint64_t len, const char *what);
+openpim_comm_status comm_check_overlap(uint64_t src, uint64_t src_len, uint64_t dst, uint64_t dst_len);
+/* Reads [off, off + len) of every node into buf + node * stride + (off % 8)
+ * (stride >= round8 span); the 8-aligned span around it is read. */
+openpim_comm_status comm_read_nodes(openpim_cube_t *cube, uint64_t off, uint64_t len, uint8_t *buf, size_t stride);
+/* Writes len bytes from buf + node * stride + (off % 8) to [off, off + len)
+ * of every node, preserving the bytes of the 8-aligned span around it. */
+openpim_comm_status comm_write_nodes(openpim_cube_t *cube, uint64_t off, uint64_t len, uint8_t *buf, size_t stride);
+size_t comm_span(uint64_t off, uint64_t len); /* bytes of the 8-aligned span */
+/* Pushes len bytes (off, len multiples of 8) between each node's buffer
+ * ptrs[node] and MRAM. */
+openpim_comm_status comm_push(openpim_cube_t *cube, dpu_xfer_t dir, uint64_t off, uint64_t len, uint8_t *const *ptrs);
+
+/* baseline.c / optimised.c: arguments already checked. */
+struct comm_args {
+    openpim_comm_t *comm;
+    uint64_t src, dst, bytes;
+    openpim_comm_type type;
+    openpim_comm_op op;
+    const struct comm_simd *simd; /* reductions of the general path */
+};
+openpim_comm_status comm_base_alltoall(const struct comm_args *a);
+openpim_comm_status comm_base_reduce_scatter(const struct comm_args *a);
+openpim_comm_status comm_base_allgather(const struct comm_args *a);
+openpim_comm_status comm_base_allreduce(const struct comm_args *a);
+openpim_comm_status comm_base_reduce(const struct comm_args *a, void *host);
+
+/* optimised.c: returns 1 (through *done) when the view path applied. */
+openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done);
+openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *done);
+openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done);
+openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done);
+
+/* kernel.c: the reordering kernel on every DPU of the cube. */
+enum comm_kernel_mode { COMM_KERNEL_PRE = 0, COMM_KERNEL_POST = 1 };
+openpim_comm_status comm_run_kernel(openpim_cube_t *cube, enum comm_kernel_mode mode, uint64_t src, uint64_t dst,
+                                    uint32_t nr_blocks, uint64_t block_bytes);
+
+#endif

@@ -1,0 +1,438 @@
+/* The optimised collectives on the rank's physical view (PID-Comm's
+ * techniques).  Node n = 8 E + k is chip k of entangled group E (= rank * 8 +
+ * group); a view line of E holds one 8-byte word of each of its 8 chips.
+ *
+ * Two layouts of a communicator over entangled groups (needs L[0] % 8 == 0):
+ *   - dimension 0 not in the communicator: the 8 chips of a group belong to 8
+ *     instances that move in lock-step, with the same rank P; whole lines move
+ *     between groups unchanged;
+ *   - dimension 0 in it: the 8 chips of group E are ranks 8P .. 8P + 7 of one
+ *     instance; a line rotated by 8r bits hands chip k's word to chip k + r.
+ *     For AlltoAll and AllGather, DPU kernels permute blocks before and after
+ *     (comm_reorder.c) so that one rotation serves a whole line.
+ * Reductions combine lines directly when the operation works byte by byte
+ * (8-bit integers, bitwise operations); otherwise 8 lines at a time are
+ * transposed in a 512-byte block into rows of whole elements, combined in
+ * rank order and transposed back ("cross-domain").  Only those transposes are
+ * charged as host work: moving lines is the view transfers themselves, which
+ * the SDK charges. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct layout {
+    bool rot;        /* dimension 0 in the communicator */
+    uint32_t P;      /* group positions per group-communicator */
+    uint32_t nr;     /* group-communicators */
+    uint32_t *eg;    /* [k * P + pos] -> entangled group */
+};
+
+/* Builds the group-level layout; false if the communicator does not map onto
+ * whole groups as described above (then the general path runs). */
+static bool make_layout(const openpim_comm_t *m, struct layout *l)
+{
+    const openpim_cube_t *c = m->cube;
+    memset(l, 0, sizeof *l);
+    if (!c->view_ok)
+        return false;
+    l->rot = m->mask & 1;
+    l->P = l->rot ? m->size / COMM_CHIPS : m->size;
+    if (l->P == 0 || (l->rot && m->size % COMM_CHIPS))
+        return false;
+    uint32_t nr_eg = c->nr_nodes / COMM_CHIPS;
+    l->nr = nr_eg / l->P;
+    l->eg = malloc((size_t)nr_eg * sizeof *l->eg);
+    uint32_t *slot = malloc((size_t)nr_eg * sizeof *slot); /* group -> k * P + pos */
+    if (!l->eg || !slot)
+        goto bad;
+    for (uint32_t e = 0; e < nr_eg; e++)
+        slot[e] = UINT32_MAX;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < m->nr_instances; i++) {
+        const uint32_t *node = m->node_of + (size_t)i * m->size;
+        if (!l->rot && node[0] % COMM_CHIPS != 0)
+            continue; /* chip j > 0: checked below against its chip-0 sibling */
+        if (k == l->nr)
+            goto bad;
+        for (uint32_t pos = 0; pos < l->P; pos++) {
+            uint32_t n0 = node[l->rot ? COMM_CHIPS * pos : pos];
+            if (n0 % COMM_CHIPS || slot[n0 / COMM_CHIPS] != UINT32_MAX)
+                goto bad;
+            /* with dimension 0: the group's chips are ranks 8 pos .. 8 pos + 7 */
+            for (uint32_t j = 1; l->rot && j < COMM_CHIPS; j++)
+                if (node[COMM_CHIPS * pos + j] != n0 + j)
+                    goto bad;
+            l->eg[(size_t)k * l->P + pos] = n0 / COMM_CHIPS;
+            slot[n0 / COMM_CHIPS] = k * l->P + pos;
+        }
+        k++;
+    }
+    if (k != l->nr)
+        goto bad;
+    if (!l->rot) {
+        /* every instance: one chip j, and rank pos in the group listed at pos
+         * of the same group-communicator */
+        for (uint32_t i = 0; i < m->nr_instances; i++) {
+            const uint32_t *node = m->node_of + (size_t)i * m->size;
+            uint32_t j = node[0] % COMM_CHIPS, k0 = slot[node[0] / COMM_CHIPS] / l->P;
+            for (uint32_t pos = 0; pos < m->size; pos++)
+                if (node[pos] % COMM_CHIPS != j || slot[node[pos] / COMM_CHIPS] != k0 * l->P + pos)
+                    goto bad;
+        }
+    }
+    free(slot);
+    return true;
+bad:
+    free(slot);
+    free(l->eg);
+    l->eg = NULL;
+    return false;
+}
+
+static bool aligned(uint64_t a, uint64_t b, uint64_t c)
+{
+    return (a | b | c) % 8 == 0;
+}
+
+/* Whole view of [off, off + len) of every group: V + E * 8 * len. */
+static openpim_comm_status view_io(openpim_cube_t *c, bool write, uint64_t off, uint64_t len, uint8_t *v)
+{
+    for (uint32_t r = 0; r < c->nr_ranks; r++)
+        for (uint32_t g = 0; g < COMM_GROUPS; g++) {
+            uint8_t *p = v + ((size_t)r * COMM_GROUPS + g) * 8 * len;
+            dpu_error_t rc = write ? openpim_rank_view_write(c->rank_set[r], g, off, p, 8 * len)
+                                   : openpim_rank_view_read(c->rank_set[r], g, off, p, 8 * len);
+            if (rc != DPU_OK)
+                return comm_dpu_fail(rc, write ? "openpim_rank_view_write" : "openpim_rank_view_read");
+        }
+    return OPENPIM_COMM_OK;
+}
+
+struct views {
+    uint8_t *in, *out;
+    size_t in_eg, out_eg; /* bytes of view per group */
+};
+
+static openpim_comm_status views_open(openpim_cube_t *c, uint64_t src, uint64_t in_len, uint64_t out_len,
+                                      struct views *v)
+{
+    size_t egs = (size_t)c->nr_ranks * COMM_GROUPS;
+    v->in_eg = 8 * in_len;
+    v->out_eg = 8 * out_len;
+    v->in = comm_buffer(c, 0, egs * v->in_eg);
+    v->out = comm_buffer(c, 1, egs * v->out_eg);
+    if (!v->in || !v->out)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory for the view buffers");
+    return view_io(c, false, src, in_len, v->in);
+}
+
+static openpim_comm_status views_close(openpim_cube_t *c, uint64_t dst, uint64_t out_len, struct views *v)
+{
+    return view_io(c, true, dst, out_len, v->out);
+}
+
+/* ---- AlltoAll / AllGather --------------------------------------------------------- */
+
+openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
+{
+    openpim_comm_t *m = a->comm;
+    openpim_cube_t *c = m->cube;
+    uint64_t blk = a->bytes / m->size;
+    struct layout l;
+    if (!aligned(a->src, a->dst, blk) || !make_layout(m, &l))
+        return OPENPIM_COMM_OK;
+    *done = 1;
+    openpim_comm_status st = OPENPIM_COMM_OK;
+    uint64_t from = a->src;
+    if (l.rot) {
+        st = comm_run_kernel(c, COMM_KERNEL_PRE, a->src, a->dst, m->size, blk);
+        from = a->dst;
+    }
+    struct views v;
+    if (st == OPENPIM_COMM_OK)
+        st = views_open(c, from, a->bytes, a->bytes, &v);
+    if (st != OPENPIM_COMM_OK) {
+        free(l.eg);
+        return st;
+    }
+    const struct comm_simd *s = comm_simd();
+    size_t vb = 8 * blk, lines = blk / 8; /* view bytes and lines of a block */
+    double t0 = comm_now_us();
+    for (uint32_t k = 0; k < l.nr; k++) {
+        const uint32_t *eg = l.eg + (size_t)k * l.P;
+        for (uint32_t ps = 0; ps < l.P; ps++)
+            for (uint32_t pd = 0; pd < l.P; pd++) {
+                const uint8_t *in = v.in + eg[ps] * v.in_eg;
+                uint8_t *out = v.out + eg[pd] * v.out_eg;
+                if (!l.rot)
+                    s->rotate(out + ps * vb, in + pd * vb, lines, 0);
+                else
+                    for (unsigned r = 0; r < COMM_CHIPS; r++)
+                        s->rotate(out + (8 * ps + r) * vb, in + (8 * pd + r) * vb, lines, r);
+            }
+    }
+    c->last_host_us += comm_now_us() - t0;
+    free(l.eg);
+    st = views_close(c, a->dst, a->bytes, &v);
+    if (st == OPENPIM_COMM_OK && l.rot)
+        st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk);
+    return st;
+}
+
+openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done)
+{
+    openpim_comm_t *m = a->comm;
+    openpim_cube_t *c = m->cube;
+    struct layout l;
+    if (!aligned(a->src, a->dst, a->bytes) || !make_layout(m, &l))
+        return OPENPIM_COMM_OK;
+    *done = 1;
+    uint64_t out_len = a->bytes * m->size;
+    struct views v;
+    openpim_comm_status st = views_open(c, a->src, a->bytes, out_len, &v);
+    if (st != OPENPIM_COMM_OK) {
+        free(l.eg);
+        return st;
+    }
+    const struct comm_simd *s = comm_simd();
+    size_t vb = 8 * a->bytes, lines = a->bytes / 8;
+    double t0 = comm_now_us();
+    for (uint32_t k = 0; k < l.nr; k++) {
+        const uint32_t *eg = l.eg + (size_t)k * l.P;
+        for (uint32_t ps = 0; ps < l.P; ps++) {
+            const uint8_t *in = v.in + eg[ps] * v.in_eg;
+            for (uint32_t pd = 0; pd < l.P; pd++) {
+                uint8_t *out = v.out + eg[pd] * v.out_eg;
+                if (!l.rot)
+                    s->rotate(out + ps * vb, in, lines, 0);
+                else
+                    for (unsigned r = 0; r < COMM_CHIPS; r++)
+                        s->rotate(out + (8 * ps + r) * vb, in, lines, r);
+            }
+        }
+    }
+    c->last_host_us += comm_now_us() - t0;
+    free(l.eg);
+    st = views_close(c, a->dst, out_len, &v);
+    if (st == OPENPIM_COMM_OK && l.rot)
+        st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes);
+    return st;
+}
+
+/* ---- reductions ------------------------------------------------------------------- */
+
+/* 8 lines from `lines` (n_valid of them, the rest zeros) as rows of elements. */
+static void load_rows(const struct comm_simd *s, const uint8_t *lines, size_t n_valid, uint8_t rows[8][64])
+{
+    if (n_valid >= 8) {
+        s->lines_to_rows(lines, rows);
+        return;
+    }
+    uint8_t tmp[8 * 64] = {0};
+    memcpy(tmp, lines, n_valid * 64);
+    s->lines_to_rows(tmp, rows);
+}
+
+static void store_rows(const struct comm_simd *s, uint8_t rows[8][64], uint8_t *lines, size_t n_valid)
+{
+    if (n_valid >= 8) {
+        s->rows_to_lines(rows, lines);
+        return;
+    }
+    uint8_t tmp[8 * 64];
+    s->rows_to_lines(rows, tmp);
+    memcpy(lines, tmp, n_valid * 64);
+}
+
+/* out (lines) = op over pos of in[pos] (lines), rank order, every chip lane on
+ * its own: groups whose chips are 8 different instances. */
+static void reduce_vertical(const struct comm_args *a, const struct comm_simd *s, const uint8_t *const *in,
+                            uint32_t count, size_t lines, uint8_t *out, double *transposed)
+{
+    size_t esz = openpim_comm_type_size(a->type);
+    if (comm_bytewise(a->type, a->op)) {
+        openpim_comm_type bt = a->type == OPENPIM_INT8 ? OPENPIM_INT8 : OPENPIM_UINT8;
+        memcpy(out, in[0], lines * 64);
+        for (uint32_t p = 1; p < count; p++)
+            s->reduce(bt, a->op, out, in[p], lines * 64);
+        return;
+    }
+    for (size_t b = 0; b < lines; b += 8) {
+        size_t n = lines - b < 8 ? lines - b : 8;
+        uint8_t acc[8][64], rows[8][64];
+        load_rows(s, in[0] + 64 * b, n, acc);
+        for (uint32_t p = 1; p < count; p++) {
+            load_rows(s, in[p] + 64 * b, n, rows);
+            s->reduce(a->type, a->op, acc, rows, 512 / esz);
+        }
+        store_rows(s, acc, out + 64 * b, n);
+        *transposed += 512.0 * (count + 1);
+    }
+}
+
+/* All 8 chips of a group in one instance: for dst chip i, in_i[pos] are the
+ * lines whose lane j holds rank 8 pos + j's contribution to chip i.  With
+ * all_same, every chip receives the reduction over all lanes (AllReduce). */
+static void reduce_across(const struct comm_args *a, const struct comm_simd *s, const uint8_t *const *in,
+                          size_t in_stride_i, uint32_t count, size_t lines, uint8_t *out, bool all_same,
+                          double *transposed)
+{
+    size_t esz = openpim_comm_type_size(a->type);
+    bool is_float = a->type == OPENPIM_FLOAT || a->type == OPENPIM_DOUBLE;
+    if (comm_bytewise(a->type, a->op)) {
+        /* integer op: the order does not change the result; lanes folded with rotations */
+        openpim_comm_type bt = a->type == OPENPIM_INT8 ? OPENPIM_INT8 : OPENPIM_UINT8;
+        uint8_t acc[8][512];
+        for (size_t b = 0; b < lines; b += 8) {
+            size_t n = lines - b < 8 ? lines - b : 8;
+            unsigned nchips = all_same ? 1 : COMM_CHIPS;
+            for (unsigned i = 0; i < nchips; i++) {
+                memcpy(acc[i], in[0] + i * in_stride_i + 64 * b, n * 64);
+                for (uint32_t p = 1; p < count; p++)
+                    s->reduce(bt, a->op, acc[i], in[p] + i * in_stride_i + 64 * b, n * 64);
+                s->hreduce8(bt, a->op, acc[i], n);
+            }
+            if (all_same) {
+                memcpy(out + 64 * b, acc[0], n * 64);
+                continue;
+            }
+            /* chip i's lane comes from acc[i] */
+            for (size_t w = 0; w < n * 8; w++) {
+                uint64_t o = 0;
+                for (unsigned i = 0; i < COMM_CHIPS; i++) {
+                    uint64_t x;
+                    memcpy(&x, acc[i] + 8 * w, 8);
+                    o |= x & (0xFFull << (8 * i));
+                }
+                memcpy(out + 64 * b + 8 * w, &o, 8);
+            }
+        }
+        return;
+    }
+    for (size_t b = 0; b < lines; b += 8) {
+        size_t n = lines - b < 8 ? lines - b : 8;
+        uint8_t outrows[8][64], rows[8][64], acc[64];
+        unsigned nchips = all_same ? 1 : COMM_CHIPS;
+        for (unsigned i = 0; i < nchips; i++) {
+            if (!is_float) {
+                /* integers: any order gives the same result; fold the
+                 * positions 512 bytes at a time, then the 8 chips */
+                uint8_t fold[8][64];
+                load_rows(s, in[0] + i * in_stride_i + 64 * b, n, fold);
+                for (uint32_t p = 1; p < count; p++) {
+                    load_rows(s, in[p] + i * in_stride_i + 64 * b, n, rows);
+                    s->reduce(a->type, a->op, fold, rows, 512 / esz);
+                }
+                for (unsigned j = 1; j < COMM_CHIPS; j++)
+                    s->reduce(a->type, a->op, fold[0], fold[j], 64 / esz);
+                memcpy(acc, fold[0], 64);
+            } else {
+                /* floating point: rank order 8 p + j exactly */
+                for (uint32_t p = 0; p < count; p++) {
+                    load_rows(s, in[p] + i * in_stride_i + 64 * b, n, rows);
+                    for (unsigned j = 0; j < COMM_CHIPS; j++) {
+                        if (p == 0 && j == 0)
+                            memcpy(acc, rows[0], 64);
+                        else
+                            s->reduce(a->type, a->op, acc, rows[j], 64 / esz);
+                    }
+                }
+            }
+            memcpy(outrows[i], acc, 64);
+            *transposed += 512.0 * count;
+        }
+        if (all_same)
+            for (unsigned i = 1; i < COMM_CHIPS; i++)
+                memcpy(outrows[i], outrows[0], 64);
+        store_rows(s, outrows, out + 64 * b, n);
+        *transposed += 512.0;
+    }
+}
+
+openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *done)
+{
+    openpim_comm_t *m = a->comm;
+    openpim_cube_t *c = m->cube;
+    uint64_t blk = a->bytes / m->size;
+    struct layout l;
+    if (!aligned(a->src, a->dst, blk) || !make_layout(m, &l))
+        return OPENPIM_COMM_OK;
+    const uint8_t **in = malloc((size_t)l.P * sizeof *in);
+    if (!in) {
+        free(l.eg);
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
+    }
+    *done = 1;
+    struct views v;
+    openpim_comm_status st = views_open(c, a->src, a->bytes, blk, &v);
+    if (st != OPENPIM_COMM_OK) {
+        free(in);
+        free(l.eg);
+        return st;
+    }
+    const struct comm_simd *s = comm_simd();
+    size_t vb = 8 * blk, lines = blk / 8;
+    double transposed = 0;
+    double t0 = comm_now_us();
+    for (uint32_t k = 0; k < l.nr; k++) {
+        const uint32_t *eg = l.eg + (size_t)k * l.P;
+        for (uint32_t pd = 0; pd < l.P; pd++) {
+            uint8_t *out = v.out + eg[pd] * v.out_eg;
+            for (uint32_t ps = 0; ps < l.P; ps++)
+                in[ps] = v.in + eg[ps] * v.in_eg + (l.rot ? 8 * pd : pd) * vb;
+            if (!l.rot)
+                reduce_vertical(a, s, in, l.P, lines, out, &transposed);
+            else
+                reduce_across(a, s, in, vb, l.P, lines, out, false, &transposed);
+        }
+    }
+    c->last_host_us += comm_now_us() - t0;
+    free(in);
+    free(l.eg);
+    comm_charge_transpose("comm optimised reduce_scatter: cross-domain transposes", transposed);
+    return views_close(c, a->dst, blk, &v);
+}
+
+openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done)
+{
+    openpim_comm_t *m = a->comm;
+    openpim_cube_t *c = m->cube;
+    struct layout l;
+    if (!aligned(a->src, a->dst, a->bytes) || !make_layout(m, &l))
+        return OPENPIM_COMM_OK;
+    const uint8_t **in = malloc((size_t)l.P * sizeof *in);
+    if (!in) {
+        free(l.eg);
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
+    }
+    *done = 1;
+    struct views v;
+    openpim_comm_status st = views_open(c, a->src, a->bytes, a->bytes, &v);
+    if (st != OPENPIM_COMM_OK) {
+        free(in);
+        free(l.eg);
+        return st;
+    }
+    const struct comm_simd *s = comm_simd();
+    size_t lines = a->bytes / 8;
+    double transposed = 0;
+    double t0 = comm_now_us();
+    for (uint32_t k = 0; k < l.nr; k++) {
+        const uint32_t *eg = l.eg + (size_t)k * l.P;
+        for (uint32_t ps = 0; ps < l.P; ps++)
+            in[ps] = v.in + eg[ps] * v.in_eg;
+        uint8_t *first = v.out + eg[0] * v.out_eg;
+        if (!l.rot)
+            reduce_vertical(a, s, in, l.P, lines, first, &transposed);
+        else
+            reduce_across(a, s, in, 0, l.P, lines, first, true, &transposed);
+        for (uint32_t pd = 1; pd < l.P; pd++)
+            s->rotate(v.out + eg[pd] * v.out_eg, first, lines, 0);
+    }
+    c->last_host_us += comm_now_us() - t0;
+    free(in);
+    free(l.eg);
+    comm_charge_transpose("comm optimised allreduce: cross-domain transposes", transposed);
+    return views_close(c, a->dst, a->bytes, &v);
+}

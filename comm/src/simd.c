@@ -1,0 +1,562 @@
+/* Host kernels of the collectives: element-wise reduction, 64-bit lane
+ * rotation of physical-view lines (moves words between the chips of an
+ * entangled group) and the in-word byte reduction, in portable C, AVX2 and
+ * AVX-512 (compiled with target attributes, picked at run time with
+ * __builtin_cpu_supports).  Every variant gives bit-identical results: integer
+ * arithmetic wraps, float min/max follow "x < acc ? x : acc" (the operand
+ * order of vminps), and each element is combined in the same order. */
+#include <string.h>
+
+#include "internal.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define COMM_X86 1
+#else
+#define COMM_X86 0
+#endif
+
+/* ---- portable C --------------------------------------------------------------- */
+
+#define SCALAR_LOOP(T, EXPR)                                                                                           \
+    do {                                                                                                               \
+        T *a_ = acc;                                                                                                   \
+        const T *s_ = src;                                                                                             \
+        for (size_t i_ = 0; i_ < n; i_++) {                                                                            \
+            T a = a_[i_], x = s_[i_];                                                                                  \
+            a_[i_] = (T)(EXPR);                                                                                        \
+        }                                                                                                              \
+    } while (0)
+
+/* Integers: sums wrap (computed unsigned), min/max in the element's signedness. */
+#define SCALAR_INT(T, U)                                                                                               \
+    switch (op) {                                                                                                      \
+    case OPENPIM_SUM: SCALAR_LOOP(T, (U)a + (U)x); break;                                                              \
+    case OPENPIM_MIN: SCALAR_LOOP(T, x < a ? x : a); break;                                                            \
+    case OPENPIM_MAX: SCALAR_LOOP(T, x > a ? x : a); break;                                                            \
+    case OPENPIM_AND: SCALAR_LOOP(T, a & x); break;                                                                    \
+    case OPENPIM_OR: SCALAR_LOOP(T, a | x); break;                                                                     \
+    case OPENPIM_XOR: SCALAR_LOOP(T, a ^ x); break;                                                                    \
+    default: break;                                                                                                    \
+    }
+
+#define SCALAR_FLT(T)                                                                                                  \
+    switch (op) {                                                                                                      \
+    case OPENPIM_SUM: SCALAR_LOOP(T, a + x); break;                                                                    \
+    case OPENPIM_MIN: SCALAR_LOOP(T, x < a ? x : a); break;                                                            \
+    case OPENPIM_MAX: SCALAR_LOOP(T, x > a ? x : a); break;                                                            \
+    default: break;                                                                                                    \
+    }
+
+static void scalar_reduce(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n)
+{
+    switch (type) {
+    case OPENPIM_INT8: SCALAR_INT(int8_t, uint8_t) break;
+    case OPENPIM_UINT8: SCALAR_INT(uint8_t, uint8_t) break;
+    case OPENPIM_INT16: SCALAR_INT(int16_t, uint16_t) break;
+    case OPENPIM_UINT16: SCALAR_INT(uint16_t, uint16_t) break;
+    case OPENPIM_INT32: SCALAR_INT(int32_t, uint32_t) break;
+    case OPENPIM_UINT32: SCALAR_INT(uint32_t, uint32_t) break;
+    case OPENPIM_INT64: SCALAR_INT(int64_t, uint64_t) break;
+    case OPENPIM_UINT64: SCALAR_INT(uint64_t, uint64_t) break;
+    case OPENPIM_FLOAT: SCALAR_FLT(float) break;
+    case OPENPIM_DOUBLE: SCALAR_FLT(double) break;
+    default: break;
+    }
+}
+
+static inline uint64_t rol64(uint64_t x, unsigned s)
+{
+    return s ? (x << s) | (x >> (64 - s)) : x;
+}
+
+static void scalar_rotate(void *dst, const void *src, size_t n, unsigned r)
+{
+    if (r % 8 == 0) {
+        memmove(dst, src, n * COMM_LINE);
+        return;
+    }
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    for (size_t i = 0; i < n * 8; i++) {
+        uint64_t w;
+        memcpy(&w, s + 8 * i, 8);
+        w = rol64(w, 8 * (r % 8));
+        memcpy(d + 8 * i, &w, 8);
+    }
+}
+
+/* One step of the in-word reduction: each byte combined with the byte `sh`
+ * bytes further (cyclically) in its word. */
+static void scalar_hreduce8(openpim_comm_type type, openpim_comm_op op, void *lines, size_t n)
+{
+    uint8_t *p = lines;
+    bool sgn = type == OPENPIM_INT8;
+    for (size_t w = 0; w < n * 8; w++) {
+        uint8_t *b = p + 8 * w;
+        for (unsigned sh = 4; sh >= 1; sh /= 2) {
+            uint8_t t[8];
+            for (unsigned k = 0; k < 8; k++) {
+                uint8_t a = b[k], x = b[(k + 8 - sh) % 8];
+                switch (op) {
+                case OPENPIM_SUM: t[k] = (uint8_t)(a + x); break;
+                case OPENPIM_MIN: t[k] = sgn ? ((int8_t)x < (int8_t)a ? x : a) : (x < a ? x : a); break;
+                case OPENPIM_MAX: t[k] = sgn ? ((int8_t)x > (int8_t)a ? x : a) : (x > a ? x : a); break;
+                case OPENPIM_AND: t[k] = a & x; break;
+                case OPENPIM_OR: t[k] = a | x; break;
+                default: t[k] = a ^ x; break;
+                }
+            }
+            memcpy(b, t, 8);
+        }
+    }
+}
+
+
+/* ---- 8x8 byte transposes (portable; used by cross-domain reductions) ---------- */
+
+#define SWAP_STAGE(a, b, s, mask)                                                                                      \
+    do {                                                                                                               \
+        uint64_t t_ = (((a) >> (8 * (s))) ^ (b)) & (mask);                                                             \
+        (b) ^= t_;                                                                                                     \
+        (a) ^= t_ << (8 * (s));                                                                                        \
+    } while (0)
+
+/* r[a] byte b <-> r[b] byte a (little-endian words) */
+static inline void transpose8x8(uint64_t r[8])
+{
+    const uint64_t m4 = 0x00000000FFFFFFFFull, m2 = 0x0000FFFF0000FFFFull, m1 = 0x00FF00FF00FF00FFull;
+    SWAP_STAGE(r[0], r[4], 4, m4);
+    SWAP_STAGE(r[1], r[5], 4, m4);
+    SWAP_STAGE(r[2], r[6], 4, m4);
+    SWAP_STAGE(r[3], r[7], 4, m4);
+    SWAP_STAGE(r[0], r[2], 2, m2);
+    SWAP_STAGE(r[1], r[3], 2, m2);
+    SWAP_STAGE(r[4], r[6], 2, m2);
+    SWAP_STAGE(r[5], r[7], 2, m2);
+    SWAP_STAGE(r[0], r[1], 1, m1);
+    SWAP_STAGE(r[2], r[3], 1, m1);
+    SWAP_STAGE(r[4], r[5], 1, m1);
+    SWAP_STAGE(r[6], r[7], 1, m1);
+}
+
+static void scalar_lines_to_rows(const uint8_t *lines, uint8_t rows[8][64])
+{
+    for (unsigned l = 0; l < 8; l++) {
+        uint64_t r[8];
+        memcpy(r, lines + 64 * l, 64); /* r[j] byte k = byte j of chip k's word l */
+        transpose8x8(r);               /* r[k] = chip k's word l */
+        for (unsigned k = 0; k < 8; k++)
+            memcpy(rows[k] + 8 * l, &r[k], 8);
+    }
+}
+
+static void scalar_rows_to_lines(uint8_t rows[8][64], uint8_t *lines)
+{
+    for (unsigned l = 0; l < 8; l++) {
+        uint64_t r[8];
+        for (unsigned k = 0; k < 8; k++)
+            memcpy(&r[k], rows[k] + 8 * l, 8);
+        transpose8x8(r);
+        memcpy(lines + 64 * l, r, 64);
+    }
+}
+
+static const struct comm_simd scalar = {"scalar",      scalar_reduce,        scalar_rotate,
+                                        scalar_hreduce8, scalar_lines_to_rows, scalar_rows_to_lines};
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "comm/: the physical-view layout code assumes a little-endian host"
+#endif
+
+#if COMM_X86
+/* ---- AVX2 -------------------------------------------------------------------------- */
+
+#define AVX2 __attribute__((target("avx2")))
+
+/* Vector loop: V vectors of 32 bytes, then the tail in portable C (same
+ * per-element arithmetic). */
+#define VLOOP(W, LOAD, STORE, VT, EXPR)                                                                                \
+    do {                                                                                                               \
+        size_t nb_ = n * esz, i_ = 0;                                                                                  \
+        uint8_t *a_ = acc;                                                                                             \
+        const uint8_t *s_ = src;                                                                                       \
+        for (; i_ + (W) <= nb_; i_ += (W)) {                                                                           \
+            VT a = LOAD((const void *)(a_ + i_)), x = LOAD((const void *)(s_ + i_));                                   \
+            STORE((void *)(a_ + i_), (EXPR));                                                                          \
+        }                                                                                                              \
+        if (i_ < nb_)                                                                                                  \
+            scalar_reduce(type, op, a_ + i_, s_ + i_, (nb_ - i_) / esz);                                               \
+    } while (0)
+
+#define L256(p) _mm256_loadu_si256((const __m256i *)(p))
+#define S256(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
+#define L256PS(p) _mm256_loadu_ps((const float *)(p))
+#define S256PS(p, v) _mm256_storeu_ps((float *)(p), (v))
+#define L256PD(p) _mm256_loadu_pd((const double *)(p))
+#define S256PD(p, v) _mm256_storeu_pd((double *)(p), (v))
+
+AVX2 static inline __m256i avx2_min64(__m256i a, __m256i x, bool sgn)
+{
+    __m256i bias = sgn ? _mm256_setzero_si256() : _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    __m256i lt = _mm256_cmpgt_epi64(_mm256_xor_si256(a, bias), _mm256_xor_si256(x, bias)); /* x < a */
+    return _mm256_blendv_epi8(a, x, lt);
+}
+
+AVX2 static inline __m256i avx2_max64(__m256i a, __m256i x, bool sgn)
+{
+    __m256i bias = sgn ? _mm256_setzero_si256() : _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    __m256i gt = _mm256_cmpgt_epi64(_mm256_xor_si256(x, bias), _mm256_xor_si256(a, bias)); /* x > a */
+    return _mm256_blendv_epi8(a, x, gt);
+}
+
+AVX2 static void avx2_reduce(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n)
+{
+    size_t esz = openpim_comm_type_size(type);
+    if (op == OPENPIM_AND || op == OPENPIM_OR || op == OPENPIM_XOR) {
+        if (op == OPENPIM_AND)
+            VLOOP(32, L256, S256, __m256i, _mm256_and_si256(a, x));
+        else if (op == OPENPIM_OR)
+            VLOOP(32, L256, S256, __m256i, _mm256_or_si256(a, x));
+        else
+            VLOOP(32, L256, S256, __m256i, _mm256_xor_si256(a, x));
+        return;
+    }
+    switch (type) {
+    case OPENPIM_INT8:
+    case OPENPIM_UINT8:
+        if (op == OPENPIM_SUM)
+            VLOOP(32, L256, S256, __m256i, _mm256_add_epi8(a, x));
+        else if (type == OPENPIM_INT8)
+            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epi8(a, x) : _mm256_max_epi8(a, x));
+        else
+            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epu8(a, x) : _mm256_max_epu8(a, x));
+        break;
+    case OPENPIM_INT16:
+    case OPENPIM_UINT16:
+        if (op == OPENPIM_SUM)
+            VLOOP(32, L256, S256, __m256i, _mm256_add_epi16(a, x));
+        else if (type == OPENPIM_INT16)
+            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epi16(a, x) : _mm256_max_epi16(a, x));
+        else
+            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epu16(a, x) : _mm256_max_epu16(a, x));
+        break;
+    case OPENPIM_INT32:
+    case OPENPIM_UINT32:
+        if (op == OPENPIM_SUM)
+            VLOOP(32, L256, S256, __m256i, _mm256_add_epi32(a, x));
+        else if (type == OPENPIM_INT32)
+            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epi32(a, x) : _mm256_max_epi32(a, x));
+        else
+            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epu32(a, x) : _mm256_max_epu32(a, x));
+        break;
+    case OPENPIM_INT64:
+    case OPENPIM_UINT64: {
+        bool sgn = type == OPENPIM_INT64;
+        if (op == OPENPIM_SUM)
+            VLOOP(32, L256, S256, __m256i, _mm256_add_epi64(a, x));
+        else if (op == OPENPIM_MIN)
+            VLOOP(32, L256, S256, __m256i, avx2_min64(a, x, sgn));
+        else
+            VLOOP(32, L256, S256, __m256i, avx2_max64(a, x, sgn));
+        break;
+    }
+    case OPENPIM_FLOAT:
+        if (op == OPENPIM_SUM)
+            VLOOP(32, L256PS, S256PS, __m256, _mm256_add_ps(a, x));
+        else if (op == OPENPIM_MIN)
+            VLOOP(32, L256PS, S256PS, __m256, _mm256_min_ps(x, a));
+        else
+            VLOOP(32, L256PS, S256PS, __m256, _mm256_max_ps(x, a));
+        break;
+    case OPENPIM_DOUBLE:
+        if (op == OPENPIM_SUM)
+            VLOOP(32, L256PD, S256PD, __m256d, _mm256_add_pd(a, x));
+        else if (op == OPENPIM_MIN)
+            VLOOP(32, L256PD, S256PD, __m256d, _mm256_min_pd(x, a));
+        else
+            VLOOP(32, L256PD, S256PD, __m256d, _mm256_max_pd(x, a));
+        break;
+    default:
+        break;
+    }
+}
+
+AVX2 static void avx2_rotate(void *dst, const void *src, size_t n, unsigned r)
+{
+    r %= 8;
+    if (r == 0) {
+        memmove(dst, src, n * COMM_LINE);
+        return;
+    }
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    __m128i sl = _mm_cvtsi32_si128((int)(8 * r)), sr = _mm_cvtsi32_si128((int)(64 - 8 * r));
+    for (size_t i = 0; i < 2 * n; i++) {
+        __m256i v = L256(s + 32 * i);
+        S256(d + 32 * i, _mm256_or_si256(_mm256_sll_epi64(v, sl), _mm256_srl_epi64(v, sr)));
+    }
+}
+
+/* x rotated left by 8*sh bits within each 64-bit word */
+#define AVX2_ROL(v, sh) _mm256_or_si256(_mm256_slli_epi64(v, 8 * (sh)), _mm256_srli_epi64(v, 64 - 8 * (sh)))
+
+AVX2 static inline __m256i avx2_byteop(openpim_comm_type type, openpim_comm_op op, __m256i a, __m256i x)
+{
+    bool sgn = type == OPENPIM_INT8;
+    switch (op) {
+    case OPENPIM_SUM: return _mm256_add_epi8(a, x);
+    case OPENPIM_MIN: return sgn ? _mm256_min_epi8(a, x) : _mm256_min_epu8(a, x);
+    case OPENPIM_MAX: return sgn ? _mm256_max_epi8(a, x) : _mm256_max_epu8(a, x);
+    case OPENPIM_AND: return _mm256_and_si256(a, x);
+    case OPENPIM_OR: return _mm256_or_si256(a, x);
+    default: return _mm256_xor_si256(a, x);
+    }
+}
+
+AVX2 static void avx2_hreduce8(openpim_comm_type type, openpim_comm_op op, void *lines, size_t n)
+{
+    uint8_t *p = lines;
+    for (size_t i = 0; i < 2 * n; i++) {
+        __m256i v = L256(p + 32 * i);
+        v = avx2_byteop(type, op, v, AVX2_ROL(v, 4));
+        v = avx2_byteop(type, op, v, AVX2_ROL(v, 2));
+        v = avx2_byteop(type, op, v, AVX2_ROL(v, 1));
+        S256(p + 32 * i, v);
+    }
+}
+
+/* 8x8 byte transpose of 64 bytes: out word k byte j = in word j byte k.
+ * Bytes of word pairs are interleaved (pshufb), then 16-bit units of the two
+ * registers, then of the two 128-bit lanes; the last step pairs lane 0 with
+ * lane 1 in one order and lane 1 with lane 0 in the other, so that both
+ * lanes come out in word order. */
+AVX2 static inline void avx2_t8x8(const uint8_t *in, uint8_t *out)
+{
+    const __m256i pairs = _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15, 0, 8, 1, 9, 2, 10, 3,
+                                           11, 4, 12, 5, 13, 6, 14, 7, 15);
+    __m256i a = _mm256_shuffle_epi8(L256(in), pairs);      /* lane 0: words 0,1 by byte; lane 1: 2,3 */
+    __m256i b = _mm256_shuffle_epi8(L256(in + 32), pairs); /* words 4,5 and 6,7 */
+    __m256i c = _mm256_unpacklo_epi16(a, b);               /* bytes 0-3: (w0 w1 w4 w5 | w2 w3 w6 w7) */
+    __m256i d = _mm256_unpackhi_epi16(a, b);               /* bytes 4-7 */
+    __m256i cs = _mm256_permute2x128_si256(c, c, 0x01), ds = _mm256_permute2x128_si256(d, d, 0x01);
+    __m256i lo = _mm256_blend_epi32(_mm256_unpacklo_epi16(c, cs), _mm256_unpackhi_epi16(cs, c), 0xF0);
+    __m256i hi = _mm256_blend_epi32(_mm256_unpacklo_epi16(d, ds), _mm256_unpackhi_epi16(ds, d), 0xF0);
+    S256(out, lo);
+    S256(out + 32, hi);
+}
+
+AVX2 static void avx2_lines_to_rows(const uint8_t *lines, uint8_t rows[8][64])
+{
+    for (unsigned l = 0; l < 8; l++) {
+        uint8_t t[64];
+        avx2_t8x8(lines + 64 * l, t);
+        for (unsigned k = 0; k < 8; k++)
+            memcpy(rows[k] + 8 * l, t + 8 * k, 8);
+    }
+}
+
+AVX2 static void avx2_rows_to_lines(uint8_t rows[8][64], uint8_t *lines)
+{
+    for (unsigned l = 0; l < 8; l++) {
+        uint8_t t[64];
+        for (unsigned k = 0; k < 8; k++)
+            memcpy(t + 8 * k, rows[k] + 8 * l, 8);
+        avx2_t8x8(t, lines + 64 * l);
+    }
+}
+
+static const struct comm_simd avx2 = {"avx2",        avx2_reduce,        avx2_rotate,
+                                      avx2_hreduce8, avx2_lines_to_rows, avx2_rows_to_lines};
+
+/* ---- AVX-512 (F + BW) ------------------------------------------------------------- */
+
+#define AVX512 __attribute__((target("avx512f,avx512bw")))
+#define L512(p) _mm512_loadu_si512((const void *)(p))
+#define S512(p, v) _mm512_storeu_si512((void *)(p), (v))
+#define L512PS(p) _mm512_loadu_ps((const void *)(p))
+#define S512PS(p, v) _mm512_storeu_ps((void *)(p), (v))
+#define L512PD(p) _mm512_loadu_pd((const void *)(p))
+#define S512PD(p, v) _mm512_storeu_pd((void *)(p), (v))
+
+AVX512 static void avx512_reduce(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n)
+{
+    size_t esz = openpim_comm_type_size(type);
+    if (op == OPENPIM_AND || op == OPENPIM_OR || op == OPENPIM_XOR) {
+        if (op == OPENPIM_AND)
+            VLOOP(64, L512, S512, __m512i, _mm512_and_si512(a, x));
+        else if (op == OPENPIM_OR)
+            VLOOP(64, L512, S512, __m512i, _mm512_or_si512(a, x));
+        else
+            VLOOP(64, L512, S512, __m512i, _mm512_xor_si512(a, x));
+        return;
+    }
+    switch (type) {
+    case OPENPIM_INT8:
+    case OPENPIM_UINT8:
+        if (op == OPENPIM_SUM)
+            VLOOP(64, L512, S512, __m512i, _mm512_add_epi8(a, x));
+        else if (type == OPENPIM_INT8)
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi8(a, x) : _mm512_max_epi8(a, x));
+        else
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu8(a, x) : _mm512_max_epu8(a, x));
+        break;
+    case OPENPIM_INT16:
+    case OPENPIM_UINT16:
+        if (op == OPENPIM_SUM)
+            VLOOP(64, L512, S512, __m512i, _mm512_add_epi16(a, x));
+        else if (type == OPENPIM_INT16)
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi16(a, x) : _mm512_max_epi16(a, x));
+        else
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu16(a, x) : _mm512_max_epu16(a, x));
+        break;
+    case OPENPIM_INT32:
+    case OPENPIM_UINT32:
+        if (op == OPENPIM_SUM)
+            VLOOP(64, L512, S512, __m512i, _mm512_add_epi32(a, x));
+        else if (type == OPENPIM_INT32)
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi32(a, x) : _mm512_max_epi32(a, x));
+        else
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu32(a, x) : _mm512_max_epu32(a, x));
+        break;
+    case OPENPIM_INT64:
+    case OPENPIM_UINT64:
+        if (op == OPENPIM_SUM)
+            VLOOP(64, L512, S512, __m512i, _mm512_add_epi64(a, x));
+        else if (type == OPENPIM_INT64)
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi64(a, x) : _mm512_max_epi64(a, x));
+        else
+            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu64(a, x) : _mm512_max_epu64(a, x));
+        break;
+    case OPENPIM_FLOAT:
+        if (op == OPENPIM_SUM)
+            VLOOP(64, L512PS, S512PS, __m512, _mm512_add_ps(a, x));
+        else if (op == OPENPIM_MIN)
+            VLOOP(64, L512PS, S512PS, __m512, _mm512_min_ps(x, a));
+        else
+            VLOOP(64, L512PS, S512PS, __m512, _mm512_max_ps(x, a));
+        break;
+    case OPENPIM_DOUBLE:
+        if (op == OPENPIM_SUM)
+            VLOOP(64, L512PD, S512PD, __m512d, _mm512_add_pd(a, x));
+        else if (op == OPENPIM_MIN)
+            VLOOP(64, L512PD, S512PD, __m512d, _mm512_min_pd(x, a));
+        else
+            VLOOP(64, L512PD, S512PD, __m512d, _mm512_max_pd(x, a));
+        break;
+    default:
+        break;
+    }
+}
+
+AVX512 static void avx512_rotate(void *dst, const void *src, size_t n, unsigned r)
+{
+    r %= 8;
+    if (r == 0) {
+        memmove(dst, src, n * COMM_LINE);
+        return;
+    }
+    uint8_t *d = dst;
+    const uint8_t *s = src;
+    __m512i cnt = _mm512_set1_epi64(8 * (long long)r);
+    for (size_t i = 0; i < n; i++)
+        S512(d + 64 * i, _mm512_rolv_epi64(L512(s + 64 * i), cnt));
+}
+
+AVX512 static inline __m512i avx512_byteop(openpim_comm_type type, openpim_comm_op op, __m512i a, __m512i x)
+{
+    bool sgn = type == OPENPIM_INT8;
+    switch (op) {
+    case OPENPIM_SUM: return _mm512_add_epi8(a, x);
+    case OPENPIM_MIN: return sgn ? _mm512_min_epi8(a, x) : _mm512_min_epu8(a, x);
+    case OPENPIM_MAX: return sgn ? _mm512_max_epi8(a, x) : _mm512_max_epu8(a, x);
+    case OPENPIM_AND: return _mm512_and_si512(a, x);
+    case OPENPIM_OR: return _mm512_or_si512(a, x);
+    default: return _mm512_xor_si512(a, x);
+    }
+}
+
+AVX512 static void avx512_hreduce8(openpim_comm_type type, openpim_comm_op op, void *lines, size_t n)
+{
+    uint8_t *p = lines;
+    for (size_t i = 0; i < n; i++) {
+        __m512i v = L512(p + 64 * i);
+        v = avx512_byteop(type, op, v, _mm512_rol_epi64(v, 32));
+        v = avx512_byteop(type, op, v, _mm512_rol_epi64(v, 16));
+        v = avx512_byteop(type, op, v, _mm512_rol_epi64(v, 8));
+        S512(p + 64 * i, v);
+    }
+}
+
+/* The transposes are the AVX2 ones (every AVX-512 CPU has AVX2): they work
+ * on 64 bytes in registers either way. */
+static const struct comm_simd avx512 = {"avx512",        avx512_reduce,      avx512_rotate,
+                                        avx512_hreduce8, avx2_lines_to_rows, avx2_rows_to_lines};
+#endif /* COMM_X86 */
+
+/* ---- selection ------------------------------------------------------------------ */
+
+static bool cpu_has(const char *name)
+{
+#if COMM_X86
+    __builtin_cpu_init();
+    if (!strcmp(name, "avx512"))
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    if (!strcmp(name, "avx2"))
+        return __builtin_cpu_supports("avx2");
+#endif
+    return !strcmp(name, "scalar");
+}
+
+static const struct comm_simd *by_name(const char *name)
+{
+#if COMM_X86
+    if (!strcmp(name, "avx512"))
+        return &avx512;
+    if (!strcmp(name, "avx2"))
+        return &avx2;
+#endif
+    return !strcmp(name, "scalar") ? &scalar : NULL;
+}
+
+static _Atomic(const struct comm_simd *) current;
+
+static const struct comm_simd *best(void)
+{
+    static const char *const order[] = {"avx512", "avx2", "scalar"};
+    for (unsigned i = 0; i < 3; i++)
+        if (cpu_has(order[i]) && by_name(order[i]))
+            return by_name(order[i]);
+    return &scalar;
+}
+
+const struct comm_simd *comm_simd(void)
+{
+    const struct comm_simd *s = current;
+    if (!s)
+        current = s = best();
+    return s;
+}
+
+const struct comm_simd *comm_simd_scalar(void)
+{
+    return &scalar;
+}
+
+int openpim_comm_force_simd(const char *name)
+{
+    if (!name || !strcmp(name, "auto")) {
+        current = best();
+        return 0;
+    }
+    const struct comm_simd *s = by_name(name);
+    if (!s || !cpu_has(name))
+        return -1;
+    current = s;
+    return 0;
+}
+
+const char *openpim_comm_simd_name(void)
+{
+    return comm_simd()->name;
+}

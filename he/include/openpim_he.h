@@ -1,0 +1,207 @@
+/* OpenPIM HE: RNS polynomial arithmetic and BGV ciphertext multiplication on
+ * the DPUs of an OpenPIM (UPMEM-style) machine, the 1D design of DRAMatic
+ * (Klinger et al.): one RNS modulus per group of DPUs, so that no DPU ever
+ * needs another DPU's data.
+ *
+ * Rings and conventions (those of Microsoft SEAL, so results are bit-exact
+ * with it for the same moduli):
+ *   - R_q = Z_q[x]/(x^n + 1), n a power of two, 2^10 <= n <= 2^16;
+ *   - q = q_0 q_1 ... q_{k-1}, distinct primes q_i < 2^30, q_i = 1 (mod 2n);
+ *     a polynomial is stored as its k residue polynomials (RNS);
+ *   - psi_i = the smallest primitive 2n-th root of unity mod q_i;
+ *   - NTT form: slot bitrev(j) of residue i holds a(psi_i^(2j+1)) mod q_i
+ *     (Cooley-Tukey, natural order in, bit-reversed order out), the form of
+ *     SEAL's BGV ciphertexts; the inverse NTT takes it back to coefficients.
+ *
+ * Data stays in DPU MRAM between operations: the host moves data only in
+ * openpim_he_poly_upload / _download.  A polynomial array (openpim_he_poly)
+ * holds `count` RNS polynomials; residue i of polynomial p lives on DPU
+ * (p mod g) of modulus group i, g = nr_dpus / k DPUs per group.  Operations
+ * act on whole arrays: every DPU works on its own sub-polynomials, the
+ * (i)NTT with one sub-polynomial per tasklet (coarse-grained), element-wise
+ * operations with all tasklets on each sub-polynomial (fine-grained).
+ *
+ * Host buffers use SEAL's layout: [count][k][n] uint32 words (polynomial,
+ * then modulus, then coefficient), every word reduced (< q_i).
+ *
+ * Every call returns OPENPIM_HE_OK or an error and then changes nothing;
+ * openpim_he_last_error() tells why, in words.  A context is not thread-safe.
+ */
+#ifndef OPENPIM_HE_H
+#define OPENPIM_HE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OPENPIM_HE_MIN_LOG_N 10
+#define OPENPIM_HE_MAX_LOG_N 16
+#define OPENPIM_HE_MAX_MODULI 64
+/* Moduli have at most this many bits: Barrett's remainder (< 3q) must fit a
+ * 32-bit DPU word. */
+#define OPENPIM_HE_MAX_MODULUS_BITS 30
+
+typedef enum openpim_he_status {
+    OPENPIM_HE_OK = 0,
+    OPENPIM_HE_ERR_ARGUMENT,     /* NULL pointer, zero count, mismatched arrays, ... */
+    OPENPIM_HE_ERR_DEGREE,       /* n not a power of two in [2^10, 2^16] */
+    OPENPIM_HE_ERR_MODULUS,      /* a modulus not prime, not 1 mod 2n, too wide, repeated; or no such primes */
+    OPENPIM_HE_ERR_FORM,         /* operand in the wrong form (coefficient / NTT) */
+    OPENPIM_HE_ERR_MRAM,         /* the data does not fit the DPUs' MRAM */
+    OPENPIM_HE_ERR_DPUS,         /* fewer DPUs than moduli, or none could be allocated */
+    OPENPIM_HE_ERR_DPU,          /* an SDK call or a DPU failed */
+    OPENPIM_HE_ERR_NO_MEMORY,    /* host allocation failed */
+} openpim_he_status;
+
+/* The reason for the calling thread's last error (never NULL). */
+const char *openpim_he_last_error(void);
+/* A fixed name for a status. */
+const char *openpim_he_status_name(openpim_he_status status);
+
+/* ---- parameters ----------------------------------------------------------- */
+
+struct openpim_he_params {
+    uint32_t n;                                 /* degree of x^n + 1 */
+    uint32_t nr_moduli;                         /* k, 1..OPENPIM_HE_MAX_MODULI */
+    uint32_t moduli[OPENPIM_HE_MAX_MODULI];     /* q_0 .. q_{k-1} */
+    /* SEAL's special modulus p (0: none), needed only by relinearisation: it
+     * gets a DPU group of its own; data never lives at it.  SEAL's
+     * CoeffModulus::Create(n, {bits x (k + 1)}) = generate(n, k + 1, bits)
+     * with the last (largest) modulus moved here. */
+    uint32_t special_modulus;
+};
+
+/* Fills *params with n and the k largest primes q < 2^bits with q = 1 (mod 2n),
+ * in increasing order: the moduli of SEAL's CoeffModulus::Create(n, {bits, ...
+ * k times}), in its order.  Deterministic.  bits in [2 + log2(2n), 30]. */
+openpim_he_status openpim_he_params_generate(uint32_t n, uint32_t nr_moduli, uint32_t bits,
+                                             struct openpim_he_params *params);
+
+/* Checks given parameters: n, k and each modulus, the special one included
+ * (prime, = 1 mod 2n, < 2^30, all distinct). */
+openpim_he_status openpim_he_params_validate(const struct openpim_he_params *params);
+
+/* Smallest primitive 2n-th root of unity mod q (the NTT's psi), or 0 when q is
+ * not a prime = 1 mod 2n. */
+uint32_t openpim_he_minimal_root(uint32_t q, uint32_t n);
+
+/* ---- context --------------------------------------------------------------- */
+
+/* Which DPU multiply routines the kernels use (DRAMatic section 3.1.1). */
+enum openpim_he_mul {
+    OPENPIM_HE_MUL_CUSTOM = 0, /* constant-time products built from 8x8/16x16 pieces */
+    OPENPIM_HE_MUL_NATIVE,     /* the compiler's 64-bit and 32-bit multiplies */
+};
+
+struct openpim_he_config {
+    uint32_t nr_dpus;          /* DPUs to use; floor(nr_dpus / k) * k are allocated */
+    const char *profile;       /* dpu_alloc profile (NULL: the environment's) */
+    enum openpim_he_mul mul;   /* kernel variant */
+    const char *dpu_dir;       /* directory of the DPU images (NULL: the build's) */
+};
+
+typedef struct openpim_he_context openpim_he_context;
+
+/* Allocates the DPUs, loads the kernels and writes each DPU its modulus and
+ * twiddle tables.  G = k groups (k + 1 with a special modulus) of
+ * floor(nr_dpus / G) DPUs; fails with OPENPIM_HE_ERR_DPUS when nr_dpus < G. */
+openpim_he_status openpim_he_context_create(const struct openpim_he_params *params,
+                                            const struct openpim_he_config *config, openpim_he_context **ctx);
+/* Frees the DPUs and every polynomial array still allocated.  NULL is a no-op. */
+void openpim_he_context_destroy(openpim_he_context *ctx);
+
+/* DPUs per modulus group and DPUs in use (g and g * k). */
+uint32_t openpim_he_group_size(const openpim_he_context *ctx);
+uint32_t openpim_he_nr_dpus(const openpim_he_context *ctx);
+
+/* Modelled DPU kernel time (microseconds, the slowest DPU's cycles at the DPU
+ * clock) and that slowest DPU's cycles, of the context's last operation
+ * (summed over its launches). */
+double openpim_he_last_kernel_us(const openpim_he_context *ctx);
+uint64_t openpim_he_last_kernel_cycles(const openpim_he_context *ctx);
+
+/* ---- polynomial arrays ----------------------------------------------------- */
+
+enum openpim_he_form {
+    OPENPIM_HE_COEFF = 0, /* coefficients, natural order */
+    OPENPIM_HE_NTT,       /* NTT form, bit-reversed order (see above) */
+};
+
+typedef struct openpim_he_poly openpim_he_poly;
+
+/* Reserves MRAM for `count` RNS polynomials (contents undefined, coefficient
+ * form).  OPENPIM_HE_ERR_MRAM when a DPU's share does not fit its MRAM. */
+openpim_he_status openpim_he_poly_alloc(openpim_he_context *ctx, uint32_t count, openpim_he_poly **poly);
+void openpim_he_poly_free(openpim_he_context *ctx, openpim_he_poly *poly);
+uint32_t openpim_he_poly_count(const openpim_he_poly *poly);
+enum openpim_he_form openpim_he_poly_form(const openpim_he_poly *poly);
+
+/* Host -> DPUs: `data` holds count * k * n words (layout above), declared to
+ * be in `form`.  Every word is checked to be < its modulus. */
+openpim_he_status openpim_he_poly_upload(openpim_he_context *ctx, openpim_he_poly *poly, const uint32_t *data,
+                                         enum openpim_he_form form);
+/* DPUs -> host: count * k * n words. */
+openpim_he_status openpim_he_poly_download(openpim_he_context *ctx, const openpim_he_poly *poly, uint32_t *data);
+
+/* ---- operations (dst may be one of the sources; all arrays of equal count) -- */
+
+/* Both operands in the same form; dst gets that form. */
+openpim_he_status openpim_he_add(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a,
+                                 const openpim_he_poly *b);
+openpim_he_status openpim_he_sub(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a,
+                                 const openpim_he_poly *b);
+openpim_he_status openpim_he_negate(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a);
+/* Coefficient-wise product; both operands in NTT form (in coefficient form a
+ * pointwise product is not a ring operation, so it is refused). */
+openpim_he_status openpim_he_mul_pointwise(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a,
+                                           const openpim_he_poly *b);
+/* Coefficient form -> NTT form, and back. */
+openpim_he_status openpim_he_ntt(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a);
+openpim_he_status openpim_he_intt(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a);
+/* Negacyclic product in R_q of coefficient-form operands (NTT, pointwise,
+ * iNTT); dst in coefficient form. */
+openpim_he_status openpim_he_poly_mul(openpim_he_context *ctx, openpim_he_poly *dst, const openpim_he_poly *a,
+                                      const openpim_he_poly *b);
+
+/* BGV ciphertext x ciphertext without relinearisation (the tensor product, as
+ * SEAL's Evaluator::multiply for BGV): ciphertext j of the arrays is
+ * (a[0]_j, a[1]_j) and (b[0]_j, b[1]_j), all in NTT form; out[0..2] get
+ * (a0 b0, a0 b1 + a1 b0, a1 b1), in NTT form.  out[] must be three distinct
+ * arrays distinct from the inputs. */
+openpim_he_status openpim_he_bgv_multiply(openpim_he_context *ctx, openpim_he_poly *const out[3],
+                                          const openpim_he_poly *const a[2], const openpim_he_poly *const b[2]);
+
+/* ---- relinearisation (needs params.special_modulus) ------------------------ */
+
+typedef struct openpim_he_relin_key openpim_he_relin_key;
+
+/* Host -> DPUs, once: a relinearisation key in SEAL's layout, k * 2 * (k + 1)
+ * * n words: for each RNS digit j < k, the two polynomials of SEAL's
+ * RelinKeys key j (KSwitchKeys::data()[0][j]), each with its residues mod
+ * q_0 .. q_{k-1} and then mod the special modulus, NTT form.  Every DPU keeps
+ * the residues of its own modulus.  Each word is checked to be reduced. */
+openpim_he_status openpim_he_relin_key_upload(openpim_he_context *ctx, const uint32_t *data,
+                                              openpim_he_relin_key **key);
+void openpim_he_relin_key_free(openpim_he_context *ctx, openpim_he_relin_key *key);
+
+/* BGV relinearisation, bit-exact with SEAL's Evaluator::relinearize: the
+ * size-3 ciphertexts (in[0], in[1], in[2]) (NTT form) become (out[0], out[1])
+ * (NTT form); out[i] may be in[i] (i < 2), not in[2], and out[0] != out[1].
+ * plain_modulus is BGV's t (2 <= t < 2^32, not a multiple of the special
+ * modulus), needed for BGV's correction when dividing by the special modulus.
+ * In the 1D split no DPU holds another modulus' residues, so each RNS digit
+ * of c2 goes through the host to every group (k times the data of c2), and the
+ * special modulus' sums come back to the host for the correction: the
+ * transfers are modelled like every other. */
+openpim_he_status openpim_he_relinearize(openpim_he_context *ctx, const openpim_he_relin_key *key,
+                                         uint64_t plain_modulus, openpim_he_poly *const out[2],
+                                         const openpim_he_poly *const in[3]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
