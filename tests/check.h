@@ -3,10 +3,12 @@
 #ifndef OPENPIM_TEST_CHECK_H
 #define OPENPIM_TEST_CHECK_H
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-static int check_failures, check_count;
+/* atomic: tests check from several threads */
+static _Atomic int check_failures, check_count;
 
 #define CHECK(cond)                                                                        \
     do {                                                                                   \
@@ -30,8 +32,9 @@ static int check_failures, check_count;
 
 static inline int check_done(const char *name)
 {
-    printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
-    return check_failures ? 1 : 0;
+    int count = check_count, failures = check_failures;
+    printf("%s: %d checks, %d failed\n", name, count, failures);
+    return failures ? 1 : 0;
 }
 
 #endif

@@ -291,7 +291,7 @@ static int ask_helper(void)
 }
 
 struct cb_args {
-    uint32_t calls, keys_ok, helper_ok;
+    atomic_uint calls, keys_ok, helper_ok; /* asynchronous callbacks of two ranks run at once */
     uint32_t want_key;
     dpu_error_t ret;
 };
@@ -300,13 +300,13 @@ static dpu_error_t callback(struct dpu_set_t set, uint32_t index, void *p)
 {
     struct cb_args *a = p;
     (void)index;
-    a->calls++;
+    atomic_fetch_add(&a->calls, 1);
     struct dpu_set_t dpu;
     DPU_FOREACH(set, dpu) {
         uint32_t key = 0;
-        a->keys_ok += dpu_copy_from(dpu, "key", 0, &key, sizeof key) == DPU_OK && key == a->want_key;
+        atomic_fetch_add(&a->keys_ok, dpu_copy_from(dpu, "key", 0, &key, sizeof key) == DPU_OK && key == a->want_key);
     }
-    a->helper_ok += ask_helper() == 8;
+    atomic_fetch_add(&a->helper_ok, ask_helper() == 8);
     return a->ret;
 }
 
