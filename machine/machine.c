@@ -31,6 +31,15 @@ struct worker {
     int sock;
 };
 
+/* A launch slot as the host sees it: in use, and the launch's region of the
+ * launch list. */
+struct slot {
+    uint8_t used;
+    uint32_t base, count;
+};
+
+#define NO_HOME UINT16_MAX /* a DPU no launch has run yet */
+
 struct op_machine {
     struct op_machine_config cfg;
     uint32_t nr_dpus;
@@ -42,8 +51,27 @@ struct op_machine {
     struct op_program **programs; /* per DPU */
     unsigned nr_workers;
     struct worker workers[OP_MAX_WORKERS];
-    pthread_mutex_t launch_lock; /* one launch at a time: the workers and the control block serve it */
+    /* What the launches in progress hold (see "launches" below), under `lock`;
+     * `changed` tells waiting launches (and destroy) that some was given back. */
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    unsigned launches;                   /* running or waiting */
+    uint8_t worker_busy[OP_MAX_WORKERS]; /* held by a launch */
+    uint8_t *dpu_busy;                   /* per DPU: in a launch */
+    uint16_t *home;                      /* per DPU: the worker whose slice had it last */
+    struct slot slots[OP_MAX_WORKERS];   /* launch slots (the shared part is in the control block) */
+    /* the thread that starts workers, and one request to it at a time */
+    pthread_t spawner;
+    int has_spawner;
+    pthread_mutex_t spawn_lock;
+    pthread_cond_t spawn_cond;
+    enum { SPAWN_IDLE, SPAWN_ASKED, SPAWN_DONE } spawn_state;
+    int spawn_quit, spawn_rc;
+    unsigned spawn_index;
+    char spawn_err[256];
 };
+
+static void *spawner_main(void *arg);
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -104,8 +132,12 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         return NULL;
     }
     struct op_machine *m = calloc(1, sizeof *m);
-    if (m)
-        pthread_mutex_init(&m->launch_lock, NULL);
+    if (m) {
+        pthread_mutex_init(&m->lock, NULL);
+        pthread_cond_init(&m->changed, NULL);
+        pthread_mutex_init(&m->spawn_lock, NULL);
+        pthread_cond_init(&m->spawn_cond, NULL);
+    }
     if (!m) {
         fail(err, errlen, "out of memory");
         return NULL;
@@ -121,7 +153,12 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     m->wram_fd = make_memfd("openpim-wram", (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
     m->ctrl_fd = make_memfd("openpim-ctrl", op_ctrl_size(m->nr_dpus));
     m->programs = calloc(m->nr_dpus, sizeof *m->programs);
-    if (m->mram_fd < 0 || m->wram_fd < 0 || m->ctrl_fd < 0 || !m->programs) {
+    m->dpu_busy = calloc(m->nr_dpus, sizeof *m->dpu_busy);
+    m->home = malloc(m->nr_dpus * sizeof *m->home);
+    if (m->home)
+        for (uint32_t d = 0; d < m->nr_dpus; d++)
+            m->home[d] = NO_HOME;
+    if (m->mram_fd < 0 || m->wram_fd < 0 || m->ctrl_fd < 0 || !m->programs || !m->dpu_busy || !m->home) {
         fail(err, errlen, "cannot create the emulated memory: %s", strerror(errno));
         goto bad;
     }
@@ -147,6 +184,17 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     m->ctrl->desc = cfg->desc;
     for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
         atomic_store(&m->ctrl->workers[i].current_dpu, -1);
+    /* the spawner takes no signal meant for the program's own threads */
+    sigset_t all, mask;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask);
+    int rc = pthread_create(&m->spawner, NULL, spawner_main, m);
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    if (rc != 0) {
+        fail(err, errlen, "cannot start the thread that starts workers: %s", strerror(rc));
+        goto bad;
+    }
+    m->has_spawner = 1;
     return m;
 bad:
     op_machine_destroy(m);
@@ -168,9 +216,19 @@ void op_machine_destroy(struct op_machine *m)
 {
     if (!m)
         return;
-    pthread_mutex_lock(&m->launch_lock); /* a launch in progress on another thread finishes first */
+    pthread_mutex_lock(&m->lock); /* launches running or waiting on other threads finish first */
+    while (m->launches)
+        pthread_cond_wait(&m->changed, &m->lock);
+    pthread_mutex_unlock(&m->lock);
     for (unsigned i = 0; i < m->nr_workers; i++)
         stop_worker(&m->workers[i]);
+    if (m->has_spawner) {
+        pthread_mutex_lock(&m->spawn_lock);
+        m->spawn_quit = 1;
+        pthread_cond_broadcast(&m->spawn_cond);
+        pthread_mutex_unlock(&m->spawn_lock);
+        pthread_join(m->spawner, NULL);
+    }
     if (m->programs)
         for (uint32_t d = 0; d < m->nr_dpus; d++)
             op_machine_unload(m, d);
@@ -185,8 +243,12 @@ void op_machine_destroy(struct op_machine *m)
         if (fds[i] > 0)
             close(fds[i]);
     free(m->programs);
-    pthread_mutex_unlock(&m->launch_lock);
-    pthread_mutex_destroy(&m->launch_lock);
+    free(m->dpu_busy);
+    free(m->home);
+    pthread_cond_destroy(&m->changed);
+    pthread_mutex_destroy(&m->lock);
+    pthread_cond_destroy(&m->spawn_cond);
+    pthread_mutex_destroy(&m->spawn_lock);
     free(m);
 }
 
@@ -388,7 +450,7 @@ static int worker_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
+static int spawn_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
 {
     char path[PATH_MAX];
     if (worker_path(path, sizeof path) != 0 || access(path, X_OK) != 0)
@@ -403,8 +465,17 @@ static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     snprintf(a_ctrl, sizeof a_ctrl, "%d", m->ctrl_fd);
     snprintf(a_idx, sizeof a_idx, "%u", i);
     char *argv[] = {path, a_ctrl, "3", a_idx, NULL};
+    /* the spawner blocks every signal; the worker starts with none blocked
+     * (its budget timer's SIGALRM must arrive) */
+    posix_spawnattr_t at;
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
-    int rc = posix_spawn(&pid, path, &fa, NULL, argv, environ);
+    int rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
+    posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
     close(sv[1]);
     if (rc != 0) {
@@ -415,6 +486,50 @@ static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     m->workers[i].sock = sv[0];
     m->ctrl->workers[i].pid = pid;
     return 0;
+}
+
+/* A worker gets SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG
+ * follows the parent thread, not the process), so workers are not started by
+ * the launching threads, which may end while another launch uses the worker:
+ * one thread that lives as long as the machine starts them all. */
+static void *spawner_main(void *arg)
+{
+    struct op_machine *m = arg;
+    pthread_mutex_lock(&m->spawn_lock);
+    for (;;) {
+        while (m->spawn_state != SPAWN_ASKED && !m->spawn_quit)
+            pthread_cond_wait(&m->spawn_cond, &m->spawn_lock);
+        if (m->spawn_state != SPAWN_ASKED)
+            break;
+        m->spawn_rc = spawn_worker(m, m->spawn_index, m->spawn_err, sizeof m->spawn_err);
+        m->spawn_state = SPAWN_DONE;
+        pthread_cond_broadcast(&m->spawn_cond);
+    }
+    pthread_mutex_unlock(&m->spawn_lock);
+    return NULL;
+}
+
+/* Starts worker i (held by the caller's launch) on the spawner thread. */
+static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
+{
+    if (getpid() != m->ctrl->host_pid) /* a fork has no spawner thread: it would wait for ever */
+        return fail(err, errlen, "this machine belongs to process %d: a forked process cannot run its launches",
+                    (int)m->ctrl->host_pid);
+    pthread_mutex_lock(&m->spawn_lock);
+    while (m->spawn_state != SPAWN_IDLE)
+        pthread_cond_wait(&m->spawn_cond, &m->spawn_lock);
+    m->spawn_index = i;
+    m->spawn_state = SPAWN_ASKED;
+    pthread_cond_broadcast(&m->spawn_cond);
+    while (m->spawn_state != SPAWN_DONE)
+        pthread_cond_wait(&m->spawn_cond, &m->spawn_lock);
+    int rc = m->spawn_rc;
+    if (rc != 0)
+        snprintf(err, errlen, "%s", m->spawn_err);
+    m->spawn_state = SPAWN_IDLE;
+    pthread_cond_broadcast(&m->spawn_cond);
+    pthread_mutex_unlock(&m->spawn_lock);
+    return rc;
 }
 
 static uint64_t monotonic_ns(void)
@@ -482,50 +597,181 @@ static int32_t running_dpu(struct op_worker_slot *s, uint64_t *since)
     return atomic_load(&s->current_dpu) == d ? d : -1;
 }
 
-/* DPUs of the launch list no worker has taken yet. */
-static uint64_t work_left(struct op_ctrl *c)
+/* ---- launches ----------------------------------------------------------------
+ * Launches on disjoint DPU sets run at once.  Each one claims, under m->lock,
+ * its DPUs, a launch slot, a region of launch_list and some free workers (at
+ * least one, at most one per DPU); a launch that shares a DPU with a running
+ * one waits for it, as does one that finds no worker free.  The claimed
+ * workers are the launch's alone until each answers: only its thread talks to
+ * them and restarts them. */
+
+/* What one launch holds. */
+struct claim {
+    unsigned slot;
+    uint32_t base;                  /* its region: launch_list[base, base + n) */
+    unsigned want;                  /* workers, one per chunk */
+    uint16_t ws[OP_MAX_WORKERS];    /* chunk k's worker */
+    uint8_t held[OP_MAX_WORKERS];   /* ws[k] not yet given back */
+};
+
+/* DPUs of the launch's slices no worker has taken yet. */
+static uint64_t work_left(struct op_launch_slot *s, const struct claim *c)
 {
     uint64_t left = 0;
-    for (unsigned w = 0; w < c->nr_chunks; w++) {
-        uint32_t next = atomic_load(&c->chunks[w].next);
-        left += next < c->chunks[w].end ? c->chunks[w].end - next : 0;
+    for (unsigned k = 0; k < c->want; k++) {
+        struct op_chunk *ch = &s->chunks[c->ws[k]];
+        uint32_t next = atomic_load(&ch->next);
+        left += next < ch->end ? ch->end - next : 0;
     }
     return left;
 }
 
-static int launch_locked(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
+/* First slice boundary of chunk k of a launch of n DPUs over `want` chunks. */
+static uint32_t slice_start(uint32_t n, unsigned want, unsigned k)
 {
-    struct op_ctrl *c = m->ctrl;
+    return (uint32_t)((uint64_t)n * k / want);
+}
+
+/* The lowest start of n free entries of launch_list, or -1 if none (the free
+ * entries may be split between running launches: the launch then waits for
+ * one of them to end).  A region starts at 0 or where another one ends. */
+static int64_t free_region(const struct op_machine *m, uint32_t n)
+{
+    for (unsigned cand = 0; cand <= OP_MAX_WORKERS; cand++) {
+        uint64_t lo;
+        if (cand == OP_MAX_WORKERS)
+            lo = 0;
+        else if (m->slots[cand].used)
+            lo = (uint64_t)m->slots[cand].base + m->slots[cand].count;
+        else
+            continue;
+        if (lo + n > m->nr_dpus)
+            continue;
+        int clash = 0;
+        for (unsigned s = 0; s < OP_MAX_WORKERS && !clash; s++)
+            clash = m->slots[s].used && lo < (uint64_t)m->slots[s].base + m->slots[s].count &&
+                    m->slots[s].base < lo + n;
+        if (!clash)
+            return (int64_t)lo;
+    }
+    return -1;
+}
+
+/* Waits (holding m->lock) until the launch can run, then claims what it
+ * needs.  0, or -1 if a DPU is listed twice (nothing claimed). */
+static int claim(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct claim *c, char *err, size_t errlen)
+{
+    int64_t base = -1;
+    unsigned nfree = 0, slot = OP_MAX_WORKERS;
+    for (;;) {
+        int shared = 0;
+        for (uint32_t i = 0; i < n && !shared; i++)
+            shared = m->dpu_busy[dpus[i]];
+        nfree = 0;
+        for (unsigned w = 0; w < m->nr_workers; w++)
+            nfree += !m->worker_busy[w];
+        for (slot = 0; slot < OP_MAX_WORKERS && m->slots[slot].used; slot++)
+            ;
+        if (!shared && nfree && slot < OP_MAX_WORKERS && (base = free_region(m, n)) >= 0)
+            break;
+        pthread_cond_wait(&m->changed, &m->lock);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        if (m->dpu_busy[dpus[i]]) {
+            uint32_t twice = dpus[i];
+            while (i--)
+                m->dpu_busy[dpus[i]] = 0;
+            return fail(err, errlen, "DPU %u is listed twice in one launch", twice);
+        }
+        m->dpu_busy[dpus[i]] = 1;
+    }
+    c->slot = slot;
+    c->base = (uint32_t)base;
+    m->slots[slot] = (struct slot){.used = 1, .base = c->base, .count = n};
+    /* Chunk k goes to the worker that had its first DPU last time, if free:
+     * a launch repeated under the same conditions keeps every DPU on its
+     * worker (the first launch, alone, takes workers 0, 1, ...). */
+    c->want = nfree < n ? nfree : n;
+    for (unsigned k = 0; k < c->want; k++) {
+        uint16_t h = m->home[dpus[slice_start(n, c->want, k)]];
+        c->ws[k] = NO_HOME;
+        if (h < m->nr_workers && !m->worker_busy[h]) {
+            c->ws[k] = h;
+            m->worker_busy[h] = 1;
+        }
+    }
+    unsigned w = 0;
+    for (unsigned k = 0; k < c->want; k++) {
+        if (c->ws[k] != NO_HOME)
+            continue;
+        while (m->worker_busy[w])
+            w++;
+        c->ws[k] = (uint16_t)w;
+        m->worker_busy[w] = 1;
+    }
+    for (unsigned k = 0; k < c->want; k++) {
+        c->held[k] = 1;
+        for (uint32_t i = slice_start(n, c->want, k); i < slice_start(n, c->want, k + 1); i++)
+            m->home[dpus[i]] = c->ws[k];
+    }
+    return 0;
+}
+
+/* Gives worker ws[k] back as soon as it answered: another launch may use it
+ * while this one waits for its other workers. */
+static void give_back_worker(struct op_machine *m, struct claim *c, unsigned k)
+{
+    pthread_mutex_lock(&m->lock);
+    m->worker_busy[c->ws[k]] = 0;
+    c->held[k] = 0;
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+}
+
+/* Runs a claimed launch: sends it to its workers and watches them until they
+ * answer, die or overrun their deadlines; rounds repeat while workers die
+ * with DPUs left to run. */
+static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct claim *c, char *err,
+                       size_t errlen)
+{
+    struct op_ctrl *ctl = m->ctrl;
+    struct op_launch_slot *s = &ctl->slots[c->slot];
     /* A DPU taken by a worker that dies before it starts the DPU keeps this
      * outcome rather than the previous launch's (running it rewrites it). */
     static const char lost[] = "not run: its worker died before starting it";
     for (uint32_t i = 0; i < n; i++) {
-        op_ctrl_list(c)[i] = dpus[i];
-        struct op_dpu_status *r = &op_ctrl_status(c)[dpus[i]];
+        op_ctrl_list(ctl)[c->base + i] = dpus[i];
+        struct op_dpu_status *r = &op_ctrl_status(ctl)[dpus[i]];
         r->fault = OP_FAULT_WORKER;
         r->fault_tasklet = 0;
         memcpy(r->fault_msg, lost, sizeof lost);
     }
-    c->launch_count = n;
-    unsigned want = m->nr_workers < n ? m->nr_workers : n;
-    c->nr_chunks = want;
-    for (unsigned w = 0; w < want; w++) {
-        c->chunks[w].end = (uint32_t)((uint64_t)n * (w + 1) / want);
-        atomic_store(&c->chunks[w].next, (uint32_t)((uint64_t)n * w / want));
+    for (unsigned w = 0; w < m->nr_workers; w++) {
+        s->chunks[w].end = 0;
+        atomic_store(&s->chunks[w].next, 0);
     }
-    const uint64_t budget = c->budget_ns, limit = budget ? overrun_limit(budget) : 0;
+    for (unsigned k = 0; k < c->want; k++) {
+        s->chunks[c->ws[k]].end = c->base + slice_start(n, c->want, k + 1);
+        atomic_store(&s->chunks[c->ws[k]].next, c->base + slice_start(n, c->want, k));
+    }
+    const uint32_t cmd = OP_CMD_LAUNCH | (uint32_t)c->slot << OP_CMD_SLOT_SHIFT;
+    const uint64_t budget = ctl->budget_ns, limit = budget ? overrun_limit(budget) : 0;
     const uint64_t stuck = limit > STUCK_NS ? limit : STUCK_NS;
     unsigned stalls = 0; /* rounds in a row in which no worker took a DPU */
-    for (uint64_t left = work_left(c); left;) {
+    for (uint64_t left = work_left(s, c); left;) {
         unsigned busy = 0;
         uint8_t active[OP_MAX_WORKERS] = {0};
         uint64_t idle_since[OP_MAX_WORKERS] = {0}; /* when first seen active without a DPU */
-        for (unsigned i = 0; i < want; i++) {
-            if (!m->workers[i].pid && start_worker(m, i, err, errlen) != 0)
+        /* every worker first, so that a failure leaves none running the launch */
+        for (unsigned k = 0; k < c->want; k++)
+            if (c->held[k] && !m->workers[c->ws[k]].pid && start_worker(m, c->ws[k], err, errlen) != 0)
                 return -1;
-            uint32_t cmd = OP_CMD_LAUNCH;
+        for (unsigned k = 0; k < c->want; k++) {
+            if (!c->held[k])
+                continue;
+            unsigned i = c->ws[k];
             if (send(m->workers[i].sock, &cmd, sizeof cmd, MSG_NOSIGNAL) == (ssize_t)sizeof cmd) {
-                active[i] = 1;
+                active[k] = 1;
                 busy++;
             } else {
                 reap_worker(m, i, 1);
@@ -536,23 +782,24 @@ static int launch_locked(struct op_machine *m, const uint32_t *dpus, uint32_t n,
             unsigned idx[OP_MAX_WORKERS], np = 0;
             int timeout_ms = -1; /* no budget: a dead worker still closes its socket */
             uint64_t now = monotonic_ns();
-            for (unsigned i = 0; i < want; i++) {
-                if (!active[i])
+            for (unsigned k = 0; k < c->want; k++) {
+                if (!active[k])
                     continue;
+                unsigned i = c->ws[k];
                 pfd[np].fd = m->workers[i].sock;
                 pfd[np].events = POLLIN;
-                idx[np++] = i;
+                idx[np++] = k;
                 if (!budget)
                     continue;
                 uint64_t since, wait_ns = 10000000u; /* between two DPUs: look again soon */
-                int32_t dpu = running_dpu(&c->workers[i], &since);
+                int32_t dpu = running_dpu(&ctl->workers[i], &since);
                 if (dpu >= 0) {
-                    idle_since[i] = 0;
-                } else if (!idle_since[i]) {
-                    idle_since[i] = now;
-                } else if (now - idle_since[i] >= stuck) {
+                    idle_since[k] = 0;
+                } else if (!idle_since[k]) {
+                    idle_since[k] = now;
+                } else if (now - idle_since[k] >= stuck) {
                     reap_worker(m, i, 1); /* stuck outside any DPU: nothing to blame */
-                    active[i] = 0;
+                    active[k] = 0;
                     busy--;
                     np--;
                     continue;
@@ -561,11 +808,11 @@ static int launch_locked(struct op_machine *m, const uint32_t *dpus, uint32_t n,
                     /* its timer did not stop the DPU: end the worker, the
                      * others (or a new one) run what it had not started */
                     reap_worker(m, i, 1);
-                    blame(c, dpu, OP_FAULT_TIMEOUT,
+                    blame(ctl, dpu, OP_FAULT_TIMEOUT,
                           "DPU %d ran past its time budget of %.3f s and did not stop within %.3f s more: "
                           "its worker was killed", dpu, budget / 1e9, (limit - budget) / 1e9);
-                    atomic_store(&c->workers[i].current_dpu, -1);
-                    active[i] = 0;
+                    atomic_store(&ctl->workers[i].current_dpu, -1);
+                    active[k] = 0;
                     busy--;
                     np--;
                     continue;
@@ -582,28 +829,34 @@ static int launch_locked(struct op_machine *m, const uint32_t *dpus, uint32_t n,
             if (poll(pfd, np, timeout_ms) < 0) {
                 if (errno == EINTR)
                     continue;
-                return fail(err, errlen, "poll: %s", strerror(errno));
+                int e = errno;
+                for (unsigned k = 0; k < c->want; k++) /* none may go on with this launch */
+                    if (active[k])
+                        reap_worker(m, c->ws[k], 1);
+                return fail(err, errlen, "poll: %s", strerror(e));
             }
-            for (unsigned k = 0; k < np; k++) {
-                if (!pfd[k].revents)
+            for (unsigned p = 0; p < np; p++) {
+                if (!pfd[p].revents)
                     continue;
-                unsigned i = idx[k];
+                unsigned k = idx[p], i = c->ws[k];
                 uint32_t reply = 0;
                 ssize_t got = recv(m->workers[i].sock, &reply, sizeof reply, 0);
                 if (got < 0 && errno == EINTR)
                     continue;
-                active[i] = 0;
+                active[k] = 0;
                 busy--;
-                if (got == (ssize_t)sizeof reply && reply == OP_CMD_DONE)
+                if (got == (ssize_t)sizeof reply && reply == OP_CMD_DONE) {
+                    give_back_worker(m, c, k); /* it found nothing left to take */
                     continue;
+                }
                 /* the worker died: blame the DPU it was running */
-                int32_t dpu = atomic_exchange(&c->workers[i].current_dpu, -1);
+                int32_t dpu = atomic_exchange(&ctl->workers[i].current_dpu, -1);
                 int status = reap_worker(m, i, 1);
                 if (dpu >= 0)
-                    blame_death(c, dpu, status);
+                    blame_death(ctl, dpu, status);
             }
         }
-        uint64_t now_left = work_left(c);
+        uint64_t now_left = work_left(s, c);
         stalls = now_left < left ? 0 : stalls + 1;
         if (stalls > 3)
             return fail(err, errlen, "workers keep dying before they run a DPU; launch abandoned");
@@ -614,9 +867,33 @@ static int launch_locked(struct op_machine *m, const uint32_t *dpus, uint32_t n,
 
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
 {
-    pthread_mutex_lock(&m->launch_lock);
-    int rc = launch_locked(m, dpus, n, err, errlen);
-    pthread_mutex_unlock(&m->launch_lock);
+    if (n == 0)
+        return 0;
+    if (n > m->nr_dpus)
+        return fail(err, errlen, "a launch of %u DPUs on a machine of %u lists some DPU twice", n, m->nr_dpus);
+    for (uint32_t i = 0; i < n; i++)
+        if (dpus[i] >= m->nr_dpus)
+            return fail(err, errlen, "DPU %u does not exist (the machine has %u)", dpus[i], m->nr_dpus);
+    struct claim c = {.want = 0};
+    pthread_mutex_lock(&m->lock);
+    m->launches++;
+    int rc = claim(m, dpus, n, &c, err, errlen);
+    pthread_mutex_unlock(&m->lock);
+    int claimed = rc == 0;
+    if (claimed)
+        rc = run_claimed(m, dpus, n, &c, err, errlen);
+    pthread_mutex_lock(&m->lock);
+    if (claimed) {
+        for (unsigned k = 0; k < c.want; k++)
+            if (c.held[k])
+                m->worker_busy[c.ws[k]] = 0;
+        for (uint32_t i = 0; i < n; i++)
+            m->dpu_busy[dpus[i]] = 0;
+        m->slots[c.slot].used = 0;
+    }
+    m->launches--;
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
     return rc;
 }
 

@@ -66,13 +66,19 @@ void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void
 void op_machine_reset(struct op_machine *m, uint32_t dpu);
 
 /* Runs the given DPUs to completion on the workers.  Per-DPU outcomes are in
- * op_machine_result().  Returns 0, or -1 if the workers could not run (err).
- * Thread-safe: launches from several threads run one after the other; other
- * machine calls may run meanwhile on DPUs that are not in the launch. */
+ * op_machine_result().  Returns 0, or -1 if the workers could not run or the
+ * list is invalid (a DPU out of range or listed twice; err).
+ * Thread-safe: launches from several threads on disjoint DPU sets run at the
+ * same time, each on its own free workers (at least one: a launch that finds
+ * none free waits for one); a launch sharing a DPU with a running launch waits
+ * until that one has finished (launches waiting for the same DPU start in no
+ * promised order: callers order them).  Other machine calls may run meanwhile on DPUs
+ * that are not in a running launch.  Results and modelled cycles do not
+ * depend on what runs beside a launch. */
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
 const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu);
 
-/* Number of worker processes a launch uses. */
+/* Number of worker processes (all launches together). */
 unsigned op_machine_workers(const struct op_machine *m);
 
 #endif

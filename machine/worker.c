@@ -533,13 +533,13 @@ static void run_dpu(uint32_t dpu)
            ctrl->wram_size);
 }
 
-/* Next entry of the launch list for this worker: its own slice first, then
- * what is left of the others'. */
-static int take(unsigned index, uint32_t *item)
+/* Next entry of the launch list for this worker: its own slice of its
+ * launch's slot first, then what is left of the others' in that slot. */
+static int take(struct op_launch_slot *slot, unsigned index, uint32_t *item)
 {
-    unsigned n = ctrl->nr_chunks;
+    unsigned n = ctrl->nr_workers;
     for (unsigned k = 0; k < n; k++) {
-        struct op_chunk *c = &ctrl->chunks[(index + k) % n];
+        struct op_chunk *c = &slot->chunks[(index + k) % n];
         if (atomic_load(&c->next) >= c->end)
             continue;
         uint32_t i = atomic_fetch_add(&c->next, 1);
@@ -564,9 +564,10 @@ static void serve(int sock, unsigned index)
                 continue;
             die("bad command");
         }
-        if (cmd != OP_CMD_LAUNCH)
-            die("unknown command %u", cmd);
-        for (uint32_t i; take(index, &i);) {
+        uint32_t at = cmd >> OP_CMD_SLOT_SHIFT;
+        if ((cmd & OP_CMD_MASK) != OP_CMD_LAUNCH || at >= OP_MAX_WORKERS || ctrl->nr_workers > OP_MAX_WORKERS)
+            die("unknown command 0x%x", cmd);
+        for (uint32_t i; take(&ctrl->slots[at], index, &i);) {
             uint32_t dpu = op_ctrl_list(ctrl)[i];
             /* the host's deadline for this DPU counts from here */
             struct timespec now;

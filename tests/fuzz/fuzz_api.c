@@ -704,6 +704,8 @@ static void op_callback(struct in *in)
     struct cb_args a = {rets[u8(in) % 4], 0};
     uint32_t flags = u8(in) < 200 ? u8(in) % 8 : u32(in);
     dpu_error_t rc = CALL(dpu_callback(pk.set, u8(in) == 3 ? NULL : callback, &a, (dpu_callback_flags_t)flags));
+    if (rc == DPU_OK && (flags & DPU_CALLBACK_ASYNC))
+        CALL(dpu_sync(pk.set)); /* the callback uses `a`, on this stack */
     expect_rejected(&pk, rc, "dpu_callback");
     if (pk.valid == 0 && a.calls)
         die("callback called for an invalid set");
@@ -730,7 +732,10 @@ static void op_copy(struct in *in, int kind)
     if (kind == 0) {
         rc = CALL(dpu_copy_to(pk.set, name, off, buf, len));
     } else if (kind == 1) {
-        rc = CALL(dpu_broadcast_to(pk.set, name, off, buf, len, (dpu_xfer_flags_t)u8(in)));
+        dpu_xfer_flags_t flags = (dpu_xfer_flags_t)u8(in);
+        rc = CALL(dpu_broadcast_to(pk.set, name, off, buf, len, flags));
+        if (rc == DPU_OK && (flags & DPU_XFER_ASYNC))
+            CALL(dpu_sync(pk.set)); /* it reads `buf`, freed below */
     } else {
         rc = CALL(dpu_copy_from(pk.set, name, off, buf, len));
     }
@@ -839,6 +844,8 @@ static void op_push(struct in *in)
         struct dpu_symbol_t sym = {u8(in) & 1 ? 0x08000000u : 0x10000000u, u32(in)};
         rc = CALL(dpu_push_xfer_symbol(pk.set, xfer, sym, off, len, (dpu_xfer_flags_t)flags));
     }
+    if (rc == DPU_OK && (flags & DPU_XFER_ASYNC))
+        CALL(dpu_sync(pk.set)); /* the prepared buffers may be freed by the next operation */
     expect_rejected(&pk, rc, "dpu_push_xfer");
     if (rc == DPU_OK && xfer != DPU_XFER_TO_DPU && xfer != DPU_XFER_FROM_DPU)
         die("dpu_push_xfer accepted direction %u", (unsigned)xfer);
