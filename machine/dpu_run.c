@@ -1,5 +1,6 @@
 #include "dpu_run.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void on_ran(void *ctx, unsigned tid, uint64_t n)
@@ -18,8 +19,13 @@ static void on_end(void *ctx, unsigned tid)
 void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_machine_desc *desc, uint32_t dpu,
                       struct op_dpu_status *res, unsigned nr_tasklets)
 {
-    if (!r->trace)
+    if (!r->trace) {
         r->trace = op_dpu_trace_new();
+        /* tests: OPENPIM_MODEL_STEPPING=1 simulates every cycle, without the
+         * model's analytic jumps (same results, slower) */
+        const char *step = getenv("OPENPIM_MODEL_STEPPING");
+        op_dpu_trace_set_stepping(r->trace, step && strcmp(step, "1") == 0);
+    }
     r->dpu = dpu;
     r->res = res;
     r->desc = desc;

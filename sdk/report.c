@@ -130,8 +130,9 @@ static void account(double real_start_us)
     shift = shift > 1e18 ? 1e18 : shift < -1e18 ? -1e18 : shift;
     if (op_session()->is_default) /* the program's own clock follows the default session */
         atomic_store_explicit(&shift_ns, (long long)shift, memory_order_relaxed);
-    uint64_t used;
-    OP_BACKEND(memory, &used, NULL);
+    uint64_t used = 0;
+    if (op_sdk_backend()) /* dpu_sync of an empty set may come before any machine */
+        OP_BACKEND(memory, &used, NULL);
     if (used > R->peak_memory)
         R->peak_memory = used;
 }

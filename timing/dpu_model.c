@@ -15,7 +15,9 @@
  * Steady phases are skipped analytically (try_jump): when the issue order of
  * the k runnable tasklets is known in closed form until the first of them
  * reaches its segment end or a pending tasklet joins (see try_jump), each
- * issues every max(11,k) cycles.  Mutexes of op_dpu_trace_runtime are held in
+ * issues every max(11,k) cycles; with k >= 11 in tid order the full pipeline
+ * runs as a ring that tasklets leave and join without stopping it (ring_run),
+ * so DMA-bound kernels cost O(1) per DMA.  Mutexes of op_dpu_trace_runtime are held in
  * modelled time (EV_LOCK/EV_UNLOCK); a barrier's last arrival runs its wake-up
  * work as a segment of its own (EV_RELEASE).
  * tests/test_dpu_model.c checks this against a cycle-by-cycle reference and
@@ -123,6 +125,17 @@ struct op_dpu_trace {
     uint8_t hist_tid[64];
     uint64_t jump_at;  /* no jump attempt before this cycle (speed only) */
     uint64_t pend_min; /* lower bound of the pending tasklets' pend_time */
+    uint32_t pendmask; /* the pending tasklets (all RUN) */
+    uint32_t lat_bytes[2]; /* the last DMA size of each direction and its latency */
+    uint64_t lat_cycles[2];
+    /* the full-pipeline ring (ring_run; valid while it runs): visits are
+     * keys lap * 32 + tid, in issue order, one per cycle */
+    uint32_t ring_m;   /* members */
+    unsigned ring_k;   /* their number */
+    uint64_t ring_key, ring_entry; /* the last visit; the last one before the ring */
+    uint64_t ring_v0[OP_TIMING_MAX_TASKLETS];  /* member's first visit in the ring (since it joined) */
+    uint64_t ring_end[OP_TIMING_MAX_TASKLETS]; /* member's visit issuing its segment's last instruction */
+    uint64_t ring_fin[OP_TIMING_MAX_TASKLETS]; /* visit at which a tasklet last left the ring */
     /* auto-advance */
     size_t buffered, advance_at;
 };
@@ -277,6 +290,7 @@ static inline void upd_ready(struct op_dpu_trace *tr, unsigned id)
 static void make_pending(struct op_dpu_trace *tr, struct tsk *t, uint64_t time)
 {
     tr->ready[t - tr->t] = UNSET64;
+    tr->pendmask |= 1u << (t - tr->t);
     t->pending = 1;
     t->pend_time = time;
     if (time < tr->pend_min)
@@ -360,7 +374,11 @@ static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, in
         case EV_DMA_R:
         case EV_DMA_W: {
             int w = kind == EV_DMA_W;
-            uint64_t lat = (uint64_t)ceil(tr->dma_fixed[w] + tr->dma_pb * (double)arg);
+            if (arg != tr->lat_bytes[w]) { /* DMA sizes repeat: compute each once */
+                tr->lat_bytes[w] = arg;
+                tr->lat_cycles[w] = (uint64_t)ceil(tr->dma_fixed[w] + tr->dma_pb * (double)arg);
+            }
+            uint64_t lat = tr->lat_cycles[w];
             uint64_t start = max64(time, tr->engine_free);
             uint64_t done = start + lat;
             tr->engine_free = done - min64(tr->dma_ovl, lat);
@@ -493,7 +511,264 @@ static int periodic(const struct op_dpu_trace *tr, const unsigned *S, unsigned k
     return 1;
 }
 
-/* Skip a steady round-robin phase analytically (see the file comment).
+/* ------------------------------------------------------------------------ */
+/* the full-pipeline ring                                                    */
+/* ------------------------------------------------------------------------ */
+/* With the runnable tasklets M in cyclic tid order after the last issuer,
+ * each eligible by its turn, the member after the last issuer issues at
+ * every cycle: a pointer sweeping the tids, visiting the members, one per
+ * cycle.  A member visited at c next issues after the other members present
+ * at c have each been visited once (they leave only at their own visit), so
+ * if |M| >= P at every visit, everyone is eligible at its turn and the sweep
+ * goes on however members leave (their segment ends at a visit) and join (a
+ * DMA completes: the joiner takes its place in tid order, after checking it
+ * is eligible by its first turn).  Issue counts are then functions of the
+ * sweep: visit keys lap * 32 + tid grow with time, a member is visited at
+ * every lap from its first key, and a segment's end is a key known when the
+ * member joins — so a join or a leave costs O(1) plus a scan of 24 keys, not
+ * a pass over every tasklet (DMA-bound kernels change M every few hundred
+ * cycles).  tests/test_dpu_model.c checks it against a cycle-by-cycle
+ * reference. */
+
+#define POP2(n) n, n + 1, n + 1, n + 2
+#define POP4(n) POP2(n), POP2(n + 1), POP2(n + 1), POP2(n + 2)
+#define POP6(n) POP4(n), POP4(n + 1), POP4(n + 1), POP4(n + 2)
+static const uint8_t pop8[256] = {POP6(0), POP6(1), POP6(1), POP6(2)};
+
+/* tids fit in 24 bits: three lookups (without a popcnt instruction,
+ * __builtin_popcount is a libgcc call, slower) */
+static inline unsigned popc(uint32_t x)
+{
+#ifdef __POPCNT__
+    return (unsigned)__builtin_popcount(x);
+#else
+    return (unsigned)pop8[x & 255] + pop8[(x >> 8) & 255] + pop8[(x >> 16) & 255];
+#endif
+}
+
+static inline uint32_t above(unsigned tid) { return ~((2u << tid) - 1); }  /* tids > tid */
+static inline uint32_t upto(unsigned tid) { return (2u << tid) - 1; }      /* tids <= tid */
+
+/* member visits with keys in (from, to], M constant */
+static uint64_t ring_count(const struct op_dpu_trace *tr, uint64_t from, uint64_t to)
+{
+    const uint32_t M = tr->ring_m;
+    uint64_t lf = from >> 5, lt = to >> 5;
+    unsigned rf = (unsigned)(from & 31), rt = (unsigned)(to & 31);
+    if (lf == lt)
+        return (uint64_t)popc(M & above(rf) & upto(rt));
+    return (uint64_t)popc(M & above(rf)) + (lt - lf - 1) * tr->ring_k +
+           (uint64_t)popc(M & upto(rt));
+}
+
+static unsigned select_bit(uint32_t m, uint64_t i) /* i-th set bit, from 0 */
+{
+    unsigned base = 0;
+    for (unsigned c; i >= (c = pop8[m & 255]); i -= c) /* whole bytes */
+        m >>= 8, base += 8;
+    for (; i; i--)
+        m &= m - 1;
+    return base + (unsigned)__builtin_ctz(m);
+}
+
+/* key of the d-th (d >= 1) member visit after key `from`, M constant */
+static uint64_t ring_seek(const struct op_dpu_trace *tr, uint64_t from, uint64_t d)
+{
+    const uint32_t M = tr->ring_m, ahead = M & above((unsigned)(from & 31));
+    uint64_t lap = from >> 5, a = (uint64_t)popc(ahead);
+    if (d <= a)
+        return lap * 32 + select_bit(ahead, d - 1);
+    d -= a;
+    const uint64_t k = tr->ring_k;
+    uint64_t laps, rest;
+    if (d <= UINT32_MAX) { /* a 32-bit division is faster */
+        laps = (uint32_t)(d - 1) / (uint32_t)k;
+        rest = (uint32_t)(d - 1) % (uint32_t)k;
+    } else {
+        laps = (d - 1) / k;
+        rest = (d - 1) % k;
+    }
+    return (lap + 1 + laps) * 32 + select_bit(M, rest);
+}
+
+/* tid joins the ring, whose next visit is at tr->now: 0, or -1 if it would
+ * not be eligible by its first turn */
+static int ring_join(struct op_dpu_trace *tr, unsigned id)
+{
+    const struct tsk *t = &tr->t[id];
+    const uint64_t from = tr->ring_key;
+    uint64_t v0 = (from & ~(uint64_t)31) + id;
+    if (v0 <= from)
+        v0 += 32;
+    /* its first visit: after the members' visits in (from, v0), from now on */
+    if (t->next_ok > tr->now && t->next_ok > tr->now + ring_count(tr, from, v0))
+        return -1;
+    tr->ring_m |= 1u << id;
+    tr->ring_k++;
+    tr->ring_v0[id] = v0;
+    tr->ring_end[id] = v0 + 32 * (t->segs[t->head].ninstr - t->issued - 1);
+    return 0;
+}
+
+/* The first segment end among the members: its key and cycle. */
+static void ring_next_end(const struct op_dpu_trace *tr, uint64_t *key, uint64_t *cyc)
+{
+    const unsigned n = tr->n;
+    uint64_t a = UNSET64, b = UNSET64; /* two chains: shorter dependencies */
+    for (unsigned i = 0; i + 1 < n; i += 2) {
+        a = min64(a, tr->ring_end[i]);
+        b = min64(b, tr->ring_end[i + 1]);
+    }
+    if (n & 1)
+        a = min64(a, tr->ring_end[n - 1]);
+    *key = min64(a, b);
+    *cyc = tr->now + ring_count(tr, tr->ring_key, *key) - 1;
+}
+
+/* Leave the ring: the members' issues up to the last visit (at tr->now - 1)
+ * become their state again. */
+static void ring_exit(struct op_dpu_trace *tr)
+{
+    const uint64_t kp = tr->ring_key, P = tr->period;
+    const unsigned n = tr->n;
+    uint64_t last[OP_TIMING_MAX_TASKLETS];
+    /* the cycles of the visits of the last lap, latest first */
+    uint64_t c = tr->now - 1;
+    for (uint64_t key = kp; key > tr->ring_entry && key + 32 > kp; key--) {
+        unsigned x = (unsigned)(key & 31);
+        if (x >= n)
+            continue;
+        if (((tr->ring_m >> x & 1) && tr->ring_v0[x] <= key) || tr->ring_fin[x] == key)
+            last[x] = c--;
+    }
+    for (uint32_t m = tr->ring_m; m; m &= m - 1) {
+        unsigned id = (unsigned)__builtin_ctz(m);
+        struct tsk *t = &tr->t[id];
+        if (kp < tr->ring_v0[id])
+            continue; /* not visited yet */
+        uint64_t cnt = (kp - tr->ring_v0[id]) / 32 + 1;
+        t->instr += cnt;
+        t->issued += cnt;
+        t->last_issue = (int64_t)last[id];
+        t->next_ok = last[id] + P;
+        tr->ready[id] = t->next_ok;
+    }
+    if (kp != tr->ring_entry)
+        tr->rr = (unsigned)(kp & 31);
+    tr->ring_m = 0;
+    tr->nissue = 0; /* the issue history misses the ring's */
+}
+
+/* Pending arrivals at tj (<= the next segment end), before tj's visit, in
+ * tid order as in advance().  They join the ring; -1: one cannot (the ring
+ * must stop), 1: one starved, else 0.  e_key/e_cyc (the next segment end)
+ * follow the joins. */
+static int ring_arrivals(struct op_dpu_trace *tr, uint64_t tj, uint64_t *e_key, uint64_t *e_cyc)
+{
+    if (tj > tr->now)
+        tr->ring_key = ring_seek(tr, tr->ring_key, tj - tr->now);
+    tr->now = tj;
+    tr->pend_min = UNSET64;
+    int ok = 1;
+    for (uint32_t pm = tr->pendmask; pm; pm &= pm - 1) {
+        unsigned i = (unsigned)__builtin_ctz(pm);
+        struct tsk *t = &tr->t[i];
+        if (t->pend_time > tj) {
+            tr->pend_min = min64(tr->pend_min, t->pend_time);
+            continue;
+        }
+        t->pending = 0;
+        tr->pendmask &= ~(1u << i);
+        if (settle(tr, i, t->pend_time, 0)) {
+            tr->pend_min = 0; /* recompute on resume */
+            return 1;
+        }
+        if (t->state != T_RUN || t->pending)
+            continue;
+        if (!ok || ring_join(tr, i) < 0) {
+            ok = 0;
+            continue;
+        }
+        /* the joiner's visits before the next end delay it; or it ends first */
+        const uint64_t v0 = tr->ring_v0[i], end = tr->ring_end[i];
+        if (end < *e_key)
+            ring_next_end(tr, e_key, e_cyc);
+        else if (v0 < *e_key)
+            *e_cyc += (*e_key - v0) / 32 + 1;
+    }
+    return ok ? 0 : -1;
+}
+
+/* Run the ring from tr->now with the members S (cyclic tid order after rr,
+ * S[j] eligible by now + j, k >= P) while |M| >= P.  Returns 1 if the model
+ * must wait for more recording (a tasklet starved), else 0 (the stepping loop
+ * goes on at tr->now). */
+static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
+{
+    const unsigned n = tr->n;
+    const uint64_t P = tr->period;
+    tr->ring_m = 0;
+    tr->ring_k = 0;
+    tr->ring_key = tr->ring_entry = tr->rr;
+    for (unsigned i = 0; i < n; i++) {
+        tr->ring_end[i] = UNSET64;
+        tr->ring_fin[i] = UNSET64;
+    }
+    for (unsigned j = 0; j < k; j++)
+        if (ring_join(tr, S[j]) < 0) { /* the caller checked: cannot happen */
+            ring_exit(tr);
+            return 0;
+        }
+    /* pend_min is a lower bound: make it exact; the ring keeps it so
+     * (ring_arrivals recomputes it, make_pending lowers it) */
+    tr->pend_min = UNSET64;
+    for (uint32_t pm = tr->pendmask; pm; pm &= pm - 1)
+        tr->pend_min = min64(tr->pend_min, tr->t[__builtin_ctz(pm)].pend_time);
+    uint64_t e_key, e_cyc;
+    ring_next_end(tr, &e_key, &e_cyc);
+    for (;;) {
+        if (tr->pend_min <= e_cyc) {
+            int r = ring_arrivals(tr, tr->pend_min, &e_key, &e_cyc);
+            if (r) {
+                ring_exit(tr);
+                return r > 0;
+            }
+            continue;
+        }
+        /* member e issues the last instruction of its segment at e_cyc */
+        const unsigned e = (unsigned)(e_key & 31); /* a key holds its tid */
+        struct tsk *t = &tr->t[e];
+        uint64_t cnt = (e_key - tr->ring_v0[e]) / 32 + 1;
+        t->instr += cnt;
+        t->issued += cnt;
+        t->last_issue = (int64_t)e_cyc;
+        t->next_ok = e_cyc + P;
+        tr->ring_key = e_key;
+        tr->now = e_cyc + 1;
+        tr->ring_m &= ~(1u << e);
+        tr->ring_k--;
+        tr->ring_end[e] = UNSET64;
+        tr->ring_fin[e] = e_key;
+        tr->rr = e;
+        if (settle(tr, e, e_cyc, 1)) {
+            ring_exit(tr);
+            return 1;
+        }
+        if (t->state == T_RUN && !t->pending) { /* its next segment: visited from the next lap */
+            tr->ring_m |= 1u << e;
+            tr->ring_k++;
+            tr->ring_v0[e] = e_key + 32;
+            tr->ring_end[e] = e_key + 32 * (t->segs[t->head].ninstr - t->issued);
+        } else if (tr->ring_k < P) {
+            ring_exit(tr);
+            return 0;
+        }
+        ring_next_end(tr, &e_key, &e_cyc);
+    }
+}
+
+/* Skip a steady round-robin phase analytically (see the file comment): the
+ * ring when k >= P tasklets are in cyclic order already, else a jump.
  *
  * E = the runnable tasklets not waiting for a DMA or a wake; nobody else can
  * become eligible before tjoin (the first pending arrival).  Two regimes have
@@ -508,13 +783,14 @@ static int periodic(const struct op_dpu_trace *tr, const unsigned *S, unsigned k
  *    k > P cycles.
  * Both hold right after a tasklet joins or leaves, so DMA-bound code, where
  * they change every few hundred cycles, is not stepped cycle by cycle.
+ * Returns 1 if the model must wait for more recording (from ring_run).
  * tests/test_dpu_model.c checks the result against a cycle-by-cycle
  * reference and against stepping alone (op_dpu_trace_set_stepping). */
-static void try_jump(struct op_dpu_trace *tr)
+static int try_jump(struct op_dpu_trace *tr)
 {
     const uint64_t P = tr->period, now = tr->now;
     if (now < tr->jump_at || tr->stepping)
-        return;
+        return 0;
     unsigned S[OP_TIMING_MAX_TASKLETS], k = 0;
     uint64_t tjoin = UNSET64;
     const unsigned n = tr->n;
@@ -533,8 +809,15 @@ static void try_jump(struct op_dpu_trace *tr)
     /* On failure, wait a little before the next attempt: attempts cost a
      * scan; skipping some only means stepping a few more cycles exactly. */
     tr->jump_at = now + per / 2;
+    if (k >= P) { /* the ring, if S is in cyclic order already */
+        unsigned j = 0;
+        while (j < k && tr->t[S[j]].next_ok <= now + j)
+            j++;
+        if (j == k)
+            return ring_run(tr, S, k);
+    }
     if (k == 0 || tjoin <= now)
-        return;
+        return 0;
     /* candidate first issues and the horizon, before the (costlier) checks
      * that the regime holds: too close a horizon is not worth a jump */
     uint64_t first[OP_TIMING_MAX_TASKLETS];
@@ -546,7 +829,7 @@ static void try_jump(struct op_dpu_trace *tr)
     }
     if (H < now + 2 * per) {
         tr->jump_at = H; /* the horizon is an event or a join */
-        return;
+        return 0;
     }
     if (k > P) {
         unsigned j = 0;
@@ -554,14 +837,14 @@ static void try_jump(struct op_dpu_trace *tr)
             j++;
         if (j < k) {
             if (!periodic(tr, S, k, first))
-                return;
+                return 0;
             H = tjoin;
             for (unsigned i = 0; i < k; i++) {
                 const struct tsk *t = &tr->t[S[i]];
                 H = min64(H, first[i] + (t->segs[t->head].ninstr - t->issued - 1) * per);
             }
             if (H < now + 2 * per)
-                return;
+                return 0;
         }
     } else {
         uint64_t used = 0; /* residues mod P relative to now, when P <= 64 */
@@ -569,12 +852,12 @@ static void try_jump(struct op_dpu_trace *tr)
             uint64_t d = first[j] - now, r = d < P ? d : d % P;
             if (P <= 64) {
                 if (used >> r & 1)
-                    return;
+                    return 0;
                 used |= 1ull << r;
             } else {
                 for (unsigned i = 0; i < j; i++)
                     if ((first[i] - now) % P == r)
-                        return;
+                        return 0;
             }
         }
     }
@@ -604,6 +887,7 @@ static void try_jump(struct op_dpu_trace *tr)
     }
     tr->rr = lastid;
     tr->now = H;
+    return 0;
 }
 
 /* Run as far as the recorded segments allow.  1: finished, 0: needs more. */
@@ -628,12 +912,14 @@ static int advance(struct op_dpu_trace *tr)
         if (tr->pend_min <= now) {
             uint64_t m = UNSET64;
             tr->pend_min = UNSET64; /* settle() may lower it again */
-            for (unsigned i = 0; i < n; i++) {
+            /* in tid order; settle() touches no other pending tasklet, and
+             * those it makes pending lower pend_min */
+            for (uint32_t pm = tr->pendmask; pm; pm &= pm - 1) {
+                unsigned i = (unsigned)__builtin_ctz(pm);
                 struct tsk *t = &tr->t[i];
-                if (t->state != T_RUN || !t->pending)
-                    continue;
                 if (t->pend_time <= now) {
                     t->pending = 0;
+                    tr->pendmask &= ~(1u << i);
                     if (settle(tr, i, t->pend_time, 0)) {
                         tr->pend_min = 0; /* recompute on resume */
                         return 0;
@@ -677,9 +963,8 @@ static int advance(struct op_dpu_trace *tr)
         }
         int st = issue(tr, best, now);
         tr->now = now + 1;
-        if (st)
+        if (st || try_jump(tr))
             return 0;
-        try_jump(tr);
     }
 }
 
@@ -743,6 +1028,8 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
         tr->ready[i] = UNSET64;
     }
     tr->pend_min = 0;
+    tr->pendmask = 0;
+    tr->lat_bytes[0] = tr->lat_bytes[1] = UINT32_MAX;
     tr->nrecs = 0;
     tr->free_head = NONE32;
     map_clear(&tr->locks);
@@ -765,6 +1052,7 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
         return -1;
     }
     tr->n = nr_tasklets;
+    tr->pendmask = (uint32_t)((1ull << nr_tasklets) - 1); /* all start pending at 0 */
     tr->rr = nr_tasklets - 1; /* tasklet 0 issues first */
     tr->period = desc->revolver_cycles ? desc->revolver_cycles : 1;
     tr->dma_fixed[0] = desc->dma_read_fixed;

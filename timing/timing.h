@@ -168,7 +168,8 @@ static inline double op_cycles_to_us(const struct op_machine_desc *d, uint64_t c
  *  So 1 tasklet of N instructions takes 11(N-1)+1 cycles, k >= 11 tasklets of
  *  N instructions take k*N, and k < 11 take 11(N-1)+k.
  * Steady round-robin phases are computed analytically, also while tasklets
- * wait for DMAs (see try_jump in dpu_model.c); the trace is consumed while it
+ * wait for DMAs (see try_jump and ring_run in dpu_model.c: O(1) per DMA with a
+ * full pipeline); the trace is consumed while it
  * is recorded, so memory stays bounded by the tasklets' skew. */
 
 struct op_dpu_trace;

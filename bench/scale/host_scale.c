@@ -4,7 +4,9 @@
  *      time of the same launch on real hardware, compute-bound and DMA-bound
  *      (vector add with `mb` MB per array per DPU);
  *  (c) host memory per emulated DPU.
- * Min and median of several repetitions, all measured in this one run. */
+ * Min and median of several repetitions, all measured in this one run.
+ * A third argument N (DPUs) runs only (b) on N DPUs: quick before/after
+ * comparisons of the emulator's speed. */
 #define _GNU_SOURCE
 #include <dpu.h>
 #include <stdio.h>
@@ -93,14 +95,11 @@ static void setup(struct dpu_set_t set, uint32_t mode, uint32_t iterations, uint
     DPU_ASSERT(dpu_broadcast_to(set, "bytes", 0, &bytes, 4, DPU_XFER_DEFAULT));
 }
 
-int main(int argc, char **argv)
+/* (a) 1 worker versus all cores, 256 DPUs, compute-bound */
+static void worker_speedup(const char *bin)
 {
-    const char *bin = argc > 1 ? argv[1] : "./dpu_scale";
-    uint32_t mb = argc > 2 ? (uint32_t)atoi(argv[2]) : 1;
     double wall[REPS], wall1[REPS];
     struct dpu_set_t set;
-
-    /* (a) 1 worker versus all cores, 256 DPUs, compute-bound */
     uint64_t sums[2];
     for (int all = 0; all < 2; all++) {
         DPU_ASSERT(dpu_alloc(256, all ? "nrRanks=4,workers=0" : "nrRanks=4,workers=1", &set));
@@ -116,9 +115,19 @@ int main(int argc, char **argv)
            "results %s\n    this host's own throughput with %ld processes of native code: %.2fx one process\n",
            wall1[0], cores, wall[0], wall1[0] / wall[0], wall1[REPS / 2] / wall[REPS / 2],
            sums[0] == sums[1] ? "identical" : "DIFFER", cores, capacity);
+}
 
+int main(int argc, char **argv)
+{
+    const char *bin = argc > 1 ? argv[1] : "./dpu_scale";
+    uint32_t mb = argc > 2 ? (uint32_t)atoi(argv[2]) : 1;
+    uint32_t only = argc > 3 ? (uint32_t)atoi(argv[3]) : 0; /* 0: the whole benchmark */
+    double wall[REPS];
+    struct dpu_set_t set;
+    if (!only)
+        worker_speedup(bin);
     /* (b) the full server */
-    DPU_ASSERT(dpu_alloc(DPU_ALLOCATE_ALL, NULL, &set));
+    DPU_ASSERT(dpu_alloc(only ? only : DPU_ALLOCATE_ALL, NULL, &set));
     uint32_t nr;
     DPU_ASSERT(dpu_get_nr_dpus(set, &nr));
     DPU_ASSERT(dpu_load(set, bin, NULL));
@@ -139,10 +148,11 @@ int main(int argc, char **argv)
     DPU_ASSERT(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, data, 2 * (size_t)bytes, DPU_XFER_DEFAULT));
     double fill = bench_now() - t0;
     setup(set, 1, 0, bytes);
-    model = launches(set, 3, wall);
+    model = launches(set, REPS, wall);
     printf("(b) %u DPUs, vector add of %u MB per array per DPU (%.1f GB of MRAM touched): fill %.1f s, launch wall %.3f s"
-           " (min of 3), modelled %.3f ms: slowdown %.0fx\n", nr, mb, 3.0 * bytes * nr / 1e9, fill, wall[0],
-           model / 1e3, wall[0] * 1e6 / model);
+           " (min of %d, median %.3f s), modelled %.3f ms: slowdown %.0fx (median %.0fx)\n", nr, mb,
+           3.0 * bytes * nr / 1e9, fill, wall[0], REPS, wall[REPS / 2], model / 1e3, wall[0] * 1e6 / model,
+           wall[REPS / 2] * 1e6 / model);
     uint64_t used, limit;
     DPU_ASSERT(openpim_memory_usage(&used, &limit));
     struct rusage ru;

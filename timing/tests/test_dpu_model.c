@@ -935,6 +935,57 @@ static void test_random_dma(void)
     op_dpu_trace_free(slow);
 }
 
+/* Vector-add-shaped traces (each tasklet: read, read, long compute, write,
+ * recorded in the emulator's round-robin order): the full-pipeline ring of
+ * dpu_model.c runs them with tasklets leaving at every DMA and joining at
+ * every completion, around the revolver's 11 (11..24 tasklets), also when
+ * every call advances the model (ring entered and left at each call).
+ * Checked against the cycle-by-cycle reference and the stepping path. */
+static void test_ring(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new(), *slow = op_dpu_trace_new();
+    op_dpu_trace_set_stepping(slow, 1);
+    static const unsigned ns[] = {1, 4, 10, 11, 12, 13, 16, 16, 20, 24};
+    unsigned mism = 0, runs = 0;
+    for (unsigned iter = 0; iter < 2 * sizeof ns / sizeof ns[0]; iter++) {
+        rng_state = 0x2545F4914F6CDD1Dull * (iter + 3);
+        unsigned n = ns[iter % (sizeof ns / sizeof ns[0])], chunks = 8 + rndn(16);
+        uint64_t compute = iter < sizeof ns / sizeof ns[0] ? 200 + rndn(3000) : 20 + rndn(200);
+        uint32_t bytes = 8u << rndn(9); /* 8 .. 2048 */
+        ncalls = 0;
+        for (unsigned c = 0; c < chunks; c++)
+            for (unsigned phase = 0; phase < 3; phase++)
+                for (unsigned t = 0; t < n; t++) {
+                    uint64_t ni = phase == 2 ? compute + rndn(8) : 1 + rndn(12);
+                    emit(C_INSTR, t, ni, 0);
+                    emit(C_DMA, t, phase == 2, bytes);
+                }
+        for (unsigned t = 0; t < n; t++) {
+            emit(C_INSTR, t, 1 + rndn(5), 0);
+            emit(C_END, t, 0, 0);
+        }
+        ref_build(n);
+        struct op_dpu_result ref, step, lib;
+        ref_run(n, &ref);
+        lib_run(slow, n, 0, &step);
+        runs++;
+        if (!same(&ref, &step, n) && mism++ < 5)
+            fprintf(stderr, "ring trace %u (n=%u): stepping %llu cycles, ref %llu\n", iter, n,
+                    (unsigned long long)step.cycles, (unsigned long long)ref.cycles);
+        for (int q = 0; q < 3; q++) {
+            lib_run(tr, n, q, &lib);
+            runs++;
+            if (!same(&ref, &lib, n) && mism++ < 5)
+                fprintf(stderr, "ring trace %u (n=%u, qmode %d): lib %llu cycles, ref %llu\n", iter, n, q,
+                        (unsigned long long)lib.cycles, (unsigned long long)ref.cycles);
+        }
+    }
+    printf("vector-add-shaped traces: %u runs, %u mismatches with the reference\n", runs, mism);
+    CHECK(mism == 0);
+    op_dpu_trace_free(tr);
+    op_dpu_trace_free(slow);
+}
+
 static void test_speed(void)
 {
     /* event-heavy: 16 tasklets x 20000 x (20 instr + 64-B read) */
@@ -990,6 +1041,7 @@ int main(void)
     test_tasklet_cycles();
     test_random();
     test_random_dma();
+    test_ring();
     test_runtime();
     test_speed();
     return check_done("test_dpu_model");
