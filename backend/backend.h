@@ -37,6 +37,10 @@ struct op_machine_config {
     uint32_t workers;      /* host worker processes; 0 = one per available core */
     uint64_t budget_ns;    /* wall-clock limit of one DPU's run; 0 = none */
     uint64_t memory_limit; /* host bytes the emulated memories may use; 0 = 85% of available RAM */
+    /* Where the machine is: "" for the embedded one, else the UNIX socket of
+     * an openpimd serving it (backend/backend_remote.c) */
+    char remote[108];
+    uint32_t alloc_wait_ms; /* remote: how long a claim waits in the daemon's queue for a free rank */
 };
 
 struct op_backend;
@@ -98,5 +102,11 @@ struct op_backend {
 
 /* The embedded emulated machine (machine/backend_local.c). */
 struct op_backend *op_backend_local_open(const struct op_machine_config *cfg, char *err, size_t errlen);
+
+/* A client of the openpimd daemon at cfg->remote (backend/backend_remote.c).
+ * Its machine is the daemon's: cfg->desc must be the one describe() gives. */
+struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, char *err, size_t errlen);
+/* The machine the daemon at `socket` serves (one short connection). */
+int op_backend_remote_describe(const char *socket, struct op_machine_config *out, char *err, size_t errlen);
 
 #endif

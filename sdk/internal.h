@@ -41,7 +41,8 @@ struct dpu_rank_t {
 
 /* Parsed profile (see profile.c). */
 struct op_profile {
-    struct op_machine_config machine;
+    struct op_machine_config machine; /* machine.remote: the openpimd socket with backend=remote */
+    bool remote;                      /* backend=remote */
     bool sg_enabled;
     uint32_t sg_max_blocks;
 };

@@ -7,7 +7,10 @@
  *   nrRanks=N, nrDpusPerRank=N
  *   any key of the machine description (freq_mhz, dma_read_fixed, channels, ...)
  *   workers, timeoutMs, hostMemoryLimitMB, sgXferEnable, sgXferMaxBlocksPerDpu,
- *   disableResetOnAlloc, backend (hw|simulator: both mean the emulator). */
+ *   disableResetOnAlloc, backend (hw|simulator: both mean the embedded emulator;
+ *   remote: the machine of an openpimd daemon, at socket=PATH, else
+ *   $OPENPIM_SOCKET, else $XDG_RUNTIME_DIR/openpimd.sock or /run/openpimd.sock;
+ *   allocWaitMs=N: how long a claim waits in the daemon's queue). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -88,11 +91,56 @@ static int apply(struct op_profile *p, const char *key, const char *val, int pas
         return parse_u32(val, 1, UINT32_MAX, &p->sg_max_blocks);
     if (!strcmp(key, "disableResetOnAlloc")) /* released ranks are reset: allocated ones are always clean */
         return parse_bool(val, &(bool){false});
-    if (!strcmp(key, "backend"))
-        return strcmp(val, "hw") && strcmp(val, "simulator") ? -1 : 0;
+    if (!strcmp(key, "backend")) {
+        p->remote = !strcmp(val, "remote");
+        return p->remote || !strcmp(val, "hw") || !strcmp(val, "simulator") ? 0 : -1;
+    }
+    if (!strcmp(key, "socket")) {
+        if (!*val || strlen(val) >= sizeof p->machine.remote)
+            return -1;
+        snprintf(p->machine.remote, sizeof p->machine.remote, "%s", val);
+        return 0;
+    }
+    if (!strcmp(key, "allocWaitMs"))
+        return parse_u32(val, 0, UINT32_MAX, &p->machine.alloc_wait_ms);
     /* a key of the machine description, or unknown (ignored) */
     snprintf(kv, sizeof kv, "%s=%s", key, val);
     return op_machine_desc_apply(&p->machine.desc, kv) < 0 ? -1 : 0;
+}
+
+/* backend=remote: the machine is the daemon's.  A profile that names no
+ * machine (the v1A default) takes it; one that does must name the daemon's.
+ * Host workers, the run budget and the memory limit are the daemon's. */
+static dpu_error_t remote_machine(struct op_profile *p, char *err, size_t errlen)
+{
+    if (!p->machine.remote[0]) {
+        const char *env = getenv("OPENPIM_SOCKET"), *rt = getenv("XDG_RUNTIME_DIR");
+        if (env && *env)
+            snprintf(p->machine.remote, sizeof p->machine.remote, "%s", env);
+        else
+            snprintf(p->machine.remote, sizeof p->machine.remote, "%s/openpimd.sock", rt && *rt ? rt : "/run");
+    }
+    struct op_machine_config daemon;
+    if (op_backend_remote_describe(p->machine.remote, &daemon, err, errlen) != 0)
+        return DPU_ERR_ALLOCATION;
+    struct op_machine_desc dflt;
+    memset(&dflt, 0, sizeof dflt);
+    op_machine_desc_preset("v1A", &dflt);
+    if (memcmp(&p->machine.desc, &dflt, sizeof dflt) != 0 &&
+        memcmp(&p->machine.desc, &daemon.desc, sizeof dflt) != 0) {
+        snprintf(err, errlen,
+                 "openpimd at %s serves a %s machine of %u ranks of %u DPUs, not the one the profile describes "
+                 "(%s, %u ranks of %u DPUs): drop the machine keys or give the daemon's",
+                 p->machine.remote, daemon.desc.name, daemon.desc.nr_ranks,
+                 daemon.desc.chips_per_rank * daemon.desc.dpus_per_chip, p->machine.desc.name,
+                 p->machine.desc.nr_ranks, p->machine.desc.chips_per_rank * p->machine.desc.dpus_per_chip);
+        return DPU_ERR_INVALID_PROFILE;
+    }
+    p->machine.desc = daemon.desc;
+    p->machine.workers = daemon.workers;
+    p->machine.budget_ns = daemon.budget_ns;
+    p->machine.memory_limit = daemon.memory_limit;
+    return DPU_OK;
 }
 
 static dpu_error_t parse_into(const char *text, struct op_profile *p, int pass, char *err, size_t errlen)
@@ -139,5 +187,5 @@ dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *
         }
     if (op_machine_desc_validate(&out->machine.desc, err, errlen) != 0)
         return DPU_ERR_INVALID_PROFILE;
-    return DPU_OK;
+    return out->remote ? remote_machine(out, err, errlen) : (out->machine.remote[0] = 0, DPU_OK);
 }

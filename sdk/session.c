@@ -38,7 +38,8 @@ struct op_backend *op_backend_get(const struct op_machine_config *cfg, char *err
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
-    e->b = op_backend_local_open(cfg, err, errlen);
+    /* the profile's backend key: the embedded machine, or an openpimd's */
+    e->b = cfg->remote[0] ? op_backend_remote_open(cfg, err, errlen) : op_backend_local_open(cfg, err, errlen);
     if (!e->b) {
         free(e);
         return NULL;

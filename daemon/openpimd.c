@@ -1,0 +1,296 @@
+/* openpimd: one PIM machine shared by many client processes.
+ *
+ * The daemon owns the machine through backend/backend.h (today the embedded
+ * emulator, op_backend_local_open; a hardware backend slots in the same way)
+ * and serves its ranks over a UNIX-domain socket (transport.c) with the
+ * protocol of protocol.h.  Clients are libdpu's remote backend
+ * (backend/backend_remote.c), chosen by an unmodified UPMEM program through
+ * UPMEM_PROFILE=backend=remote.  Runs in the foreground and logs to stderr
+ * (the journal under systemd, see openpimd.service); SIGTERM or SIGINT stops
+ * it cleanly: connected clients are told, their ranks reset.
+ *
+ *   openpimd [--socket PATH] [--machine PROFILE] [--quota N] [--max-wait-ms N]
+ *            [--workers N] [--timeout-ms N] [--memory-limit-mb N] [--socket-mode OCTAL] [-v] */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "serve.h"
+#include "transport.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: openpimd [options]\n"
+            "  --socket PATH        UNIX socket to serve (default $XDG_RUNTIME_DIR/openpimd.sock, else "
+            "/run/openpimd.sock)\n"
+            "  --machine PROFILE    the machine, as profile keys: chip=v1A|v1B, desc_file=PATH, nrRanks=N,\n"
+            "                       nrDpusPerRank=N, any machine-description key (default: v1A, 40 ranks)\n"
+            "  --quota N            ranks one tenant (uid) may hold at once (default: all)\n"
+            "  --max-wait-ms N      the longest a claim may wait for a free rank (default 60000)\n"
+            "  --workers N          host worker processes (default: one per core)\n"
+            "  --timeout-ms N       wall-clock limit of one DPU's run (default: none)\n"
+            "  --memory-limit-mb N  host memory the emulated memories may use (default: 85%% of RAM)\n"
+            "  --socket-mode OCTAL  permissions of the socket (default 600; 666 lets every local user in)\n"
+            "  -v, --verbose        log every claim, release and refused request\n");
+}
+
+/* The machine of --machine: the SDK's profile keys for a machine
+ * (sdk/profile.c), applied to the v1A description. */
+static int parse_machine(const char *text, struct op_machine_desc *desc, char *err, size_t errlen)
+{
+    memset(desc, 0, sizeof *desc); /* as the SDK: clients compare descriptions byte for byte */
+    op_machine_desc_preset("v1A", desc);
+    if (!text)
+        return op_machine_desc_validate(desc, err, errlen);
+    for (int pass = 0; pass < 2; pass++) {
+        char *copy = strdup(text), *save = NULL;
+        if (!copy)
+            return -1;
+        for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            char *eq = strchr(item, '=');
+            if (!eq) {
+                snprintf(err, errlen, "--machine: '%s' is not key=value", item);
+                free(copy);
+                return -1;
+            }
+            *eq = 0;
+            const char *key = item, *val = eq + 1;
+            int first = !strcmp(key, "chip") || !strcmp(key, "desc_file");
+            if (first != (pass == 0))
+                continue;
+            char kv[512];
+            int rc = 0;
+            if (!strcmp(key, "chip"))
+                rc = op_machine_desc_preset(val, desc);
+            else if (!strcmp(key, "nrRanks"))
+                snprintf(kv, sizeof kv, "nr_ranks=%s", val), rc = op_machine_desc_apply(desc, kv) < 0 ? -1 : 0;
+            else if (!strcmp(key, "nrDpusPerRank")) {
+                char *end;
+                unsigned long u = strtoul(val, &end, 0);
+                if (*end || u < 1 || u > 64 || strchr(val, '-'))
+                    rc = -1;
+                else {
+                    unsigned chips = u % 8 == 0 ? 8 : (u < 8 ? (unsigned)u : 1); /* as sdk/profile.c */
+                    desc->chips_per_rank = chips;
+                    desc->dpus_per_chip = (unsigned)u / chips;
+                }
+            } else {
+                snprintf(kv, sizeof kv, "%s=%s", key, val);
+                rc = op_machine_desc_apply(desc, kv) < 0 ? -1 : 0;
+            }
+            if (rc != 0) {
+                snprintf(err, errlen, "--machine: key '%s' has an invalid value '%s'", key, val);
+                free(copy);
+                return -1;
+            }
+        }
+        free(copy);
+    }
+    return op_machine_desc_validate(desc, err, errlen);
+}
+
+static int parse_u32(const char *v, const char *what, uint32_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 0);
+    if (!*v || *end || errno || strchr(v, '-') || x > UINT32_MAX) {
+        fprintf(stderr, "openpimd: %s: '%s' is not a number\n", what, v);
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+/* libdpu finds the worker next to itself; the daemon is installed in bin/,
+ * the worker in lib/openpim/. */
+static void find_worker(void)
+{
+    if (getenv("OPENPIM_WORKER"))
+        return;
+    char exe[PATH_MAX], path[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0)
+        return;
+    exe[n] = 0;
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = 0;
+    snprintf(path, sizeof path, "%s/../lib/openpim/openpim-worker", exe);
+    if (access(path, X_OK) == 0)
+        setenv("OPENPIM_WORKER", path, 1);
+}
+
+/* Tells systemd (Type=notify) that the socket is ready. */
+static void notify_ready(void)
+{
+    const char *path = getenv("NOTIFY_SOCKET");
+    if (!path || (*path != '/' && *path != '@'))
+        return;
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof a.sun_path)
+        return;
+    strcpy(a.sun_path, path);
+    if (*path == '@')
+        a.sun_path[0] = 0;
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return;
+    static const char msg[] = "READY=1";
+    sendto(fd, msg, sizeof msg - 1, MSG_NOSIGNAL, (struct sockaddr *)&a,
+           (socklen_t)(offsetof(struct sockaddr_un, sun_path) + strlen(path)));
+    close(fd);
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"socket", required_argument, 0, 's'},      {"machine", required_argument, 0, 'm'},
+        {"quota", required_argument, 0, 'q'},       {"max-wait-ms", required_argument, 0, 'W'},
+        {"workers", required_argument, 0, 'w'},     {"timeout-ms", required_argument, 0, 't'},
+        {"memory-limit-mb", required_argument, 0, 'M'}, {"socket-mode", required_argument, 0, 'p'},
+        {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    char default_socket[PATH_MAX];
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    snprintf(default_socket, sizeof default_socket, "%s/openpimd.sock", rt && *rt ? rt : "/run");
+    const char *socket_path = default_socket, *machine = NULL;
+    uint32_t quota = 0, max_wait = 60000, workers = 0, timeout_ms = 0, limit_mb = 0, mode = 0600;
+    int verbose = 0, c;
+    while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
+        int bad = 0;
+        switch (c) {
+        case 's': socket_path = optarg; break;
+        case 'm': machine = optarg; break;
+        case 'q': bad = parse_u32(optarg, "--quota", &quota); break;
+        case 'W': bad = parse_u32(optarg, "--max-wait-ms", &max_wait); break;
+        case 'w': bad = parse_u32(optarg, "--workers", &workers); break;
+        case 't': bad = parse_u32(optarg, "--timeout-ms", &timeout_ms); break;
+        case 'M': bad = parse_u32(optarg, "--memory-limit-mb", &limit_mb); break;
+        case 'p': {
+            char *end;
+            unsigned long m = strtoul(optarg, &end, 8);
+            bad = *end || m > 0777;
+            mode = (uint32_t)m;
+            break;
+        }
+        case 'v': verbose = 1; break;
+        case 'h': usage(stdout); return 0;
+        default: usage(stderr); return 2;
+        }
+        if (bad)
+            return 2;
+    }
+    if (optind != argc) {
+        usage(stderr);
+        return 2;
+    }
+
+    static struct daemon d;
+    char err[512];
+    struct op_machine_config *cfg = &d.cfg;
+    memset(cfg, 0, sizeof *cfg);
+    if (parse_machine(machine, &cfg->desc, err, sizeof err) != 0) {
+        fprintf(stderr, "openpimd: %s\n", err);
+        return 2;
+    }
+    cfg->workers = workers;
+    cfg->budget_ns = (uint64_t)timeout_ms * 1000000u;
+    cfg->memory_limit = (uint64_t)limit_mb << 20;
+    if (quota > cfg->desc.nr_ranks)
+        quota = cfg->desc.nr_ranks;
+
+    /* every signal the daemon handles arrives through the signalfd of the
+     * main thread; connection threads inherit the blocked mask */
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGTERM);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    int sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+    int stop[2];
+    if (sfd < 0 || pipe2(stop, O_CLOEXEC) != 0) {
+        fprintf(stderr, "openpimd: %s\n", strerror(errno));
+        return 1;
+    }
+
+    find_worker();
+    d.b = op_backend_local_open(cfg, err, sizeof err);
+    if (!d.b) {
+        fprintf(stderr, "openpimd: cannot open the machine: %s\n", err);
+        return 1;
+    }
+    d.b->ops->info(d.b, &d.info);
+    d.cfg.workers = workers; /* what clients see of the daemon's settings */
+    d.max_wait_ms = max_wait;
+    d.stop_fd = stop[0];
+    d.verbose = verbose;
+    pthread_mutex_init(&d.lock, NULL);
+    pthread_cond_init(&d.idle, NULL);
+    if (rm_init(&d.rm, d.b, cfg->desc.nr_ranks, quota, err, sizeof err) != 0) {
+        fprintf(stderr, "openpimd: %s\n", err);
+        return 1;
+    }
+    int lfd = transport_listen_unix(socket_path, err, sizeof err);
+    if (lfd < 0 || chmod(socket_path, (mode_t)mode) != 0) {
+        fprintf(stderr, "openpimd: %s\n", lfd < 0 ? err : strerror(errno));
+        d.b->ops->close(d.b);
+        return 1;
+    }
+    daemon_log("serving %s: %s, %u ranks of %u DPUs, quota %u rank(s) per tenant", socket_path,
+               d.info.desc.name, cfg->desc.nr_ranks, d.info.dpus_per_rank, d.rm.quota);
+    notify_ready();
+
+    int signo = 0;
+    while (!signo) {
+        struct pollfd p[2] = {{.fd = lfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
+        if (poll(p, 2, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            daemon_log("poll: %s", strerror(errno));
+            break;
+        }
+        if (p[1].revents) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
+                signo = (int)si.ssi_signo;
+            continue;
+        }
+        if (p[0].revents) {
+            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+            if (fd >= 0 && serve_start(&d, fd) != 0)
+                daemon_log("cannot serve a connection: out of resources");
+        }
+    }
+    pthread_mutex_lock(&d.lock);
+    unsigned live = d.live;
+    pthread_mutex_unlock(&d.lock);
+    daemon_log("stopping (%s): telling %u client(s)", signo ? strsignal(signo) : "error", live);
+    close(lfd);
+    unlink(socket_path);
+    rm_stop(&d.rm); /* first: no waiting claim may take a rank the stopping connections give back */
+    if (write(stop[1], "x", 1) != 1) /* every connection thread sees stop_fd readable */
+        daemon_log("cannot signal the connections: %s", strerror(errno));
+    serve_wait_all(&d); /* requests in flight finish; ranks are released and reset */
+    rm_destroy(&d.rm);
+    d.b->ops->close(d.b);
+    daemon_log("stopped");
+    return 0;
+}

@@ -1,0 +1,226 @@
+/* The rank manager (ranks.h). */
+#define _GNU_SOURCE
+#include "ranks.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct rank_waiter {
+    struct rank_waiter *next;
+    uint32_t uid;
+};
+
+struct rank_usage {
+    uint32_t uid, held;
+};
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int rm_init(struct rank_manager *rm, struct op_backend *b, uint32_t nr_ranks, uint32_t quota, char *err,
+            size_t errlen)
+{
+    memset(rm, 0, sizeof *rm);
+    rm->b = b;
+    rm->nr_ranks = nr_ranks;
+    rm->quota = quota ? quota : nr_ranks;
+    rm->ranks = calloc(nr_ranks, sizeof *rm->ranks);
+    rm->usage = calloc(nr_ranks + 1, sizeof *rm->usage); /* at most one tenant per held rank */
+    if (!rm->ranks || !rm->usage) {
+        free(rm->ranks);
+        free(rm->usage);
+        return fail(err, errlen, "out of memory");
+    }
+    pthread_mutex_init(&rm->lock, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* waits are not moved by clock changes */
+    pthread_cond_init(&rm->cond, &ca);
+    pthread_condattr_destroy(&ca);
+    return 0;
+}
+
+void rm_destroy(struct rank_manager *rm)
+{
+    pthread_mutex_destroy(&rm->lock);
+    pthread_cond_destroy(&rm->cond);
+    free(rm->ranks);
+    free(rm->usage);
+}
+
+static struct rank_usage *usage_of(struct rank_manager *rm, uint32_t uid, int create)
+{
+    for (uint32_t i = 0; i < rm->nr_usage; i++)
+        if (rm->usage[i].uid == uid)
+            return &rm->usage[i];
+    if (!create)
+        return NULL;
+    /* drop tenants that hold nothing to make room (there are at most nr_ranks holders) */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < rm->nr_usage; i++)
+        if (rm->usage[i].held)
+            rm->usage[k++] = rm->usage[i];
+    rm->nr_usage = k;
+    rm->usage[k] = (struct rank_usage){.uid = uid, .held = 0};
+    rm->nr_usage++;
+    return &rm->usage[k];
+}
+
+static int first_available(struct rank_manager *rm)
+{
+    for (uint32_t r = 0; r < rm->nr_ranks; r++)
+        if (rm->ranks[r].state == RANK_AVAILABLE)
+            return (int)r;
+    return -1;
+}
+
+static void dequeue(struct rank_manager *rm, struct rank_waiter *w)
+{
+    for (struct rank_waiter **p = &rm->head; *p; p = &(*p)->next)
+        if (*p == w) {
+            *p = w->next;
+            if (rm->tail == w) {
+                rm->tail = NULL;
+                for (struct rank_waiter *t = rm->head; t; t = t->next)
+                    rm->tail = t;
+            }
+            rm->nr_waiting--;
+            return;
+        }
+}
+
+static bool under_quota(struct rank_manager *rm, uint32_t uid)
+{
+    struct rank_usage *u = usage_of(rm, uid, 0);
+    return !u || u->held < rm->quota;
+}
+
+/* First come, first served among the claims that could be served: an older
+ * waiter blocked only by its own tenant's quota does not hold the others up. */
+static bool my_turn(struct rank_manager *rm, struct rank_waiter *me, uint32_t uid)
+{
+    for (struct rank_waiter *w = rm->head; w && w != me; w = w->next)
+        if (under_quota(rm, w->uid))
+            return false;
+    return under_quota(rm, uid);
+}
+
+int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, uint32_t *rank, char *err,
+             size_t errlen)
+{
+    pthread_mutex_lock(&rm->lock);
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += wait_ms / 1000;
+    deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    /* a newcomer counts as the youngest waiter (NULL: it is not queued) */
+    struct rank_waiter me = {.uid = uid};
+    bool queued = false, timed_out = false;
+    int rc = -1;
+    for (;;) {
+        if (rm->stopping) {
+            fail(err, errlen, "openpimd is shutting down");
+            break;
+        }
+        int r = my_turn(rm, queued ? &me : NULL, uid) ? first_available(rm) : -1;
+        if (r >= 0) {
+            char berr[256];
+            if (rm->b->ops->claim_rank(rm->b, (uint32_t)r, berr, sizeof berr) != 0) {
+                fail(err, errlen, "rank %d: %s", r, berr); /* the machine disagrees: cannot happen */
+                break;
+            }
+            rm->ranks[r].state = RANK_ALLOCATED;
+            rm->ranks[r].owner = owner;
+            rm->ranks[r].uid = uid;
+            usage_of(rm, uid, 1)->held++;
+            *rank = (uint32_t)r;
+            rc = 0;
+            break;
+        }
+        if (wait_ms == 0 || timed_out) {
+            char within[64] = "";
+            if (timed_out)
+                snprintf(within, sizeof within, " within %u ms", wait_ms);
+            if (!under_quota(rm, uid))
+                fail(err, errlen, "no rank%s: quota reached, uid %u holds %u rank(s), the most one tenant may "
+                     "[%u claim(s) waiting]", within, uid, rm->quota, rm->nr_waiting - queued);
+            else
+                fail(err, errlen, "%s%s: all %u ranks are in use [%u claim(s) waiting]",
+                     timed_out ? "no rank became free" : "no free rank", within, rm->nr_ranks,
+                     rm->nr_waiting - queued);
+            break;
+        }
+        if (!queued) {
+            if (rm->tail)
+                rm->tail->next = &me;
+            else
+                rm->head = &me;
+            rm->tail = &me;
+            rm->nr_waiting++;
+            queued = true;
+        }
+        if (pthread_cond_timedwait(&rm->cond, &rm->lock, &deadline) == ETIMEDOUT)
+            timed_out = true; /* one last look, then the error */
+    }
+    if (queued) {
+        dequeue(rm, &me);
+        pthread_cond_broadcast(&rm->cond); /* the next in line may go */
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return rc;
+}
+
+int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
+{
+    pthread_mutex_lock(&rm->lock);
+    if (rank >= rm->nr_ranks || rm->ranks[rank].state != RANK_ALLOCATED || rm->ranks[rank].owner != owner) {
+        pthread_mutex_unlock(&rm->lock);
+        return -1;
+    }
+    rm->ranks[rank].state = RANK_RESETTING;
+    pthread_mutex_unlock(&rm->lock);
+    /* program, MRAM and WRAM are reset here, without the lock: other ranks
+     * are claimed and released meanwhile */
+    rm->b->ops->release_rank(rm->b, rank);
+    pthread_mutex_lock(&rm->lock);
+    struct rank_usage *u = usage_of(rm, rm->ranks[rank].uid, 0);
+    if (u && u->held)
+        u->held--;
+    rm->ranks[rank].state = RANK_AVAILABLE;
+    rm->ranks[rank].owner = 0;
+    pthread_cond_broadcast(&rm->cond);
+    pthread_mutex_unlock(&rm->lock);
+    return 0;
+}
+
+void rm_stop(struct rank_manager *rm)
+{
+    pthread_mutex_lock(&rm->lock);
+    rm->stopping = true;
+    pthread_cond_broadcast(&rm->cond);
+    pthread_mutex_unlock(&rm->lock);
+}
+
+enum rank_state rm_state(struct rank_manager *rm, uint32_t rank, uint64_t *owner)
+{
+    pthread_mutex_lock(&rm->lock);
+    enum rank_state s = rm->ranks[rank].state;
+    if (owner)
+        *owner = rm->ranks[rank].owner;
+    pthread_mutex_unlock(&rm->lock);
+    return s;
+}

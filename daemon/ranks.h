@@ -1,0 +1,55 @@
+/* The rank manager of openpimd: who holds which rank of the machine.
+ *
+ * A rank goes available -> allocated (one connection's) -> released,
+ * awaiting reset -> available, as in vPIM; the reset (the backend's
+ * release_rank: program, MRAM and WRAM) happens before anyone can claim the
+ * rank again, so a new tenant sees zeros.  Claims that find no free rank wait
+ * in one FIFO queue, each for at most its own time limit; a tenant (a uid)
+ * holds at most `quota` ranks at once. */
+#ifndef OPENPIM_DAEMON_RANKS_H
+#define OPENPIM_DAEMON_RANKS_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../backend/backend.h"
+
+enum rank_state { RANK_AVAILABLE, RANK_ALLOCATED, RANK_RESETTING };
+
+struct rank_waiter;
+struct rank_usage;
+
+struct rank_manager {
+    struct op_backend *b;
+    uint32_t nr_ranks, quota;
+    pthread_mutex_t lock;
+    pthread_cond_t cond; /* a rank became available, the queue moved, or the daemon stops */
+    struct {
+        enum rank_state state;
+        uint64_t owner; /* connection id while allocated or resetting */
+        uint32_t uid;
+    } *ranks;
+    struct rank_waiter *head, *tail; /* the FIFO queue of waiting claims */
+    uint32_t nr_waiting;
+    struct rank_usage *usage; /* ranks held per uid */
+    uint32_t nr_usage;
+    bool stopping;
+};
+
+int rm_init(struct rank_manager *rm, struct op_backend *b, uint32_t nr_ranks, uint32_t quota, char *err,
+            size_t errlen);
+void rm_destroy(struct rank_manager *rm);
+/* Claims a free rank for connection `owner` of tenant `uid`, waiting up to
+ * wait_ms in the queue.  0 with *rank set, or -1 with a message. */
+int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, uint32_t *rank, char *err,
+             size_t errlen);
+/* Gives the owner's rank back: reset, then available.  -1 if not the owner's. */
+int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank);
+/* Wakes every waiting claim with an error; later claims fail. */
+void rm_stop(struct rank_manager *rm);
+/* A rank's state and owner (for logs and tests). */
+enum rank_state rm_state(struct rank_manager *rm, uint32_t rank, uint64_t *owner);
+
+#endif

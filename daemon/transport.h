@@ -1,0 +1,34 @@
+/* openpimd's transport: the listening UNIX-domain socket, peer credentials,
+ * and whole-message I/O that gives up when the daemon stops (stop_fd becomes
+ * readable) so that no client can hold a shutdown up.  A vsock listener for
+ * virtual machines would be a second transport_listen_* beside this one. */
+#ifndef OPENPIM_DAEMON_TRANSPORT_H
+#define OPENPIM_DAEMON_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Binds and listens on path; refuses if a live daemon answers there, removes
+ * a stale socket file.  The fd, or -1 with a message. */
+int transport_listen_unix(const char *path, char *err, size_t errlen);
+
+struct peer {
+    pid_t pid;
+    uid_t uid;
+    gid_t gid;
+};
+/* The kernel's record of who connected (SO_PEERCRED): not forgeable by the peer. */
+int transport_peer(int fd, struct peer *out);
+
+/* Reads exactly len bytes.  Descriptors passed with them (SCM_RIGHTS) are
+ * stored in fds[0..*nfds) (at most max_fds; extra ones are closed).
+ * 0, 1 on a clean end of stream before any byte, -1 on error, a cut stream
+ * or when stop_fd is readable. */
+int transport_recv(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, int stop_fd);
+/* Writes the iovecs whole; -1 on error or when the peer reads nothing for
+ * timeout_ms (replies in flight still go out while the daemon stops). */
+struct iovec;
+int transport_send(int fd, struct iovec *iov, int iovcnt, int timeout_ms);
+
+#endif
