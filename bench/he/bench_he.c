@@ -8,8 +8,10 @@
  *      (112, 224, 448 bits: at least DRAMatic's 109, 218, 438) and `slots`
  *      sub-polynomials per DPU and array (16 = one per tasklet).
  *
- *   bench_he MULBENCH_IMAGE [dpus [slots [max_log_n]]]
+ *   bench_he MULBENCH_IMAGE [dpus [slots [max_log_n [kernel_group]]]]
+ * BENCH_HE_KERNELS_ONLY=1 prints part 2 only.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -218,7 +220,10 @@ int main(int argc, char **argv)
     uint32_t dpus = argc > 2 ? (uint32_t)atoi(argv[2]) : 383, slots = argc > 3 ? (uint32_t)atoi(argv[3]) : 16;
     uint32_t max_log_n = argc > 4 ? (uint32_t)atoi(argv[4]) : 14;
     uint32_t kernel_group = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
-    multiply_table(argv[1]);
+    /* BENCH_HE_KERNELS_ONLY=1: the kernel table alone (the what-if runs of whatif.sh) */
+    const bool kernels_only = getenv("BENCH_HE_KERNELS_ONLY") && atoi(getenv("BENCH_HE_KERNELS_ONLY"));
+    if (!kernels_only)
+        multiply_table(argv[1]);
 
     printf("## HE kernels, modelled: %u DPUs, %u sub-polynomials per DPU and array (%s tasklets busy in the (i)NTT), "
            "28-bit moduli\n", dpus, slots, slots >= 16 ? "all 16" : "not all");
@@ -248,6 +253,8 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+    if (kernels_only)
+        return 0;
     printf("\n## Relinearisation (not in DRAMatic), modelled: k + 1 groups of 1 DPU (the special modulus has its own), "
            "%u ciphertexts per DPU\n", slots);
     printf("## total = kernels + transfers of the host relays (c2's RNS digits to every group; the special group's "

@@ -14,7 +14,7 @@ he_build="$build/he"
 OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -Wall -Wextra -Werror -DNR_TASKLETS=1 -o "$work/dpu_mulbench" \
     "$here/dpu_mulbench.c" "$here/dpu_mulbench_custom.c" "$here/dpu_mulbench_native.c"
 cc -O2 -Wall -Wextra -Werror -std=c11 -I"$here/../../he/include" -o "$work/bench_he" "$here/bench_he.c" \
-    "$he_build/libopenpim_he.a" $(dpu-pkg-config --cflags --libs dpu)
+    "$he_build/libopenpim_he.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu)
 (cd "$work" && ./bench_he ./dpu_mulbench "${2:-383}" "${3:-16}" "${4:-14}" "${5:-1}") | tee "$work/dpu.txt"
 # SEAL on this host beside the modelled figures (seal-python: python/requirements-test.txt)
 if python3 -c "import seal" 2>/dev/null; then

@@ -39,7 +39,7 @@ extern "C" {
 
 #define OPENPIM_HE_MIN_LOG_N 10
 #define OPENPIM_HE_MAX_LOG_N 16
-#define OPENPIM_HE_MAX_MODULI 64
+#define OPENPIM_HE_MAX_MODULI 128 /* log Q = 2800 (Jonatan et al. Fig. 15) is 94 moduli of 30 bits */
 /* Moduli have at most this many bits: Barrett's remainder (< 3q) must fit a
  * 32-bit DPU word. */
 #define OPENPIM_HE_MAX_MODULUS_BITS 30
@@ -199,6 +199,78 @@ void openpim_he_relin_key_free(openpim_he_context *ctx, openpim_he_relin_key *ke
 openpim_he_status openpim_he_relinearize(openpim_he_context *ctx, const openpim_he_relin_key *key,
                                          uint64_t plain_modulus, openpim_he_poly *const out[2],
                                          const openpim_he_poly *const in[3]);
+
+/* ---- 2D NTT across DPUs (Jonatan et al., section 5.2.3) --------------------
+ * The hierarchical (four-step) NTT: each n-point NTT is spread over a group
+ * of g DPUs, n = n1 n2 (n1 = 2^ceil(log2(n)/2), n2 = n / n1): step 1 runs the
+ * n1 column NTTs of size n2 (each DPU n1 / g of them) and multiplies by the
+ * twiddles between the steps, an All-to-All between the g DPUs of each group
+ * (comm's openpim_alltoall) brings each DPU n2 / g whole rows, step 2 runs
+ * the n2 row NTTs of size n1.  Several NTTs at once: a batch of `count`
+ * RNS polynomials is count * k residue NTTs (each with its own modulus), the
+ * groups take consecutive shares of ceil(count k / G) of them (model-level
+ * parallelism inside a group, input-level across the G = nr_dpus / g groups:
+ * the paper's "hybrid").  The result is the same NTT form as openpim_he_ntt
+ * (SEAL's), computed without the 1D path's one-DPU-per-residue limit.
+ * Data does not stay on the DPUs between calls: each call moves its inputs
+ * in and its outputs out, as the paper's experiment does.  Forward only. */
+
+/* Which collective implementation the All-to-All uses (comm's). */
+enum openpim_he_comm {
+    OPENPIM_HE_COMM_DEFAULT = 0, /* comm's default (OPENPIM_COMM_IMPL in the environment) */
+    OPENPIM_HE_COMM_BASELINE,    /* host-mediated: DPUs -> host, reorder, host -> DPUs (the paper's) */
+    OPENPIM_HE_COMM_OPTIMISED,   /* PID-Comm's techniques on the physical view */
+};
+
+struct openpim_he_ntt2d_config {
+    uint32_t nr_dpus;        /* DPUs to allocate: a multiple of group_dpus */
+    uint32_t group_dpus;     /* g, DPUs sharing one NTT: a power of two <= n2; 0: the largest that fits both */
+    uint32_t count;          /* RNS polynomials per call, >= 1 */
+    const char *profile;     /* dpu_alloc profile (NULL: the environment's) */
+    enum openpim_he_mul mul; /* kernel variant */
+    enum openpim_he_comm comm;
+    const char *dpu_dir;     /* directory of the DPU images (NULL: the build's) */
+};
+
+/* Modelled time of one call, by the paper's categories (microseconds of the
+ * OpenPIM clock, openpim_modelled_time_us), and the slowest DPU of each step. */
+struct openpim_he_ntt2d_times {
+    double cpu_dpu_us;    /* the host's transposition of the inputs into columns (charged at
+                             9.9 GB/s, one core's strided DRAM-to-DRAM gather) and their transfer */
+    double kernel1_us;    /* launch of step 1 (columns, twiddles) */
+    double inter_dpu_us;  /* the All-to-All */
+    double kernel2_us;    /* launch of step 2 (rows) */
+    double dpu_cpu_us;    /* transfer of the results */
+    double total_us;
+    uint64_t kernel1_cycles, kernel2_cycles; /* slowest DPU's cycles of each step */
+    double kernel1_dpu_us, kernel2_dpu_us;   /* the same at the DPU clock */
+};
+
+struct openpim_he_ntt2d_shape {
+    uint32_t n1, n2;      /* step 2 and step 1 NTT sizes */
+    uint32_t group_dpus;  /* g */
+    uint32_t nr_groups;   /* G */
+    uint32_t nr_dpus;     /* g G */
+    uint32_t slots;       /* residue NTTs per group (the last groups may hold fewer) */
+    int comm_view;        /* whether the last All-to-All used comm's physical-view path (-1: none yet) */
+};
+
+typedef struct openpim_he_ntt2d openpim_he_ntt2d;
+
+/* Allocates the DPUs, loads the kernels, writes each DPU its moduli, twiddle
+ * tables and between-step twiddles.  OPENPIM_HE_ERR_ARGUMENT for a bad
+ * configuration (group size, DPU count), OPENPIM_HE_ERR_MRAM when a DPU's
+ * share does not fit its MRAM. */
+openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params,
+                                          const struct openpim_he_ntt2d_config *config, openpim_he_ntt2d **ntt);
+void openpim_he_ntt2d_destroy(openpim_he_ntt2d *ntt); /* NULL is a no-op */
+openpim_he_status openpim_he_ntt2d_shape(const openpim_he_ntt2d *ntt, struct openpim_he_ntt2d_shape *shape);
+
+/* in: count * k * n words in coefficient form (layout above, each word
+ * checked to be below its modulus); out: the same in NTT form, equal to
+ * openpim_he_ntt's.  times may be NULL.  in and out may be the same buffer. */
+openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *ntt, const uint32_t *in, uint32_t *out,
+                                           struct openpim_he_ntt2d_times *times);
 
 #ifdef __cplusplus
 }

@@ -4,13 +4,16 @@
  *
  *   he_cli primes N K BITS          print openpim_he_params_generate's moduli
  *   he_cli root Q N                 print the minimal primitive 2N-th root
- *   he_cli OP IN.bin OUT.bin        OP: ntt intt ntt_intt add sub neg mul polymul bgv relin
+ *   he_cli OP IN.bin OUT.bin        OP: ntt intt ntt_intt add sub neg mul polymul bgv relin ntt2d
  *
  * IN.bin, little-endian uint32: n, k, nr_dpus, mul (0 custom, 1 native), count,
  * nr_inputs, special modulus (0: none), plain modulus t, moduli[k], then
  * nr_inputs arrays of count*k*n words, then for relin the relinearisation key
  * (k*2*(k+1)*n words).  OUT.bin: the result arrays.  Prints "cycles C"
- * (modelled cycles of the operation). */
+ * (modelled cycles of the operation).  ntt2d: the 2D NTT across DPUs, with
+ * the plain-modulus word giving group_dpus (0: automatic) and the collective
+ * implementation from OPENPIM_COMM_IMPL; prints "cycles C1 C2" (the steps)
+ * and "view V" (whether comm used its physical-view path). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +86,31 @@ int main(int argc, char **argv)
         key = read_words(in, (size_t)params.nr_moduli * 2 * (params.nr_moduli + 1) * params.n);
     fclose(in);
 
+    if (strcmp(op, "ntt2d") == 0) {
+        struct openpim_he_ntt2d_config c2 = {
+            .nr_dpus = hdr[2], .group_dpus = hdr[7], .count = count, .mul = (enum openpim_he_mul)hdr[3]};
+        openpim_he_ntt2d *h;
+        struct openpim_he_ntt2d_times t;
+        struct openpim_he_ntt2d_shape shape;
+        uint32_t *res = malloc(words * 4 + 4);
+        CHECK(openpim_he_ntt2d_create(&params, &c2, &h));
+        CHECK(openpim_he_ntt2d_forward(h, inputs[0], res, &t));
+        CHECK(openpim_he_ntt2d_shape(h, &shape));
+        FILE *o2 = fopen(argv[3], "wb");
+        if (!res || !o2 || fwrite(res, 4, words, o2) != words) {
+            perror(argv[3]);
+            return 1;
+        }
+        fclose(o2);
+        printf("groups %u group_dpus %u slots %u view %d\ncycles %" PRIu64 " %" PRIu64 "\n", shape.nr_groups,
+               shape.group_dpus, shape.slots, shape.comm_view, t.kernel1_cycles, t.kernel2_cycles);
+        openpim_he_ntt2d_destroy(h);
+        free(res);
+        free(inputs[0]);
+        free(moduli);
+        free(hdr);
+        return 0;
+    }
     struct openpim_he_config config = {.nr_dpus = hdr[2], .mul = (enum openpim_he_mul)hdr[3]};
     openpim_he_context *ctx;
     CHECK(openpim_he_context_create(&params, &config, &ctx));

@@ -9,6 +9,11 @@ MODE ops       add, sub, negate, pointwise and negacyclic products
 MODE bgv_seal  SEAL (seal-python): NTT form of real BGV ciphertexts, the
                ciphertext product (Evaluator.multiply) and its decryption
 MODE relin_seal  relinearisation vs SEAL's Evaluator.relinearize, decryption
+MODE ntt2d     the 2D NTT across DPUs vs the reference and the 1D NTT: group
+               sizes 1 ... 256, several groups, uneven batches, both
+               multiply variants, both All-to-All implementations of comm
+MODE ntt2d_seal  the 2D NTT of real BGV ciphertexts = SEAL's NTT form,
+               n = 4096 ... 65536
 
 Every DPU result is compared exactly; any difference fails the test.
 """
@@ -313,6 +318,107 @@ def mode_relin_seal(cli):
             plain = np.asarray(coder.decode(dec.decrypt(mine)), dtype=np.int64) % t
             check(np.array_equal(plain.astype(np.uint64), (m1[i] * m2[i]) % t), "decrypts to m1*m2 " + tag)
         print("%s: relinearisation bit-exact with SEAL, %d cycles" % (tag, cycles), flush=True)
+
+
+def run_2d(cli, n, moduli, nr_dpus, group_dpus, mul, a, comm_impl=None):
+    """The 2D NTT of a (count, k, n); returns the output and he_cli's report (groups, slots, view, cycles)."""
+    env = dict(os.environ)
+    env.pop("OPENPIM_COMM_IMPL", None)
+    if comm_impl:
+        env["OPENPIM_COMM_IMPL"] = comm_impl
+    count = a.shape[0]
+    with tempfile.TemporaryDirectory() as d:
+        fin, fout = os.path.join(d, "in.bin"), os.path.join(d, "out.bin")
+        hdr = np.array([n, len(moduli), nr_dpus, mul, count, 1, 0, group_dpus] + list(moduli), dtype="<u4")
+        with open(fin, "wb") as f:
+            f.write(hdr.tobytes() + np.ascontiguousarray(a, dtype="<u4").tobytes())
+        r = subprocess.run([cli, "ntt2d", fin, fout], capture_output=True, text=True, env=env)
+        if r.returncode != 0:
+            raise SystemExit("he_cli ntt2d failed:\n%s%s" % (r.stdout, r.stderr))
+        words = r.stdout.split()
+        info = dict(zip(words[0:8:2], (int(x) for x in words[1:8:2])))
+        info["cycles"] = (int(words[9]), int(words[10]))
+        return np.fromfile(fout, dtype="<u4").reshape(count, len(moduli), n), info
+
+
+def mode_ntt2d(cli):
+    rng = random.Random(6)
+    # (n, k, polynomials, DPUs, group DPUs, multiply variant, comm implementation, groups, slots, view)
+    cases = [
+        (1024, 2, 3, 4, 4, MUL_CUSTOM, None, 1, 6, 0),          # 32 x 32, one group, 6 residue NTTs
+        (2048, 1, 5, 8, 4, MUL_NATIVE, None, 2, 3, 0),          # 64 x 32 (odd log n), 2 groups, 3 + 2 NTTs
+        (8192, 3, 1, 6, 2, MUL_NATIVE, "baseline", 3, 1, 0),    # 128 x 64, 3 groups of 2 DPUs
+        (4096, 1, 4, 64, 0, MUL_CUSTOM, "optimised", 1, 4, 1),  # a whole rank: comm's physical-view path
+        (4096, 1, 4, 64, 64, MUL_CUSTOM, "baseline", 1, 4, 0),  # the same through the host-mediated path
+        (4096, 1, 5, 128, 64, MUL_NATIVE, None, 2, 3, 0),       # one column per DPU, 3 + 2 NTTs: odd rows
+        (4096, 1, 9, 64, 64, MUL_CUSTOM, None, 1, 9, 1),        # one column per DPU, 9 NTTs: padded rows
+        (16384, 1, 9, 128, 16, MUL_CUSTOM, None, 8, 2, 1),      # 8 groups, 9 NTTs: the last 7 groups hold 1
+    ]
+    for n, k, count, dpus, g, mul, impl, want_groups, want_slots, want_view in cases:
+        moduli = ref.ntt_friendly_primes(n, k, 30)
+        a = random_array(rng, count, moduli, n)
+        got, info = run_2d(cli, n, moduli, dpus, g, mul, a, impl)
+        tag = "2D NTT n=%d k=%d count=%d dpus=%d g=%d mul=%d comm=%s" % (n, k, count, dpus, g, mul, impl)
+        same(got, ref_each(ref.ntt, a, moduli), tag + " vs reference")
+        check((info["groups"], info["slots"], info["view"]) == (want_groups, want_slots, want_view),
+              "%s: shape %s" % (tag, info))
+        (one_d,), _ = run_cli(cli, "ntt", n, moduli, k, mul, [a])
+        same(got, one_d, tag + " vs the 1D NTT")
+        print("%s: ok, kernel cycles %s" % (tag, info["cycles"]), flush=True)
+    # n = 2^16 (the paper's 256 x 256): one DPU, 16 DPUs and 256 DPUs per NTT give the reference's answer
+    n, moduli = 65536, ref.ntt_friendly_primes(65536, 1, 30)
+    a = random_array(rng, 1, moduli, n)
+    want = ref_each(ref.ntt, a, moduli)
+    for dpus, g in ((1, 1), (16, 16), (256, 256)):
+        got, info = run_2d(cli, n, moduli, dpus, g, MUL_CUSTOM, a)
+        same(got, want, "2D NTT n=65536 g=%d" % g)
+        print("2D NTT n=65536 on %d DPUs: ok, kernel cycles %s" % (dpus, info["cycles"]), flush=True)
+    # edge values: all q - 1, all 0, a single 1 (NTT = all ones)
+    n, moduli = 4096, ref.ntt_friendly_primes(4096, 2, 30)
+    edge = np.zeros((3, 2, n), dtype=np.uint32)
+    edge[0] = np.array(moduli, dtype=np.uint32)[:, None] - 1
+    edge[2, :, 0] = 1
+    got, _ = run_2d(cli, n, moduli, 8, 8, MUL_NATIVE, edge)
+    same(got, ref_each(ref.ntt, edge, moduli), "2D NTT of edge values")
+    check(bool((got[2] == 1).all()) and not got[1].any(), "2D NTT(delta) = ones, NTT(0) = 0")
+    # the modelled kernel time depends only on the DPU's own share: the same with more groups doing the
+    # same work (what lets the benchmarks time kernels on fewer groups)
+    n, moduli = 16384, ref.ntt_friendly_primes(16384, 2, 30)
+    a = random_array(rng, 2, moduli, n)
+    _, one = run_2d(cli, n, moduli, 32, 32, MUL_CUSTOM, a[:1])   # 2 NTTs on 1 group
+    _, four = run_2d(cli, n, moduli, 128, 32, MUL_CUSTOM, np.concatenate([a, a]))  # 8 NTTs on 4 groups
+    check(one["cycles"] == four["cycles"], "kernel cycles independent of the number of groups: %s vs %s"
+          % (one["cycles"], four["cycles"]))
+
+
+def mode_ntt2d_seal(cli):
+    try:
+        import seal
+    except ImportError:
+        check(False, "seal-python is not installed (pip install -r python/requirements-test.txt)")
+        return
+    rng = np.random.default_rng(7)
+    for n, k, dpus, g, mul in [(4096, 3, 16, 16, MUL_NATIVE), (32768, 2, 64, 64, MUL_CUSTOM),
+                               (65536, 2, 512, 256, MUL_CUSTOM)]:
+        parms = seal.EncryptionParameters(seal.scheme_type.bgv)
+        parms.set_poly_modulus_degree(n)
+        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, [30] * (k + 1)))
+        parms.set_plain_modulus(seal.PlainModulus.Batching(n, 20))
+        ctx = seal.SEALContext(parms, True, seal.sec_level_type.none)
+        moduli = [m.value() for m in ctx.first_context_data().parms().coeff_modulus()]
+        enc = seal.Encryptor(ctx, seal.KeyGenerator(ctx).create_public_key())
+        ev, coder = seal.Evaluator(ctx), seal.BatchEncoder(ctx)
+        ct = enc.encrypt(coder.encode(rng.integers(0, parms.plain_modulus().value(), n, dtype=np.uint64)))
+
+        def raw(c):
+            b = c.to_string()
+            return np.frombuffer(b[-c.size() * k * n * 8:], dtype="<u8").reshape(c.size(), k, n).astype(np.uint32)
+
+        want, coeff = raw(ct), raw(ev.transform_from_ntt(ct))
+        got, info = run_2d(cli, n, moduli, dpus, g, mul, coeff)
+        tag = "2D NTT n=%d k=%d dpus=%d g=%d mul=%d" % (n, k, dpus, g, mul)
+        same(got, want, tag + " = SEAL's NTT form of a BGV ciphertext")
+        print("%s: bit-exact with SEAL, kernel cycles %s" % (tag, info["cycles"]), flush=True)
 
 
 def main():

@@ -261,6 +261,92 @@ static void test_relin(void)
     openpim_he_context_destroy(ctx); /* frees the arrays */
 }
 
+/* The 2D NTT: bad configurations, inputs not reduced (output untouched), MRAM. */
+static void test_ntt2d(void)
+{
+    struct openpim_he_params p;
+    CHECK_EQ(openpim_he_params_generate(4096, 2, 30, &p), OPENPIM_HE_OK); /* n1 = n2 = 64 */
+    struct openpim_he_ntt2d_config c = {.nr_dpus = 8, .group_dpus = 4, .count = 1, .profile = PROFILE};
+    openpim_he_ntt2d *h = NULL;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, NULL, &h), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    c.group_dpus = 3;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK(error_mentions("power of two"));
+    c.group_dpus = 128, c.nr_dpus = 128; /* more DPUs per NTT than columns */
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK(error_mentions("n2 = 64"));
+    c.group_dpus = 4, c.nr_dpus = 6;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK(error_mentions("multiple"));
+    c.nr_dpus = 0;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_DPUS);
+    c.nr_dpus = 256; /* the profile's machine has 128 */
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_DPUS);
+    c.nr_dpus = 8, c.count = 0;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    c.count = 1, c.mul = (enum openpim_he_mul)7;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    c.mul = OPENPIM_HE_MUL_CUSTOM, c.comm = (enum openpim_he_comm)9;
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    c.comm = OPENPIM_HE_COMM_BASELINE;
+    struct openpim_he_params bad;
+    CHECK_EQ(openpim_he_params_generate(4096, 3, 30, &bad), OPENPIM_HE_OK);
+    bad.special_modulus = bad.moduli[2], bad.nr_moduli = 2;
+    CHECK_EQ(openpim_he_ntt2d_create(&bad, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
+    bad = p;
+    bad.moduli[1] = 8193; /* not prime */
+    CHECK_EQ(openpim_he_ntt2d_create(&bad, &c, &h), OPENPIM_HE_ERR_MODULUS);
+    CHECK(h == NULL);
+    /* one DPU per NTT, 2^16 points: about 1 MB of MRAM per residue NTT, 70 do not fit 64 MB */
+    struct openpim_he_params big;
+    CHECK_EQ(openpim_he_params_generate(65536, 1, 30, &big), OPENPIM_HE_OK);
+    struct openpim_he_ntt2d_config one = {.nr_dpus = 1, .group_dpus = 1, .count = 70, .profile = PROFILE};
+    CHECK_EQ(openpim_he_ntt2d_create(&big, &one, &h), OPENPIM_HE_ERR_MRAM);
+    CHECK(error_mentions("MRAM"));
+
+    CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_OK);
+    struct openpim_he_ntt2d_shape shape;
+    CHECK_EQ(openpim_he_ntt2d_shape(h, &shape), OPENPIM_HE_OK);
+    CHECK_EQ(shape.n1, 64);
+    CHECK_EQ(shape.n2, 64);
+    CHECK_EQ(shape.group_dpus, 4);
+    CHECK_EQ(shape.nr_groups, 2);
+    CHECK_EQ(shape.slots, 1);
+    CHECK_EQ(shape.comm_view, -1);
+    CHECK_EQ(openpim_he_ntt2d_shape(h, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    const size_t words = 2 * 4096;
+    uint32_t *in = calloc(words, 4), *out = malloc(words * 4);
+    CHECK(in && out);
+    memset(out, 0xab, words * 4);
+    in[4096 + 17] = p.moduli[1]; /* residue 1, coefficient 17: not reduced */
+    CHECK_EQ(openpim_he_ntt2d_forward(h, in, out, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK(error_mentions("coefficient 17"));
+    size_t untouched = 0;
+    for (size_t i = 0; i < words; i++)
+        untouched += out[i] == 0xabababab;
+    CHECK_EQ(untouched, words);
+    CHECK_EQ(openpim_he_ntt2d_forward(h, NULL, out, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK_EQ(openpim_he_ntt2d_forward(NULL, in, out, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    /* still usable: NTT(0) = 0, in place */
+    in[4096 + 17] = 0;
+    struct openpim_he_ntt2d_times t;
+    CHECK_EQ(openpim_he_ntt2d_forward(h, in, in, &t), OPENPIM_HE_OK);
+    size_t zeros = 0;
+    for (size_t i = 0; i < words; i++)
+        zeros += in[i] == 0;
+    CHECK_EQ(zeros, words);
+    CHECK(t.kernel1_cycles > 0 && t.kernel2_cycles > 0 && t.inter_dpu_us > 0 && t.cpu_dpu_us > 0 &&
+          t.dpu_cpu_us > 0);
+    CHECK(t.total_us == t.cpu_dpu_us + t.kernel1_us + t.inter_dpu_us + t.kernel2_us + t.dpu_cpu_us);
+    CHECK_EQ(openpim_he_ntt2d_shape(h, &shape), OPENPIM_HE_OK);
+    CHECK_EQ(shape.comm_view, 0); /* 8 DPUs: not whole ranks */
+    openpim_he_ntt2d_destroy(h);
+    openpim_he_ntt2d_destroy(NULL);
+    free(in);
+    free(out);
+}
+
 int main(void)
 {
     test_params();
@@ -268,5 +354,6 @@ int main(void)
     test_mram();
     test_misuse();
     test_relin();
+    test_ntt2d();
     return check_done("test_he_errors");
 }

@@ -1,0 +1,225 @@
+/* The 2D NTT's DPU program (layouts in he_ntt2d_abi.h): one launch runs one
+ * step on this DPU's sub-NTTs.  The sub-NTTs are taken HE2D_BATCH at a time
+ * into WRAM and all tasklets share each batch (fine-grained), so that even
+ * one 256-point sub-NTT per DPU keeps 16 tasklets busy, as Jonatan et al. do:
+ * log2(size) Cooley-Tukey layers merged four at a time (radix-16 butterflies,
+ * one per tasklet and stage for a 256-point NTT; a smaller radix for the
+ * last layers of other sizes), a barrier between stages.  Consts live in MRAM
+ * because the host reloads this program after the All-to-All (comm may load
+ * its own kernel on the set), which resets WRAM. */
+#include <barrier.h>
+#include <defs.h>
+#include <mram.h>
+
+#include "he_modarith.h"
+#include "he_ntt2d_abi.h"
+
+#if NR_TASKLETS != HE2D_NR_TASKLETS
+#error "build with NR_TASKLETS == HE2D_NR_TASKLETS"
+#endif
+
+#define BW HE2D_BATCH
+#define SIDE HE2D_MAX_SIDE
+
+typedef __mram_ptr uint32_t *mram_words;
+
+__host uint32_t he2d_step;
+
+static uint32_t data[BW * SIDE] __attribute__((aligned(8)));  /* the batch's sub-NTTs, [b][size] */
+static uint32_t tw[BW * SIDE] __attribute__((aligned(8)));    /* their twiddle tables, [b][size] */
+/* step 1: the columns' twists [b][n2]; step 2: the gathered All-to-All rows, [q][BW c1] (2 BW c1 when
+ * row_words is odd) */
+static uint32_t aux[2 * BW * SIDE + 2] __attribute__((aligned(8)));
+static struct he_mod mods[BW];
+static uint32_t out_words[NR_TASKLETS][2 * BW] __attribute__((aligned(8)));
+
+BARRIER_INIT(sync_all, NR_TASKLETS);
+
+static mram_words at(uint32_t offset)
+{
+    return (mram_words)((__mram_ptr uint8_t *)DPU_MRAM_HEAP_POINTER + offset);
+}
+
+/* MRAM -> WRAM of `words` words (even), in DMAs of at most 2 KB. */
+static void read_words(mram_words src, uint32_t *dst, uint32_t words)
+{
+    for (uint32_t w = 0; w < words; w += 512)
+        mram_read(src + w, dst + w, (words - w < 512 ? words - w : 512) * 4);
+}
+
+static void write_words(const uint32_t *src, mram_words dst, uint32_t words)
+{
+    for (uint32_t w = 0; w < words; w += 512)
+        mram_write(src + w, dst + w, (words - w < 512 ? words - w : 512) * 4);
+}
+
+/* Tasklets share the loads of `rows` rows of `words` words (a multiple of
+ * 16): row b from src + b * stride words into dst + b * words, in pieces of
+ * words / 8 words (at least 2). */
+static void load_rows(mram_words src, uint32_t stride, uint32_t *dst, uint32_t rows, uint32_t words)
+{
+    const uint32_t piece = words / 8;
+    for (uint32_t p = me(); p < rows * 8; p += NR_TASKLETS) {
+        const uint32_t b = p / 8, off = (p % 8) * piece;
+        read_words(src + b * stride + off, dst + b * words + off, piece);
+    }
+}
+
+/* Negacyclic Cooley-Tukey NTTs (natural order in, bit-reversed out) of `rows`
+ * rows of 2^log_n words in place, row b with twiddles tws + b * 2^log_n and
+ * modulus mods[b]; ends with a barrier. */
+static void ntt_rows(uint32_t *x0, const uint32_t *tws, uint32_t rows, uint32_t log_n)
+{
+    for (uint32_t layer = 0; layer < log_n; layer += 4) {
+        const uint32_t log_r = log_n - layer < 4 ? log_n - layer : 4, radix = 1u << log_r;
+        const uint32_t log_stride = log_n - layer - log_r, log_units = log_n - log_r;
+        for (uint32_t u = me(); u < rows << log_units; u += NR_TASKLETS) {
+            const uint32_t b = u >> log_units, unit = u & ((1u << log_units) - 1);
+            const uint32_t base = ((unit >> log_stride) << (log_n - layer)) + (unit & ((1u << log_stride) - 1));
+            uint32_t *x = x0 + (b << log_n);
+            const uint32_t *w = tws + (b << log_n);
+            const struct he_mod m = mods[b];
+            uint32_t v[16];
+            for (uint32_t e = 0; e < radix; e++)
+                v[e] = x[base + (e << log_stride)];
+            for (uint32_t l = 0; l < log_r; l++) {
+                const uint32_t h = radix >> (l + 1), shift = log_n - layer - l;
+                for (uint32_t e = 0; e < radix; e++) {
+                    if (e & h)
+                        continue;
+                    const uint32_t t = w[(1u << (layer + l)) + ((base + (e << log_stride)) >> shift)];
+                    const uint32_t p = v[e], q = he_mulmod(v[e + h], t, m);
+                    v[e] = he_addmod(p, q, m);
+                    v[e + h] = he_submod(p, q, m);
+                }
+            }
+            for (uint32_t e = 0; e < radix; e++)
+                x[base + (e << log_stride)] = v[e];
+        }
+        barrier_wait(&sync_all);
+    }
+}
+
+static void load_mods(const struct he2d_consts *c, uint32_t first_slot, const uint32_t *slot_of_row, uint32_t rows)
+{
+    if (me() == 0)
+        for (uint32_t b = 0; b < rows; b++) {
+            struct he2d_mod md __attribute__((aligned(8)));
+            uint32_t s = slot_of_row ? slot_of_row[b] : first_slot + b;
+            mram_read((__mram_ptr struct he2d_mod *)at(c->mods) + s, &md, sizeof md);
+            mods[b] = (struct he_mod){md.q, md.bits, md.mu};
+        }
+}
+
+/* Step 1: the columns kappa (sub-NTTs of size n2), twisted, written
+ * transposed into b: word kappa of row s. */
+static void step_columns(const struct he2d_consts *c)
+{
+    const uint32_t n2 = c->n2, cols = c->valid * c->c1;
+    for (uint32_t k0 = 0; k0 < cols; k0 += BW) {
+        const uint32_t bw = cols - k0 < BW ? cols - k0 : BW;
+        uint32_t slot_of_row[BW];
+        for (uint32_t b = 0; b < bw; b++)
+            slot_of_row[b] = (k0 + b) >> c->log_c1;
+        load_mods(c, 0, slot_of_row, bw);
+        load_rows(at(c->a) + k0 * n2, n2, data, bw, n2);
+        load_rows(at(c->twist) + k0 * n2, n2, aux, bw, n2);
+        for (uint32_t b = 0; b < bw; b++) /* consecutive columns mostly share a slot: tables loaded per row anyway */
+            if (me() == b % NR_TASKLETS)
+                read_words(at(c->tw1) + slot_of_row[b] * n2, tw + b * n2, n2);
+        barrier_wait(&sync_all);
+        ntt_rows(data, tw, bw, c->log_n2);
+        uint32_t *o = out_words[me()];
+        if (c->row_words & 1) {
+            /* odd rows (the host allows them only when one batch holds every column): rows s, s + 1
+             * together are 2 row_words words from an even offset */
+            const uint32_t rw = c->row_words;
+            for (uint32_t s = 2 * me(); s < n2; s += 2 * NR_TASKLETS) {
+                for (uint32_t b = 0; b < rw; b++) {
+                    o[b] = b < bw ? he_mulmod(data[b * n2 + s], aux[b * n2 + s], mods[b]) : 0;
+                    o[rw + b] = b < bw ? he_mulmod(data[b * n2 + s + 1], aux[b * n2 + s + 1], mods[b]) : 0;
+                }
+                mram_write(o, at(c->b) + s * rw, 2 * rw * 4);
+            }
+            barrier_wait(&sync_all);
+            continue;
+        }
+        /* row s of b gets words k0 .. k0 + bw - 1 (rounded up to even: the
+         * extra word lands in a padding or not-valid column) */
+        const uint32_t run = (bw + 1) & ~1u;
+        const uint32_t row_step = NR_TASKLETS * c->row_words;
+        mram_words row = at(c->b) + me() * c->row_words + k0;
+        for (uint32_t s = me(); s < n2; s += NR_TASKLETS, row += row_step) {
+            for (uint32_t b = 0; b < bw; b++)
+                o[b] = he_mulmod(data[b * n2 + s], aux[b * n2 + s], mods[b]);
+            mram_write(o, row, run * 4);
+        }
+        barrier_wait(&sync_all);
+    }
+}
+
+/* Step 2: the rows (s_loc, slot), s_loc-major, HE2D_BATCH at a time (sub-NTTs
+ * of size n1), gathered from the All-to-All's output, written in place of the
+ * input as [slot][r2][n1]. */
+static void step_rows(const struct he2d_consts *c)
+{
+    const uint32_t n1 = c->n1, c1 = c->c1, g = c->group_dpus, log_c1 = c->log_c1, rows = c->r2 * c->valid;
+    /* aux holds DPU q's words at q * BW * c1 (2 BW c1 when row_words is odd, for the 8-byte alignment of
+     * the reads): shifts only in the gather.  Odd row_words means c1 = 1 and r2 = 1 (host). */
+    const uint32_t odd = c->row_words & 1, log_stride = log_c1 + __builtin_ctz(BW) + odd, mask_c1 = c1 - 1;
+    uint32_t slot = 0, s_loc = 0; /* of row r0 */
+    for (uint32_t r0 = 0; r0 < rows; r0 += BW) {
+        const uint32_t bw = rows - r0 < BW ? rows - r0 : BW;
+        uint32_t slot_of_row[BW], sloc_of_row[BW];
+        for (uint32_t b = 0; b < bw; b++) {
+            slot_of_row[b] = slot, sloc_of_row[b] = s_loc;
+            if (++slot == c->valid)
+                slot = 0, s_loc++;
+        }
+        load_mods(c, 0, slot_of_row, bw);
+        /* rows of one s_loc are consecutive slots: from DPU q, words slot c1 .. of its row q r2 + s_loc
+         * (rounded up to even: the extra word is a padding or not-valid column; odd only when c1 = 1,
+         * and then r2 = 1: one run per batch) */
+        for (uint32_t b0 = 0, b1; b0 < bw; b0 = b1) {
+            for (b1 = b0; b1 < bw && sloc_of_row[b1] == sloc_of_row[b0]; b1++)
+                ;
+            for (uint32_t q = me(); q < g; q += NR_TASKLETS) {
+                const uint32_t off = (q * c->r2 + sloc_of_row[b0]) * c->row_words + slot_of_row[b0] * c1;
+                const uint32_t shift = off & odd; /* odd rows: from the even word before */
+                read_words(at(c->c) + off - shift, aux + (q << log_stride) + b0 * c1,
+                           (shift + (b1 - b0) * c1 + 1) & ~1u);
+            }
+        }
+        const uint32_t s0 = slot_of_row[0];
+        for (uint32_t b = 0; b < bw; b++)
+            if (me() == b % NR_TASKLETS)
+                read_words(at(c->tw2) + slot_of_row[b] * n1, tw + b * n1, n1);
+        barrier_wait(&sync_all);
+        for (uint32_t e = me(); e < bw * n1; e += NR_TASKLETS) {
+            const uint32_t b = e >> c->log_n1, i1 = e & (n1 - 1);
+            /* odd rows: c1 = 1, q = i1, and q's words began at parity (q row_words + s0) & 1 */
+            data[e] = aux[((i1 >> log_c1) << log_stride) + (odd & (i1 ^ s0)) + (b << log_c1) + (i1 & mask_c1)];
+        }
+        barrier_wait(&sync_all);
+        ntt_rows(data, tw, bw, c->log_n1);
+        const uint32_t piece = n1 / 8;
+        for (uint32_t p = me(); p < bw * 8; p += NR_TASKLETS) {
+            const uint32_t b = p / 8, off = (p % 8) * piece;
+            write_words(data + b * n1 + off, at(c->a) + (slot_of_row[b] * c->r2 + sloc_of_row[b]) * n1 + off, piece);
+        }
+        barrier_wait(&sync_all);
+    }
+}
+
+int main(void)
+{
+    struct he2d_consts c __attribute__((aligned(8)));
+    mram_read(at(0), &c, sizeof c);
+    if (he2d_step == HE2D_STEP_COLUMNS)
+        step_columns(&c);
+    else if (he2d_step == HE2D_STEP_ROWS)
+        step_rows(&c);
+    else
+        halt();
+    return 0;
+}

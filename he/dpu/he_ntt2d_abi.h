@@ -1,0 +1,58 @@
+/* Host/DPU interface of the 2D (four-step) NTT across DPUs (Jonatan et al.,
+ * section 5.2.3), compiled by both sides; every field is a 32-bit word.
+ *
+ * An n-point negacyclic NTT (n = n1 n2, input index i = i1 + n1 i2) is done
+ * by a group of g DPUs in two steps:
+ *   step 1: n1 negacyclic NTTs of size n2 (root psi^n1) on the columns
+ *           a[i1 + n1 i2], i2 = 0..n2-1; DPU x holds columns
+ *           i1 = x c1 .. x c1 + c1 - 1 (c1 = n1 / g), then multiplies output
+ *           slot s of column i1 by the twist psi^(i1 (2 bitrev(s) + 1 - n2));
+ *   All-to-All between the g DPUs (the host library calls comm);
+ *   step 2: n2 negacyclic NTTs of size n1 (root psi^n2) on the rows; DPU x
+ *           holds rows s = x r2 .. x r2 + r2 - 1 (r2 = n2 / g), and row s's
+ *           output slot t is slot s n1 + t of the whole NTT in SEAL's
+ *           bit-reversed order, so DPU x ends with words
+ *           [x n / g, (x + 1) n / g) of the result.
+ * A DPU holds `slots` such NTTs (residue polynomials, each with its own
+ * modulus); only the first `valid` are real (the last groups of a batch that
+ * does not divide evenly hold fewer).
+ *
+ * MRAM (heap byte offsets, the same on every DPU; all 8-byte aligned):
+ *   consts    struct he2d_consts, at offset 0
+ *   mods      [slots] struct he2d_mod
+ *   tw1, tw2  [slots][n2], [slots][n1]: forward twiddles of the step sizes,
+ *             tw[m + i] = root^bitrev(m + i) (the layout of he_ntt.c)
+ *   twist     [slots * c1][n2]: column kappa = slot c1 + i1_local
+ *   a         [slots * c1][n2]: the input columns; step 2 writes its output
+ *             here as [slots][r2][n1]
+ *   b         [n2][row_words]: step 1's output, row s = slot s of every column
+ *             kappa (row_words = slots c1, rounded up to even when it
+ *             exceeds HE2D_BATCH; an odd count is written in pairs of rows); rows
+ *             p r2 .. p r2 + r2 - 1 are the All-to-All's block for DPU p
+ *   c         [n2][row_words]: the All-to-All's output: row q r2 + s_loc,
+ *             word kappa, came from DPU q's column kappa. */
+#ifndef OPENPIM_HE_NTT2D_ABI_H
+#define OPENPIM_HE_NTT2D_ABI_H
+
+#include <stdint.h>
+
+#define HE2D_NR_TASKLETS 16
+#define HE2D_MAX_SIDE 256 /* n1, n2 <= 256: n <= 2^16 */
+#define HE2D_BATCH 8      /* sub-NTTs a DPU transforms together (WRAM: 3 x 8 KB) */
+
+struct he2d_consts {
+    uint32_t n1, n2, log_n1, log_n2;
+    uint32_t c1, r2, group_dpus, slots;
+    uint32_t valid, row_words, log_c1, pad1;
+    uint32_t mods, tw1, tw2, twist;
+    uint32_t a, b, c, pad2;
+};
+
+struct he2d_mod {
+    uint32_t q, bits, mu, pad; /* as struct he_mod (he_modarith.h) */
+};
+
+/* The step a launch runs (symbol he2d_step). */
+enum he2d_step { HE2D_STEP_COLUMNS = 1, HE2D_STEP_ROWS = 2 };
+
+#endif

@@ -1,0 +1,392 @@
+"""Report section: homomorphic encryption on the emulated PIM server.
+
+DRAMatic (Klinger et al., shared/papers/004: BGV/NTT on UPMEM, compared with
+SEAL) and the NTT part of Jonatan et al. (shared/papers/000 section 5: the
+single-DPU radix study and the 2D NTT across DPUs with its All-to-All), from
+the benchmarks of bench/he/ run during report generation:
+  run.sh      multiply routines by operand size (DRAMatic Fig. 3), NTT / iNTT /
+              BGV multiply / combined test at 383 DPUs beside SEAL on this host
+  radix.sh    one 256-point NTT on one DPU, radix 2/4/16 x 1-24 tasklets (Fig. 12)
+  whatif.sh   DRAMatic Fig. 10: faster multiplies through machine descriptions
+  ntt2d.sh    2D NTT strong scaling (Fig. 14) and log Q sweep (Fig. 15)
+Environment:
+  OPENPIM_REPORT_HE_LOGQ   log Q values of the Fig. 15 sweep (default "400 1200 2000 2800")
+"""
+import csv
+import io
+import os
+import re
+
+from openpim_report import INFO, MISS, WITHIN, ReportError, Row, Section, Table, matplotlib_pyplot
+
+TITLE = "Homomorphic encryption: DRAMatic (paper 004) and the 2D NTT of paper 000"
+ORDER = 60
+
+DRAMATIC = "paper 004 (DRAMatic, shared/papers/004)"
+JONATAN = "paper 000 (Jonatan et al., shared/papers/000)"
+TARGET_RATIO = 0.25  # issue 11: modelled ratios within 25 % of DRAMatic's stated ones
+
+
+def _statement(quantity, params, holds, modelled, published, source, note_if_not="", how=""):
+    return Row(quantity, params, modelled, published, source, status=WITHIN if holds else MISS,
+               note="" if holds else note_if_not, target=None, how=how)
+
+
+# ---- run.sh: multiply table, 383-DPU kernels, SEAL ------------------------------------------------
+
+def parse_run(text):
+    mult, seal_rows, transfers = [], [], {}
+    section = None
+    for line in text.splitlines():
+        if line.startswith("## Multiply routines"):
+            section = "mult"
+            continue
+        if line.startswith("## HE kernels") or line.startswith("## SEAL"):
+            section = "seal" if line.startswith("## SEAL") else "kernels"
+            continue
+        f = line.split()
+        if section == "mult" and len(f) == 7 and f[0].isdigit():
+            mult.append([int(f[0])] + [float(x) for x in f[1:]])
+        elif section == "seal" and len(f) == 11 and f[0].isdigit() and f[2] in ("ntt", "intt", "bgv", "combined"):
+            # SEAL one thread: the minimum (other processes on the host only ever slow it down)
+            seal_rows.append({"n": int(f[0]), "k": int(f[1]), "op": f[2], "seal1": float(f[3]),
+                              "sealall": float(f[5]), "dpu": float(f[6]), "drama": float(f[10].rstrip("x"))})
+        elif section == "seal" and "transfers per pair" in line:
+            m = re.search(r"\(([\d.]+)% and ([\d.]+)% of the combined", line)
+            if m:
+                transfers[int(f[0])] = (float(m.group(1)), float(m.group(2)))
+    if not mult:
+        raise ReportError("bench/he/run.sh printed no multiply table")
+    return mult, seal_rows, transfers
+
+
+def multiply_part(ctx, plt, sec, cmd, mult):
+    bits = [r[0] for r in mult]
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for col, label, style in ((1, "native 32x32->32", "o-"), (2, "custom 32x32->32", "s--"),
+                              (3, "native 32x32->64", "^-"), (4, "custom 32x32->64", "d--")):
+        ax.plot(bits, [r[col] for r in mult], style, ms=3, label=label)
+    ax.set_yscale("log")
+    ax.set_xlabel("operand bits (both factors 2^bits - 1)")
+    ax.set_ylabel("modelled DPU instructions per multiply")
+    ax.set_title("Custom vs native multiply by input size (DRAMatic Fig. 3)", fontsize=10)
+    ax.legend(fontsize=8)
+    sec.figures.append(ctx.figure(fig, "DRAMatic Fig. 3 analogue: modelled instructions per multiply "
+                                  "(= cycles at >= 11 tasklets) of the custom routines (8x8-bit products) and the "
+                                  "compiler's, by operand size", [cmd]))
+    by = {r[0]: r for r in mult}
+    custom64, custom32 = by[32][4], by[32][2]
+    cross = next((b for b in bits if by[b][1] > by[b][2]), None)
+    rows = [
+        Row("custom 32x32->64 multiply", "any operands (constant time)", custom64, 35.0, DRAMATIC + " §3.1.1",
+            unit="instructions", target=0.20, how="bench_he multiply table",
+            note="our routine combines four 16x16 products, each from four 8x8 products, in C; DRAMatic's is "
+                 "hand-written assembly"),
+        Row("custom 32x32->32 multiply", "any operands (constant time)", custom32, 21.0, DRAMATIC + " §3.1.1",
+            unit="instructions", target=0.20, how="bench_he multiply table",
+            note="three 16x16 partial products in C against DRAMatic's assembly"),
+        _statement("custom 32->32 faster than native", "both factors of b bits",
+                   cross is not None and 14 <= cross <= 20,
+                   "from b = %s" % cross, "when both factors exceed 16 bits", DRAMATIC + " §3.1.1",
+                   "the crossover follows the model's __mulsi3 cost (8 + 1 per bit of the smaller factor)"),
+        _statement("custom routines constant time", "1..32 bits",
+                   max(r[2] for r in mult) - min(r[2] for r in mult) < 1 and
+                   max(r[4] for r in mult) - min(r[4] for r in mult) < 1,
+                   "spread %.1f / %.1f instr" % (max(r[2] for r in mult) - min(r[2] for r in mult),
+                                                 max(r[4] for r in mult) - min(r[4] for r in mult)),
+                   "constant runtime", DRAMATIC + " §3.1.1", "a data-dependent instruction in the routines"),
+    ]
+    sec.tables.append(Table("Multiply routines (DRAMatic Fig. 3)", rows, [cmd]))
+
+
+# DRAMatic's SEAL: 16 threads on a Xeon Gold 5415+ (8 cores, 16 with SMT); DRAMatic §4: "going from 4
+# threads to 16 threads [SEAL] becomes only about 2.1 times faster".  With 1 -> 4 threads taken as linear,
+# its 16-thread throughput is 4 x 2.1 = 8.4 one-thread throughputs.
+SEAL16_OVER_ONE = 4 * 2.1
+
+
+def kernels_part(sec, cmd, seal_rows, transfers, cores):
+    """DRAMatic's ratios (DPUs slower than SEAL by x, 383 DPUs against SEAL on
+    16 threads of a Xeon Gold 5415+) beside ours.  Host difference: SEAL runs
+    here on this host's cores; DRAMatic's 16-thread SEAL is estimated as 8.4
+    times the one-thread throughput measured here (1 -> 4 threads linear, then
+    x2.1 from 4 to 16 threads as DRAMatic §4 reports), taking one core of this
+    host as fast as one of theirs; the SEAL time is the minimum over the runs
+    (other work on this host only slows SEAL down).  DRAMatic's sweep ends at
+    n = 8192: larger n are shown without a target."""
+    if not seal_rows:
+        sec.notes.append("seal-python is not installed: the 383-DPU kernels have no SEAL comparison "
+                         "(pip install -r python/requirements-test.txt)")
+        return
+    rows = []
+    for r in seal_rows:
+        est16 = r["seal1"] / SEAL16_OVER_ONE
+        ratio = r["dpu"] / est16
+        rows.append(Row("DPUs / SEAL, %s" % r["op"], "n=%d, k=%d, 383 DPUs, per ciphertext" % (r["n"], r["k"]),
+                        ratio, r["drama"], DRAMATIC + " §4 (Figs. 8-9)", unit="x slower",
+                        target=TARGET_RATIO if r["n"] <= 8192 else None,
+                        how="modelled DPU us / (SEAL 1-thread min us on this host / 8.4)",
+                        note="DRAMatic states ~7x (NTT, iNTT), ~3x (BGV), ~6x (combined) for its sweep; the "
+                             "16-thread SEAL estimate assumes cores as fast as this host's, and SEAL's time here "
+                             "varies with the other work on this shared host; our custom multiplies cost 67 / 35 "
+                             "instructions against DRAMatic's 35 / 21 cycles (table above). This host's %d cores "
+                             "measured together: %.2fx" % (cores, r["dpu"] / r["sealall"])))
+    for n, (up, down) in sorted(transfers.items()):
+        rows.append(Row("transfers in / out, % of the combined test", "n=%d, 383 DPUs" % n,
+                        "%.1f %% / %.1f %%" % (up, down), "3 % / 6 %", DRAMATIC + " §4", status=INFO,
+                        target=None, how="modelled transfers / modelled combined kernels"))
+    sec.tables.append(Table("NTT, iNTT, BGV multiply, combined test at 383 DPUs vs SEAL (DRAMatic's ratios)",
+                            rows, [cmd], intro=kernels_part.__doc__.replace("\n    ", " ")))
+
+
+# ---- radix.sh: Fig. 12 --------------------------------------------------------------------------------
+
+def radix_part(ctx, plt, sec, cmd, text):
+    pts = []
+    for line in text.splitlines():
+        f = line.split()
+        if len(f) == 7 and f[0].isdigit():
+            pts.append([int(f[0])] + [float(x) for x in f[1:]])
+    if not pts or "WRONG" in text:
+        raise ReportError("bench/he/radix.sh: no results or wrong NTT outputs")
+    t = [p[0] for p in pts]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4))
+    for i, r in enumerate((2, 4, 16)):
+        a1.plot(t, [p[1 + 2 * i] for p in pts], "o-", label="radix %d" % r)
+        a2.plot(t, [100 * p[2 + 2 * i] for p in pts], "o-", label="radix %d" % r)
+    a1.set_xlabel("tasklets")
+    a1.set_ylabel("modelled time (us)")
+    a2.set_xlabel("tasklets")
+    a2.set_ylabel("pipeline utilisation (%)")
+    a1.legend(fontsize=8)
+    a1.set_title("256-point NTT on one DPU (Fig. 12)", fontsize=10)
+    a2.set_title("instructions per cycle", fontsize=10)
+    sec.figures.append(ctx.figure(fig, "Jonatan et al. Fig. 12 analogue: one 256-point NTT, radix 2/4/16 x "
+                                  "1-24 tasklets, modelled (outputs checked)", [cmd]))
+    by = {p[0]: p for p in pts}
+    rows = []
+    if 11 in by and 24 in by:
+        sat = all(by[11][2 + 2 * i] >= 0.9 * by[24][2 + 2 * i] for i in (0, 1))
+        rows.append(_statement("radix 2 and 4 saturate the pipeline", "from ~11 tasklets", sat,
+                               "util at 11: %.2f / %.2f" % (by[11][2], by[11][4]), "saturates around 11 tasklets",
+                               JONATAN + " §5.2.1", "utilisation at 11 tasklets under 90 % of 24 tasklets'"))
+    if 16 in by:
+        faster = by[16][1] / by[16][5] - 1
+        rows.append(Row("radix 16 faster than radix 2", "16 tasklets", 100 * faster, 8.0, JONATAN + " §5.2.1",
+                        unit="%", target=None, status=WITHIN if faster > 0 else MISS,
+                        deviation="%+.1f points" % (100 * faster - 8), how="bench_radix",
+                        note="" if faster > 0 else "radix 16 is not faster in the model"))
+    frag = [p[0] for p in pts if p[0] < 16 and p[0] > 1 and 16 % p[0] != 0]
+    if frag:
+        worst = min(frag, key=lambda x: by[x][6])
+        rows.append(_statement("radix 16 utilisation drops before 16 tasklets (16 mod T fragmentation)",
+                               "T = %s" % ", ".join(map(str, frag)),
+                               by[worst][6] < by[16][6] and by[worst][6] < by[8][6] if 8 in by else False,
+                               "lowest %.2f at T=%d (T=16: %.2f)" % (by[worst][6], worst, by[16][6]),
+                               "drops significantly before 16", JONATAN + " §5.2.1",
+                               "no utilisation dip where 16 butterflies do not divide among T tasklets"))
+    sec.tables.append(Table("Single-DPU NTT, radix x tasklets (Fig. 12, Observation #6)", rows, [cmd]))
+
+
+# ---- whatif.sh: DRAMatic Fig. 10 ---------------------------------------------------------------------
+
+def whatif_part(ctx, sec, cmd, text):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("he_whatif_table", os.path.join(ctx.root, "bench/he/whatif_table.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    path = os.path.join(ctx.work, "whatif.txt")
+    with open(path, "w") as f:
+        f.write(text)
+    table = mod.rows(mod.load(path))
+    if not table:
+        raise ReportError("bench/he/whatif.sh printed no complete what-if rows")
+    rows = []
+    for r in table:
+        if "speedup_10x" in r:
+            rows.append(Row("speedup, 9-10x faster multiply: %s" % r["op"], "n=%d, 383 DPUs" % r["n"],
+                            r["speedup_10x"], r["published_10x"], DRAMATIC + " §5.1", unit="x",
+                            target=TARGET_RATIO, how="custom@v1A / native@mul10x.desc",
+                            note="the baseline's custom multiplies cost 67 / 35 instructions here against "
+                                 "DRAMatic's 35 / 21 cycles (multiply table), so removing them gains more; "
+                                 "mul10x charges every multiply the compiler emits 2 (32-bit) or 4 (64-bit), "
+                                 "as DRAMatic's dummies"))
+            if r["published_1cyc_over_10x"]:
+                rows.append(Row("further speedup, 1-cycle multiply: %s" % r["op"], "n=%d" % r["n"],
+                                r["speedup_1cyc_over_10x"], r["published_1cyc_over_10x"], DRAMATIC + " §5.1",
+                                unit="x", target=TARGET_RATIO,
+                                how="native@mul10x / native@(mul1.desc, op_int64_mul=1)",
+                                note="every multiply is one instruction, as DRAMatic's optimistic dummies; the "
+                                     "other instructions of our kernels (Barrett's shifts and corrections) are "
+                                     "what remains, so the further gain depends on how many there are"))
+        else:
+            rows.append(Row("transfers / combined computation (%s)" % r["op"][9:], "n=%d" % r["n"],
+                            r["overhead_pct"], r["published_overhead_pct"], DRAMATIC + " §5.2", unit="%",
+                            target=None, how="modelled"))
+    sec.tables.append(Table("DRAMatic Fig. 10: faster DPU multiplies (machine descriptions)", rows, [cmd],
+                            intro="mul10x.desc is derived from DRAMatic §5.1 (dummy 32->32 in 2 cycles, 32->64 "
+                                  "in 4); the one-cycle case is mul1.desc with op_int64_mul=1 (DRAMatic's "
+                                  "optimistic dummies: both products in one cycle; mul1.desc alone charges a "
+                                  "64-bit multiply 10). Both act on the kernels built with the compiler's "
+                                  "multiplies (he_dpu_native); the baseline is the custom routines on v1A. Our "
+                                  "custom routines cost 67 / 35 instructions against DRAMatic's 35 / 21 cycles "
+                                  "(multiply table above), which makes our baseline slower and so our speedups "
+                                  "larger."))
+
+
+# ---- ntt2d.sh: Figs. 14 and 15 -----------------------------------------------------------------------
+
+def ntt2d_part(ctx, plt, sec, cmd, text):
+    rows_csv = list(csv.DictReader(io.StringIO(text)))
+    if not rows_csv:
+        raise ReportError("bench/he/ntt2d.sh printed no results")
+    for r in rows_csv:
+        for k in list(r):
+            if k not in ("fig", "comm"):
+                r[k] = float(r[k])
+        r["kernel"] = r["kernel1_dpu_us"] + r["kernel2_dpu_us"]
+        r["share"] = 100 * r["inter_dpu_us"] / r["total_us"]
+    s14 = {impl: sorted((r for r in rows_csv if r["fig"] == "fig14" and r["comm"] == impl), key=lambda r: r["dpus"])
+           for impl in ("baseline", "optimised")}
+    base = s14["baseline"]
+    if not base:
+        raise ReportError("bench/he/ntt2d.sh: no Fig. 14 rows")
+    # Fig. 14 figure: stacked breakdown (baseline) and speedups
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(13, 4.4))
+    labels = [str(int(r["dpus"])) for r in base]
+    bottom = [0.0] * len(base)
+    for key, name in (("cpu_dpu_us", "CPU-DPU"), ("kernel1_us", "Kernel1"), ("inter_dpu_us", "Inter-DPU"),
+                      ("kernel2_us", "Kernel2"), ("dpu_cpu_us", "DPU-CPU")):
+        vals = [100 * r[key] / r["total_us"] for r in base]
+        a1.bar(labels, vals, bottom=bottom, label=name)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    for i, r in enumerate(base):
+        a1.text(i, 101, "%.1f ms" % (r["total_us"] / 1e3), ha="center", fontsize=7)
+    a1.set_ylim(0, 108)
+    a1.set_xlabel("DPUs")
+    a1.set_ylabel("share of the modelled time (%)")
+    a1.set_title("8 NTTs, n = 2^16: breakdown, comm baseline (Fig. 14b; total above)", fontsize=10)
+    a1.legend(fontsize=7, loc="lower left")
+    for impl, style in (("baseline", "-"), ("optimised", "--")):
+        rs = s14[impl]
+        if rs:
+            a2.plot([r["dpus"] for r in rs], [rs[0]["kernel"] / r["kernel"] for r in rs], "o" + style,
+                    label="kernel speedup (%s)" % impl)
+            a2.plot([r["dpus"] for r in rs], [rs[0]["total_us"] / r["total_us"] for r in rs], "s" + style,
+                    label="overall speedup (%s)" % impl)
+    a2.plot([2048], [63.5], "k*", ms=10, label="published kernel 63.5x")
+    a2.plot([2048], [9.7], "kx", ms=10, label="published overall 9.7x")
+    a2.set_xscale("log", base=2)
+    a2.set_yscale("log", base=2)
+    a2.set_xlabel("DPUs")
+    a2.set_ylabel("speedup over 32 DPUs")
+    a2.legend(fontsize=7)
+    a2.set_title("Strong scaling (Fig. 14)", fontsize=10)
+    sec.figures.append(ctx.figure(fig, "Jonatan et al. Fig. 14 analogue: 2D NTT strong scaling, 8 residue NTTs of "
+                                  "2^16 points (30-bit moduli), groups of min(DPUs, 256) DPUs per NTT; kernel = "
+                                  "the DPUs' cycle counter", [cmd]))
+    rows = []
+    why = ("the paper does not state its limb width or All-to-All implementation details; here residues are 30-bit "
+           "(32-bit DPU words) and the All-to-All is comm's (transfers from the calibrated SDK model, host pass "
+           "from comm's host cost model), so compute and exchange weigh differently")
+    for impl in ("baseline", "optimised"):
+        rs = s14[impl]
+        if not rs or rs[0]["dpus"] != 32 or rs[-1]["dpus"] != 2048:
+            continue
+        k = rs[0]["kernel"] / rs[-1]["kernel"]
+        o = rs[0]["total_us"] / rs[-1]["total_us"]
+        tag = "comm %s" % impl
+        rows.append(Row("kernel speedup 32 -> 2048 DPUs", tag, k, 63.5, JONATAN + " §5.2.3", unit="x",
+                        how="DPU cycles, all DPUs run", note=why))
+        rows.append(Row("overall speedup 32 -> 2048 DPUs", tag, o, 9.7, JONATAN + " §5.2.3", unit="x",
+                        how="modelled clock, whole call", note=why))
+        rows.append(Row("Inter-DPU share at 2048 DPUs", tag, rs[-1]["share"], 40.3, JONATAN + " §5.2.3",
+                        unit="%", how="All-to-All / whole call", note=why))
+        grows = all(b["share"] >= a["share"] - 0.5 for a, b in zip(rs, rs[1:]))
+        rows.append(_statement("kernel >> overall speedup; Inter-DPU share grows with DPUs", tag,
+                               k > 2 * o and grows and rs[0]["share"] < 10,
+                               "%.1fx vs %.1fx; share %.1f %% -> %.1f %%" % (k, o, rs[0]["share"], rs[-1]["share"]),
+                               "63.5x vs 9.7x; negligible -> 40.3 %", JONATAN + " Observation #8",
+                               "the modelled trend differs"))
+    sec.tables.append(Table("2D NTT strong scaling (Fig. 14)", rows, [cmd]))
+
+    f15 = [r for r in rows_csv if r["fig"] == "fig15"]
+    if not f15:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(13, 4.4))
+    rows = []
+    for ax, impl in zip(axes, ("baseline", "optimised")):
+        rs = [r for r in f15 if r["comm"] == impl]
+        if not rs:
+            continue
+        dpus = sorted({int(r["dpus"]) for r in rs})
+        logqs = sorted({int(r["logq"]) for r in rs})
+        by = {(int(r["logq"]), int(r["dpus"])): r for r in rs}
+        for d in dpus:
+            pts = [(q, by[(q, d)]["total_us"] / 1e3) for q in logqs if (q, d) in by]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label="%d DPUs" % d)
+        ax.set_xlabel("log Q (bits; ceil(log Q / 30) residues)")
+        ax.set_ylabel("modelled time (ms)")
+        ax.set_title("2D NTT by log Q, comm %s (Fig. 15a)" % impl, fontsize=10)
+        ax.legend(fontsize=7)
+        top = max(dpus)
+        best = all(min((by[(q, d)] for d in dpus if (q, d) in by), key=lambda r: r["total_us"])["dpus"] == top
+                   for q in logqs)
+        rows.append(_statement("the most DPUs fastest at every log Q", "comm %s, %s DPUs" % (impl, dpus), best,
+                               "yes" if best else "no", "2048 DPUs best across all log Q", JONATAN + " §5.2.4",
+                               "a smaller configuration is faster somewhere"))
+        lo, hi = logqs[0], logqs[-1]
+        for d in dpus:
+            pts = [(q, by[(q, d)]["total_us"]) for q in logqs if (q, d) in by]
+            if len(pts) >= 3:
+                r2 = _r_squared(pts)
+                rows.append(_statement("linear in log Q (least-squares line)", "comm %s, %d DPUs, log Q %d-%d"
+                                       % (impl, d, lo, hi), r2 >= 0.97, "R^2 = %.3f" % r2, "all scale linearly",
+                                       JONATAN + " §5.2.4", "time is not close to a line in log Q"))
+        for q in sorted({lo, hi}):
+            if (q, dpus[0]) in by and (q, top) in by:
+                a, z = by[(q, dpus[0])]["inter_dpu_us"], by[(q, top)]["inter_dpu_us"]
+                rows.append(_statement("Inter-DPU time, %d DPUs < %d DPUs" % (top, dpus[0]),
+                                       "comm %s, log Q %d" % (impl, q), z < a, "%.2f vs %.2f ms" % (z / 1e3, a / 1e3),
+                                       "faster at 2048 (more total bandwidth)", JONATAN + " §5.2.4",
+                                       "the All-to-All over more DPUs costs more in the model"))
+        if (2800, 2048) in by:
+            rows.append(Row("Inter-DPU share, 2048 DPUs, log Q 2800", "comm %s" % impl, by[(2800, 2048)]["share"],
+                            34.9, JONATAN + " §5.2.4", unit="%", how="All-to-All / whole call", note=why))
+    sec.figures.append(ctx.figure(fig, "Jonatan et al. Fig. 15 analogue: total modelled time by log Q", [cmd]))
+    sec.tables.append(Table("2D NTT by log Q (Fig. 15, Observation #9)", rows, [cmd]))
+
+
+def _r_squared(pts):
+    n = len(pts)
+    mx, my = sum(x for x, _ in pts) / n, sum(y for _, y in pts) / n
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    sxy = sum((x - mx) * (y - my) for x, y in pts)
+    syy = sum((y - my) ** 2 for _, y in pts)
+    return sxy * sxy / (sxx * syy) if sxx and syy else 1.0
+
+
+def run(ctx):
+    plt = matplotlib_pyplot()
+    sec = Section(title=TITLE)
+    sec.intro = (
+        "DRAMatic runs BGV ciphertext multiplication, NTT and iNTT on 383 DPUs with one RNS modulus per group of "
+        "DPUs and compares them with SEAL (16 threads); its code is not published, so the kernels here "
+        "(`he/`, bit-exact with SEAL through seal-python in `ctest -R he_`) follow its description. Jonatan et al. "
+        "study a 256-point NTT on one DPU and the 2D NTT of 2^16 points across up to 2,048 DPUs, whose All-to-All "
+        "between the two steps goes through the host; here it is comm's `openpim_alltoall` (both of its "
+        "implementations: the host-mediated baseline, the paper's method, and PID-Comm's optimised one). All "
+        "values are modelled (OpenPIM's timing model, v1A machine); SEAL is measured on this host.")
+    cmd, out = ctx.run(["bench/he/run.sh", ctx.build], timeout=3 * 3600)
+    mult, seal_rows, transfers = parse_run(out)
+    multiply_part(ctx, plt, sec, cmd, mult)
+    kernels_part(sec, cmd, seal_rows, transfers, os.cpu_count() or 1)
+    cmd, out = ctx.run(["bench/he/radix.sh", ctx.build], timeout=3600)
+    radix_part(ctx, plt, sec, cmd, out)
+    cmd, out = ctx.run(["bench/he/whatif.sh", ctx.build, "383", "13"], timeout=3 * 3600)
+    whatif_part(ctx, sec, cmd, out)
+    logq = os.environ.get("OPENPIM_REPORT_HE_LOGQ", "400 1200 2000 2800")
+    cmd, out = ctx.run(["bench/he/ntt2d.sh", ctx.build, "all", logq], timeout=3 * 3600)
+    ntt2d_part(ctx, plt, sec, cmd, out)
+    return sec

@@ -1,0 +1,403 @@
+/* The 2D NTT across DPUs (layouts and maths in dpu/he_ntt2d_abi.h): the
+ * host's part is the tables, the transposition of the inputs into columns,
+ * the two launches and the All-to-All between them, done by comm. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openpim_comm.h>
+#include <openpim_ext.h>
+
+#include "../dpu/he_ntt2d_abi.h"
+#include "he_internal.h"
+
+/* The host's transposition of the inputs into columns, charged per byte
+ * written at one core's strided gather from DRAM to DRAM: 9.9 GB/s
+ * (shared/reference/timing-calibration.md section 5, "gather 8 qwords ->
+ * store", DRAM -> DRAM, measured on this host). */
+#define HE2D_HOST_GATHER_GBPS 9.9
+
+struct openpim_he_ntt2d {
+    struct openpim_he_params params;
+    uint32_t n1, n2, log_n1, log_n2, g, groups, nr_dpus, count, nr_ntts, slots, c1, r2, row_words;
+    uint32_t off_mods, off_tw1, off_tw2, off_twist, off_a, off_b, off_c;
+    struct dpu_set_t set;
+    struct dpu_set_t *node_dpu; /* [nr_dpus], node x + g * group */
+    openpim_cube_t *cube;
+    openpim_comm_t *comm;
+    uint32_t *stage;            /* [nr_dpus][slots * n / g] */
+    char path[4096];            /* the DPU image, loaded again after each All-to-All */
+    int comm_view;
+};
+
+static openpim_he_status sdk_fail(dpu_error_t err, const char *what)
+{
+    char *s = dpu_error_to_string(err);
+    openpim_he_status st = he_fail(OPENPIM_HE_ERR_DPU, "2D NTT: %s: %s", what, s ? s : "unknown SDK error");
+    free(s);
+    return st;
+}
+
+static openpim_he_status comm_fail(openpim_comm_status cs, const char *what)
+{
+    return he_fail(OPENPIM_HE_ERR_DPU, "2D NTT: %s: %s: %s", what, openpim_comm_status_name(cs),
+                   openpim_comm_last_error());
+}
+
+static uint32_t bit_length(uint32_t q)
+{
+    uint32_t b = 0;
+    while ((1ull << b) <= q)
+        b++;
+    return b;
+}
+
+/* tw[bitrev(e)] = root^e, e < size: the forward table of he_ntt.c's layout. */
+static void forward_table(uint32_t q, uint32_t root, uint32_t size, uint32_t *tw)
+{
+    uint32_t p = 1, bits = he_log2(size);
+    for (uint32_t e = 0; e < size; e++, p = he_mul_mod(p, root, q))
+        tw[he_bit_reverse(e, bits)] = p;
+}
+
+/* One push of `bytes` per node to heap byte offset `offset`; node i's data at
+ * base + i * node_stride words (node_stride 0: the same data for every node),
+ * or for group-wide data at base + (i / g) * node_stride with per_group. */
+static openpim_he_status push(openpim_he_ntt2d *h, dpu_xfer_t dir, uint32_t offset, uint64_t bytes, uint32_t *base,
+                              size_t stride_words, bool per_group, const char *what)
+{
+    dpu_error_t err = DPU_OK;
+    for (uint32_t i = 0; i < h->nr_dpus && err == DPU_OK; i++)
+        err = dpu_prepare_xfer(h->node_dpu[i], base + (per_group ? i / h->g : i) * stride_words);
+    if (err == DPU_OK)
+        err = dpu_push_xfer(h->set, dir, DPU_MRAM_HEAP_POINTER_NAME, offset, bytes, DPU_XFER_DEFAULT);
+    return err == DPU_OK ? OPENPIM_HE_OK : sdk_fail(err, what);
+}
+
+static openpim_he_status check_config(const struct openpim_he_params *params,
+                                      const struct openpim_he_ntt2d_config *cfg, uint32_t n2, uint32_t *g)
+{
+    if (cfg->mul != OPENPIM_HE_MUL_CUSTOM && cfg->mul != OPENPIM_HE_MUL_NATIVE)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: unknown multiply variant %d", (int)cfg->mul);
+    if (cfg->comm != OPENPIM_HE_COMM_DEFAULT && cfg->comm != OPENPIM_HE_COMM_BASELINE &&
+        cfg->comm != OPENPIM_HE_COMM_OPTIMISED)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: unknown collective implementation %d", (int)cfg->comm);
+    if (cfg->count == 0)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: count must be at least 1");
+    if (params->special_modulus)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: a special modulus has no use here; set it to 0");
+    if (cfg->nr_dpus == 0)
+        return he_fail(OPENPIM_HE_ERR_DPUS, "2D NTT: nr_dpus is 0");
+    *g = cfg->group_dpus;
+    if (*g == 0) /* the largest power of two <= both n2 and nr_dpus that divides nr_dpus */
+        for (*g = n2; *g > 1 && cfg->nr_dpus % *g; *g /= 2)
+            ;
+    if (*g & (*g - 1) || *g > n2)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT,
+                       "2D NTT: group_dpus %u must be a power of two at most n2 = %u (each DPU needs whole columns "
+                       "and rows)", *g, n2);
+    if (cfg->nr_dpus % *g)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: nr_dpus %u is not a multiple of group_dpus %u", cfg->nr_dpus,
+                       *g);
+    return OPENPIM_HE_OK;
+}
+
+/* Twiddle tables of every group (mods, tw1, tw2) and node (twist), pushed once. */
+static openpim_he_status write_tables(openpim_he_ntt2d *h)
+{
+    const uint32_t n = h->params.n, k = h->params.nr_moduli, S = h->slots, G = h->groups;
+    const size_t twist_words = (size_t)S * h->c1 * h->n2;
+    struct he2d_mod *mods = calloc((size_t)G * S, sizeof *mods);
+    uint32_t *tw1 = calloc((size_t)G * S * h->n2, 4), *tw2 = calloc((size_t)G * S * h->n1, 4);
+    uint32_t *twist = malloc((size_t)h->nr_dpus * twist_words * 4), *pw = malloc((size_t)2 * n * 4);
+    uint32_t *br = malloc((size_t)h->n2 * 4);
+    openpim_he_status st = OPENPIM_HE_OK;
+    if (!mods || !tw1 || !tw2 || !twist || !pw || !br) {
+        st = he_fail(OPENPIM_HE_ERR_NO_MEMORY, "2D NTT: out of host memory for the twiddle tables");
+        goto out;
+    }
+    for (uint32_t s = 0; s < h->n2; s++)
+        br[s] = he_bit_reverse(s, h->log_n2);
+    for (uint32_t grp = 0; grp < G; grp++)
+        for (uint32_t slot = 0; slot < S; slot++) {
+            const uint32_t m = grp * S + slot;
+            if (m >= h->nr_ntts)
+                break; /* not-valid slots keep zero tables (never read) */
+            const uint32_t q = h->params.moduli[m % k], psi = openpim_he_minimal_root(q, n), bits = bit_length(q);
+            mods[grp * S + slot] = (struct he2d_mod){q, bits, (uint32_t)((1ull << (2 * bits)) / q), 0};
+            pw[0] = 1;
+            for (uint32_t e = 1; e < 2 * n; e++)
+                pw[e] = he_mul_mod(pw[e - 1], psi, q);
+            forward_table(q, pw[h->n1], h->n2, tw1 + ((size_t)grp * S + slot) * h->n2);
+            forward_table(q, pw[h->n2], h->n1, tw2 + ((size_t)grp * S + slot) * h->n1);
+            /* column i1's output slot s: psi^(i1 (2 bitrev(s) + 1 - n2)), exponents mod 2n */
+            for (uint32_t x = 0; x < h->g; x++)
+                for (uint32_t il = 0; il < h->c1; il++) {
+                    const uint64_t i1 = (uint64_t)x * h->c1 + il;
+                    uint32_t *row = twist + (size_t)(grp * h->g + x) * twist_words + ((size_t)slot * h->c1 + il) * h->n2;
+                    for (uint32_t s = 0; s < h->n2; s++)
+                        row[s] = pw[i1 * (2ull * br[s] + 1 + 2ull * n - h->n2) % (2ull * n)];
+                }
+        }
+    struct he2d_consts *consts = calloc(G, sizeof *consts);
+    if (!consts) {
+        st = he_fail(OPENPIM_HE_ERR_NO_MEMORY, "2D NTT: out of host memory");
+        goto out;
+    }
+    for (uint32_t grp = 0; grp < G; grp++) {
+        uint32_t first = grp * S;
+        consts[grp] = (struct he2d_consts){
+            .n1 = h->n1, .n2 = h->n2, .log_n1 = h->log_n1, .log_n2 = h->log_n2,
+            .c1 = h->c1, .r2 = h->r2, .group_dpus = h->g, .slots = S,
+            .valid = first >= h->nr_ntts ? 0 : (h->nr_ntts - first < S ? h->nr_ntts - first : S),
+            .row_words = h->row_words, .log_c1 = he_log2(h->c1),
+            .mods = h->off_mods, .tw1 = h->off_tw1, .tw2 = h->off_tw2, .twist = h->off_twist,
+            .a = h->off_a, .b = h->off_b, .c = h->off_c,
+        };
+    }
+    if ((st = push(h, DPU_XFER_TO_DPU, 0, sizeof *consts, (uint32_t *)consts, sizeof *consts / 4, true,
+                   "writing the constants")) == OPENPIM_HE_OK &&
+        (st = push(h, DPU_XFER_TO_DPU, h->off_mods, (uint64_t)S * sizeof *mods, (uint32_t *)mods,
+                   (size_t)S * sizeof *mods / 4, true, "writing the moduli")) == OPENPIM_HE_OK &&
+        (st = push(h, DPU_XFER_TO_DPU, h->off_tw1, (uint64_t)S * h->n2 * 4, tw1, (size_t)S * h->n2, true,
+                   "writing the step 1 twiddles")) == OPENPIM_HE_OK &&
+        (st = push(h, DPU_XFER_TO_DPU, h->off_tw2, (uint64_t)S * h->n1 * 4, tw2, (size_t)S * h->n1, true,
+                   "writing the step 2 twiddles")) == OPENPIM_HE_OK)
+        st = push(h, DPU_XFER_TO_DPU, h->off_twist, twist_words * 4, twist, twist_words, false,
+                  "writing the twists");
+    free(consts);
+out:
+    free(mods);
+    free(tw1);
+    free(tw2);
+    free(twist);
+    free(pw);
+    free(br);
+    return st;
+}
+
+openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params,
+                                          const struct openpim_he_ntt2d_config *cfg, openpim_he_ntt2d **out)
+{
+    if (!out || !cfg)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: config or result pointer is NULL");
+    openpim_he_status st = openpim_he_params_validate(params);
+    if (st != OPENPIM_HE_OK)
+        return st;
+    const uint32_t n = params->n, log_n = he_log2(n), log_n1 = (log_n + 1) / 2, log_n2 = log_n / 2;
+    uint32_t g = 0;
+    if ((st = check_config(params, cfg, 1u << log_n2, &g)) != OPENPIM_HE_OK)
+        return st;
+
+    openpim_he_ntt2d *h = calloc(1, sizeof *h);
+    if (!h)
+        return he_fail(OPENPIM_HE_ERR_NO_MEMORY, "2D NTT: out of host memory");
+    h->params = *params;
+    h->n1 = 1u << log_n1, h->n2 = 1u << log_n2, h->log_n1 = log_n1, h->log_n2 = log_n2;
+    h->g = g, h->nr_dpus = cfg->nr_dpus, h->groups = cfg->nr_dpus / g, h->count = cfg->count;
+    h->nr_ntts = cfg->count * params->nr_moduli;
+    h->slots = (h->nr_ntts + h->groups - 1) / h->groups;
+    h->c1 = h->n1 / g, h->r2 = h->n2 / g;
+    /* b and c rows hold slots * c1 words; DMAs move 8-byte words, so an odd count is padded, unless one
+     * batch of step 1 holds every column (then c1 = 1, r2 = 1 and the kernels pair rows instead):
+     * padding would double the All-to-All's bytes at one NTT per DPU */
+    h->row_words = h->slots * h->c1;
+    if (h->row_words % 2 && h->row_words > HE2D_BATCH)
+        h->row_words++;
+    h->comm_view = -1;
+    /* MRAM layout (byte offsets in the heap, all multiples of 8) */
+    const uint64_t S = h->slots, col_bytes = S * h->c1 * h->n2 * 4, tr_bytes = (uint64_t)h->n2 * h->row_words * 4;
+    uint64_t end = (sizeof(struct he2d_consts) + 7) & ~7ull;
+    uint64_t offs[7], sizes[7] = {S * sizeof(struct he2d_mod), S * h->n2 * 4, S * h->n1 * 4, col_bytes, col_bytes,
+                                  tr_bytes, tr_bytes};
+    for (int i = 0; i < 7; i++) {
+        offs[i] = end;
+        end += (sizes[i] + 7) & ~7ull;
+    }
+    h->node_dpu = calloc(h->nr_dpus, sizeof *h->node_dpu);
+    h->stage = malloc(col_bytes * h->nr_dpus);
+    if (!h->node_dpu || !h->stage) {
+        st = he_fail(OPENPIM_HE_ERR_NO_MEMORY, "2D NTT: out of host memory for %u DPUs' staging", h->nr_dpus);
+        goto fail_free;
+    }
+    dpu_error_t err = dpu_alloc(h->nr_dpus, cfg->profile, &h->set);
+    if (err != DPU_OK) {
+        char *s = dpu_error_to_string(err);
+        st = he_fail(OPENPIM_HE_ERR_DPUS, "2D NTT: could not allocate %u DPUs: %s", h->nr_dpus, s ? s : "?");
+        free(s);
+        goto fail_free;
+    }
+    snprintf(h->path, sizeof h->path, "%s/%s", cfg->dpu_dir ? cfg->dpu_dir : OPENPIM_HE_DPU_DIR,
+             cfg->mul == OPENPIM_HE_MUL_CUSTOM ? "he_ntt2d_custom" : "he_ntt2d_native");
+    struct dpu_program_t *program;
+    struct dpu_symbol_t heap;
+    if ((err = dpu_load(h->set, h->path, &program)) != DPU_OK) {
+        st = sdk_fail(err, h->path);
+        goto fail_set;
+    }
+    if ((err = dpu_get_symbol(program, DPU_MRAM_HEAP_POINTER_NAME, &heap)) != DPU_OK) {
+        st = sdk_fail(err, "MRAM heap symbol");
+        goto fail_set;
+    }
+    if (end > heap.size || end > UINT32_MAX) {
+        st = he_fail(OPENPIM_HE_ERR_MRAM,
+                     "2D NTT: %llu bytes of MRAM per DPU needed (%u residue NTTs per group of %u DPUs); the heap "
+                     "has %u", (unsigned long long)end, h->slots, g, heap.size);
+        goto fail_set;
+    }
+    h->off_mods = (uint32_t)offs[0], h->off_tw1 = (uint32_t)offs[1], h->off_tw2 = (uint32_t)offs[2];
+    h->off_twist = (uint32_t)offs[3], h->off_a = (uint32_t)offs[4], h->off_b = (uint32_t)offs[5];
+    h->off_c = (uint32_t)offs[6];
+
+    const uint32_t lengths[2] = {g, h->groups}, dims[1] = {0};
+    openpim_comm_status cs = openpim_cube_create(h->set, 2, lengths, &h->cube);
+    if (cs == OPENPIM_COMM_OK && cfg->comm != OPENPIM_HE_COMM_DEFAULT)
+        cs = openpim_cube_set_impl(h->cube, cfg->comm == OPENPIM_HE_COMM_BASELINE ? OPENPIM_COMM_BASELINE
+                                                                                 : OPENPIM_COMM_OPTIMISED);
+    if (cs == OPENPIM_COMM_OK)
+        cs = openpim_comm_create(h->cube, 1, dims, &h->comm);
+    for (uint32_t i = 0; cs == OPENPIM_COMM_OK && i < h->nr_dpus; i++)
+        cs = openpim_cube_node_dpu(h->cube, i, &h->node_dpu[i]);
+    if (cs != OPENPIM_COMM_OK) {
+        st = comm_fail(cs, "setting up the All-to-All");
+        goto fail_cube;
+    }
+    if ((st = write_tables(h)) != OPENPIM_HE_OK)
+        goto fail_cube;
+    *out = h;
+    return OPENPIM_HE_OK;
+
+fail_cube:
+    openpim_cube_destroy(h->cube);
+fail_set:
+    dpu_free(h->set);
+fail_free:
+    free(h->node_dpu);
+    free(h->stage);
+    free(h);
+    return st;
+}
+
+void openpim_he_ntt2d_destroy(openpim_he_ntt2d *h)
+{
+    if (!h)
+        return;
+    openpim_cube_destroy(h->cube);
+    dpu_free(h->set);
+    free(h->node_dpu);
+    free(h->stage);
+    free(h);
+}
+
+openpim_he_status openpim_he_ntt2d_shape(const openpim_he_ntt2d *h, struct openpim_he_ntt2d_shape *shape)
+{
+    if (!h || !shape)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: NULL argument");
+    *shape = (struct openpim_he_ntt2d_shape){h->n1, h->n2, h->g, h->groups, h->nr_dpus, h->slots, h->comm_view};
+    return OPENPIM_HE_OK;
+}
+
+/* One step on every DPU; the slowest DPU's cycles and time. */
+static openpim_he_status launch(openpim_he_ntt2d *h, uint32_t step, uint64_t *cycles, double *dpu_us)
+{
+    dpu_error_t err = dpu_broadcast_to(h->set, "he2d_step", 0, &step, sizeof step, DPU_XFER_DEFAULT);
+    if (err != DPU_OK)
+        return sdk_fail(err, "sending the step");
+    if ((err = dpu_launch(h->set, DPU_SYNCHRONOUS)) != DPU_OK) {
+        for (uint32_t i = 0; i < h->nr_dpus; i++) {
+            struct openpim_fault f;
+            if (openpim_get_fault(h->node_dpu[i], &f) == DPU_OK && f.faulted)
+                return he_fail(OPENPIM_HE_ERR_DPU, "2D NTT: DPU of node %u stopped in step %u: %s: %s", i, step,
+                               f.kind, f.message);
+        }
+        return sdk_fail(err, "launch");
+    }
+    *cycles = 0;
+    *dpu_us = 0;
+    for (uint32_t i = 0; i < h->nr_dpus; i++) {
+        struct openpim_dpu_stats s;
+        if ((err = openpim_get_dpu_stats(h->node_dpu[i], &s)) != DPU_OK)
+            return sdk_fail(err, "reading the modelled DPU time");
+        if (s.cycles > *cycles) {
+            *cycles = s.cycles;
+            *dpu_us = s.time_us;
+        }
+    }
+    return OPENPIM_HE_OK;
+}
+
+static double since(double *mark)
+{
+    double now = openpim_modelled_time_us(), d = now - *mark;
+    *mark = now;
+    return d;
+}
+
+openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
+                                           struct openpim_he_ntt2d_times *times)
+{
+    if (!h || !in || !out)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: NULL argument");
+    const uint32_t n = h->params.n, k = h->params.nr_moduli, S = h->slots, n1 = h->n1;
+    const size_t per_dpu = (size_t)S * h->c1 * h->n2; /* words of a column block, = S n / g */
+    for (size_t w = 0; w < (size_t)h->nr_ntts * n; w++)
+        if (in[w] >= h->params.moduli[(w / n) % k])
+            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: polynomial %zu, residue %zu, coefficient %zu: %u is not "
+                           "below its modulus %u", w / n / k, (w / n) % k, w % n, in[w], h->params.moduli[(w / n) % k]);
+    struct openpim_he_ntt2d_times t = {0};
+    double start = openpim_modelled_time_us(), mark = start;
+
+    /* CPU-DPU: node (x, grp) gets columns i1 = x c1 .. of its group's NTTs, as [slot][i1 local][i2] */
+    for (uint32_t i = 0; i < h->nr_dpus; i++) {
+        const uint32_t x = i % h->g, grp = i / h->g;
+        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
+            const uint32_t *src = in + (size_t)(grp * S + slot) * n + (size_t)x * h->c1;
+            uint32_t *dst = h->stage + i * per_dpu + (size_t)slot * h->c1 * h->n2;
+            for (uint32_t il = 0; il < h->c1; il++)
+                for (uint32_t i2 = 0; i2 < h->n2; i2++)
+                    dst[il * h->n2 + i2] = src[il + (size_t)n1 * i2];
+        }
+    }
+    dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_CPU_DPU, "he 2D NTT: inputs into columns",
+                                                (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
+    if (err != DPU_OK)
+        return sdk_fail(err, "recording the host transposition");
+    openpim_he_status st = push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload");
+    if (st != OPENPIM_HE_OK)
+        return st;
+    t.cpu_dpu_us = since(&mark);
+
+    if ((st = launch(h, HE2D_STEP_COLUMNS, &t.kernel1_cycles, &t.kernel1_dpu_us)) != OPENPIM_HE_OK)
+        return st;
+    t.kernel1_us = since(&mark);
+
+    /* block p of a node = rows p r2 .. p r2 + r2 - 1 of b, r2 row_words words */
+    openpim_comm_status cs = openpim_alltoall(h->comm, h->off_b, h->off_c, (uint64_t)h->n2 * h->row_words * 4);
+    if (cs != OPENPIM_COMM_OK)
+        return comm_fail(cs, "All-to-All");
+    h->comm_view = openpim_cube_last_used_view(h->cube);
+    /* comm may have loaded its reordering kernel (openpim_comm.h): ours again, MRAM is kept */
+    if ((err = dpu_load(h->set, h->path, NULL)) != DPU_OK)
+        return sdk_fail(err, "reloading the kernel after the All-to-All");
+    t.inter_dpu_us = since(&mark);
+
+    if ((st = launch(h, HE2D_STEP_ROWS, &t.kernel2_cycles, &t.kernel2_dpu_us)) != OPENPIM_HE_OK)
+        return st;
+    t.kernel2_us = since(&mark);
+
+    /* DPU-CPU: node (x, grp) holds words [x n / g, (x + 1) n / g) of each of its group's results */
+    if ((st = push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
+        OPENPIM_HE_OK)
+        return st;
+    const size_t share = n / h->g;
+    for (uint32_t i = 0; i < h->nr_dpus; i++) {
+        const uint32_t x = i % h->g, grp = i / h->g;
+        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
+            memcpy(out + (size_t)(grp * S + slot) * n + x * share, h->stage + i * per_dpu + slot * share, share * 4);
+    }
+    t.dpu_cpu_us = since(&mark);
+    t.total_us = mark - start;
+    if (times)
+        *times = t;
+    return OPENPIM_HE_OK;
+}
