@@ -1,27 +1,29 @@
 /* Collectives benchmark in the style of nccl-tests: per primitive and size,
- * baseline and optimised side by side, with
+ * the baseline, each of PID-Comm's techniques added in turn (PR, PR+IM) and
+ * the optimised implementation (PR+IM+CM), with
  *   - modelled time (what the timing model says a real server would spend:
  *     SDK transfers and launches plus the library's recorded host work) and
- *     the modelled GB/s,
+ *     the modelled GB/s;
+ *   - xfer_us: the modelled time of the host<->DPU transfers alone (the same
+ *     pushes or view transfers replayed on their own), so the rest is host
+ *     work and DPU kernels; and, in the summary line, a sensitivity (not the
+ *     model): the speedup if the view transfers ran at the direct path's
+ *     measured speed (see DIRECT_D2H);
  *   - this host's wall-clock time of the whole call through the emulator
- *     (min and median of `runs`) and its GB/s,
- *   - the wall-clock GB/s of the library's host pass alone (the reordering or
- *     reduction between the transfers; best of `runs`), and its ratio to
- *     memcpy: the part of the host path the library itself controls,
- * beside this host's memcpy GB/s measured in the same run.
- * GB/s = 1e9 bytes of per-DPU buffer x DPUs per second, the per-DPU buffer
- * being PID-Comm's total_data_size: the input for AlltoAll, ReduceScatter,
- * AllReduce, Reduce, Gather, Scatter, Broadcast, the output for AllGather.
- * proj_us: a projection, not the model: the optimised time with its
- * rank-view calls (charged today one rank and one group at a time, each like
- * a one-rank push with its fixed cost) replaced by one set-wide parallel push
- * of the same bytes per direction, both measured in this run -- what the
- * optimised path would be charged if the SDK offered a set-wide view call.
- * With OPENPIM_COMM_BENCH_CSV=file, each row is also appended to that CSV
- * file (for the reproduction report).
+ *     (min and median of `runs`), and the wall-clock GB/s of the library's
+ *     host pass alone (best of `runs`) beside this host's memcpy GB/s
+ *     measured in the same run (pass/memcpy).
+ * GB/s = per-DPU buffer x DPUs / time, the per-DPU buffer being the larger
+ * side of the data (PID-Comm's definition): the input for AlltoAll,
+ * ReduceScatter, AllReduce, Reduce, Gather, Scatter, Broadcast, the output
+ * for AllGather.  Element type int32, operation sum.
+ * With OPENPIM_COMM_BENCH_CSV=file, each row is also appended to that CSV file;
+ * OPENPIM_COMM_BENCH_PRIMS (e.g. "alltoall,allreduce") and
+ * OPENPIM_COMM_BENCH_VARIANTS (e.g. "baseline,optimised") run only those.
  *   bench_comm DPU_NOP [DPUs] [dims, e.g. 32x32] [comm mask, e.g. 10] [runs] [KB per DPU ...] */
 #define _POSIX_C_SOURCE 200809L
 #include <dpu.h>
+#include <math.h>
 #include <openpim_comm.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,15 +44,29 @@
 enum { AA, RS, AG, AR, BC, SC, GA, RE, NPRIM };
 static const char *const names[] = {"alltoall", "reduce_scatter", "allgather", "allreduce",
                                     "broadcast", "scatter", "gather", "reduce"};
+/* baseline, +PR, +PR+IM, optimised (+CM) */
+static const unsigned variants[] = {0, OPENPIM_COMM_PR, OPENPIM_COMM_PR | OPENPIM_COMM_IM,
+                                    OPENPIM_COMM_PR | OPENPIM_COMM_IM | OPENPIM_COMM_CM};
+static const char *const vnames[] = {"baseline", "PR", "PR+IM", "optimised"};
+#define NVAR 4
+
+/* Sensitivity only, not the model: how much faster a direct (SDK-less,
+ * untransposed) transfer ran than the SDK's on the same 16-rank server,
+ * timing-calibration.md §3.5 (Loremkang "ParallelResult": receive 24.5 vs
+ * 8.4 GB/s, send 23 vs 15.9 GB/s).  The timing model charges the rank view
+ * at the SDK's bandwidths (OP_XFER_DIRECT differs only in its call cost). */
+#define DIRECT_D2H (24.5 / 8.4)
+#define DIRECT_H2D (23.0 / 15.9)
 
 static openpim_comm_t *comm;
 static uint32_t N, I, nr;
 static uint8_t *host;
+static struct dpu_set_t set;
 
 /* One call of primitive p with `bytes` of per-DPU buffer (see above). */
 static void once(int p, uint64_t bytes)
 {
-    uint64_t dst = 32u << 20;
+    uint64_t dst = bytes;
     switch (p) {
     case AA: CHECKC(openpim_alltoall(comm, 0, dst, bytes)); break;
     case RS: CHECKC(openpim_reduce_scatter(comm, 0, dst, bytes, OPENPIM_INT32, OPENPIM_SUM)); break;
@@ -63,26 +79,24 @@ static void once(int p, uint64_t bytes)
     }
 }
 
-static struct dpu_set_t set;
-
-/* Modelled cost of moving `bytes` per DPU at offset 0: through the rank view
- * (every rank, every group, one call each) or one parallel push. */
+/* Modelled cost of moving `bytes` per DPU at offset 0 (rw: 0 read, 1 write):
+ * one set-wide view transfer, or one parallel SDK push. */
 static double xfer_cost(uint64_t bytes, int write, int view)
 {
     if (bytes == 0)
         return 0;
     double t0 = openpim_modelled_time_us();
-    struct dpu_set_t rank, dpu;
-    uint32_t r, i;
     if (view) {
-        DPU_RANK_FOREACH(set, rank, r) {
-            for (uint32_t g = 0; g < 8; g++) {
-                uint8_t *p = host + ((size_t)r * 8 + g) * 8 * bytes;
-                DPU_ASSERT(write ? openpim_rank_view_write(rank, g, 0, p, 8 * bytes)
-                                 : openpim_rank_view_read(rank, g, 0, p, 8 * bytes));
-            }
-        }
+        uint32_t nranks = 0;
+        DPU_ASSERT(dpu_get_nr_ranks(set, &nranks));
+        void **lines = malloc((size_t)nranks * 8 * sizeof *lines);
+        for (size_t e = 0; e < (size_t)nranks * 8; e++)
+            lines[e] = host + e * 8 * bytes;
+        DPU_ASSERT(openpim_rank_view_push(set, write ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU, 0, lines, 8 * bytes));
+        free(lines);
     } else {
+        struct dpu_set_t dpu;
+        uint32_t i;
         DPU_FOREACH(set, dpu, i)
             DPU_ASSERT(dpu_prepare_xfer(dpu, host + (size_t)i * bytes));
         struct dpu_symbol_t mram = {0x08000000u, 64u << 20};
@@ -92,16 +106,43 @@ static double xfer_cost(uint64_t bytes, int write, int view)
     return openpim_modelled_time_us() - t0;
 }
 
-/* View bytes read and written per DPU by the optimised path of primitive p. */
-static void view_bytes(int p, uint64_t bytes, uint64_t *rd, uint64_t *wr)
+/* Modelled transfer time of primitive p: bytes read and written per DPU,
+ * through the view (IM) or pushes (baseline, PR; the rooted primitives). */
+static double xfer_of(int p, uint64_t bytes, unsigned tech, int used_view, double *rd_us, double *wr_us)
 {
-    *rd = *wr = 0;
+    uint64_t rd = 0, wr = 0;
     switch (p) {
-    case AA: case AR: *rd = *wr = bytes; break;
-    case RS: *rd = bytes, *wr = bytes / N; break;
-    case AG: *rd = bytes / N, *wr = bytes; break;
-    default: break;
+    case AA: case AR: rd = wr = bytes; break;
+    case RS: rd = bytes, wr = bytes / N; break;
+    case AG: rd = bytes / N, wr = bytes; break;
+    case BC: case SC: wr = bytes; break;
+    case GA: case RE: rd = bytes; break;
     }
+    int view = used_view && (tech & OPENPIM_COMM_IM);
+    *rd_us = *wr_us = 0;
+    if (p == BC && I == 1) {
+        double t0 = openpim_modelled_time_us();
+        struct dpu_symbol_t mram = {0x08000000u, 64u << 20};
+        DPU_ASSERT(dpu_broadcast_to_symbol(set, mram, 0, host, bytes, DPU_XFER_DEFAULT));
+        return *wr_us = openpim_modelled_time_us() - t0;
+    }
+    *rd_us = xfer_cost(rd, 0, view);
+    *wr_us = xfer_cost(wr, 1, view);
+    return *rd_us + *wr_us;
+}
+
+/* Whether `name` is in the comma-separated list of environment variable
+ * `var` (everything when it is unset or empty). */
+static int selected(const char *var, const char *name)
+{
+    const char *l = getenv(var);
+    if (!l || !*l)
+        return 1;
+    size_t n = strlen(name);
+    for (const char *s = l; (s = strstr(s, name)) != NULL; s += n)
+        if ((s == l || s[-1] == ',') && (s[n] == ',' || s[n] == 0))
+            return 1;
+    return 0;
 }
 
 static double memcpy_gbps(size_t len, int runs, double *median)
@@ -133,6 +174,8 @@ int main(int argc, char **argv)
     const char *dims_s = argc > 3 ? argv[3] : "32x32";
     const char *mask = argc > 4 ? argv[4] : "10";
     int runs = argc > 5 ? atoi(argv[5]) : 3;
+    if (runs < 1)
+        runs = 1;
     uint32_t len[OPENPIM_COMM_MAX_DIMS], nd = 0;
     for (const char *s = dims_s; *s && nd < OPENPIM_COMM_MAX_DIMS; nd++) {
         len[nd] = (uint32_t)strtoul(s, (char **)&s, 10);
@@ -147,65 +190,99 @@ int main(int argc, char **argv)
     N = openpim_comm_size(comm);
     I = openpim_comm_nr_instances(comm);
     nr = openpim_cube_nr_nodes(cube);
+    struct openpim_comm_cost_model cm = openpim_comm_get_cost_model();
     printf("# %u DPUs, cube %s, communicator %s: %u instances of %u; int32 sum; host SIMD %s; %d runs\n", nr, dims_s,
            mask, I, N, openpim_comm_simd_name(), runs);
+    printf("# host cost model: DRAM %.1f GB/s, copy %.1f GB/s/core, scalar %.1f GB/s/core, transposes %.1f GB/s/core, "
+           "%.0f baseline / %.0f optimised threads\n", cm.dram_gbps, cm.core_copy_gbps, cm.scalar_gbps,
+           cm.transpose_gbps, cm.baseline_threads, cm.optimised_threads);
     const char *csv_path = getenv("OPENPIM_COMM_BENCH_CSV");
     FILE *csv = csv_path && *csv_path ? fopen(csv_path, "a") : NULL;
+    if (csv_path && *csv_path && !csv) {
+        perror(csv_path);
+        return 1;
+    }
     if (csv && ftell(csv) == 0)
-        fprintf(csv, "primitive,impl,dpus,dims,mask,bytes_per_dpu,modelled_us,modelled_gbps,wall_min_us,"
-                     "wall_median_us,host_pass_gbps,memcpy_gbps,view,projected_us\n");
+        fprintf(csv, "primitive,variant,dpus,dims,mask,bytes_per_dpu,modelled_us,modelled_gbps,xfer_us,wall_min_us,"
+                     "wall_median_us,host_pass_gbps,memcpy_gbps,view\n");
     static const unsigned def_kb[] = {32, 256, 1024};
     int nkb = argc > 6 ? argc - 6 : 3;
     for (int k = 0; k < nkb; k++) {
         uint64_t bytes = (uint64_t)(argc > 6 ? atoi(argv[6 + k]) : (int)def_kb[k]) << 10;
         bytes -= bytes % (8ull * N * 4);
+        if (bytes == 0) {
+            fprintf(stderr, "size too small for %u ranks per instance\n", N);
+            return 1;
+        }
         size_t total = (size_t)bytes * nr;
-        host = malloc(total);
+        uint32_t nranks = 0;
+        DPU_ASSERT(dpu_get_nr_ranks(set, &nranks));
+        size_t view_all = (size_t)bytes * 64 * nranks; /* every group of every rank (xfer_cost) */
+        host = malloc(view_all > total ? view_all : total);
         memset(host, 3, total);
         double mmed, mbest = memcpy_gbps(total < ((size_t)256 << 20) ? total : (size_t)256 << 20, 5, &mmed);
         printf("\n# %llu bytes per DPU (%.1f MiB in all); this host's memcpy: best %.2f, median %.2f GB/s\n",
                (unsigned long long)bytes, (double)total / (1 << 20), mbest, mmed);
-        printf("# %-15s %-9s %12s %10s %12s %12s %10s %10s %10s %6s %12s\n", "primitive", "impl", "modelled_us",
-               "model_GB/s", "wall_min_us", "wall_med_us", "wall_GB/s", "pass_GB/s", "pass/memcpy", "view",
-               "proj_us");
+        printf("# %-15s %-9s %12s %10s %12s %12s %12s %10s %10s %10s %5s\n", "primitive", "variant", "modelled_us",
+               "model_GB/s", "xfer_us", "wall_min_us", "wall_med_us", "wall_GB/s", "pass_GB/s", "pass/memcpy",
+               "view");
+        double geo[NVAR] = {0};
+        int ngeo = 0;
         for (int p = 0; p < NPRIM; p++) {
-            double model[2] = {0, 0}, proj[2] = {0, 0};
-            for (int impl = 0; impl < 2; impl++) {
-                CHECKC(openpim_cube_set_impl(cube, impl ? OPENPIM_COMM_OPTIMISED : OPENPIM_COMM_BASELINE));
+            if (!selected("OPENPIM_COMM_BENCH_PRIMS", names[p]))
+                continue;
+            double model[NVAR] = {0}, sens = 0; /* sens: optimised time with the direct interface sped up */
+            int nv = p <= AR ? NVAR : 2;
+            for (int vi = 0; vi < nv; vi++) {
+                int v = p <= AR ? vi : (vi ? NVAR - 1 : 0);
+                if (!selected("OPENPIM_COMM_BENCH_VARIANTS", vnames[v]))
+                    continue;
+                CHECKC(openpim_cube_set_techniques(cube, variants[v]));
                 once(p, bytes); /* warm-up: backs the MRAM pages */
                 double *w = malloc((size_t)runs * sizeof *w), pass = 1e300;
                 for (int r = 0; r < runs; r++) {
                     double m0 = openpim_modelled_time_us(), t0 = bench_now();
                     once(p, bytes);
                     w[r] = (bench_now() - t0) * 1e6;
-                    model[impl] = openpim_modelled_time_us() - m0;
+                    model[v] = openpim_modelled_time_us() - m0;
                     double h = openpim_cube_last_host_pass_us(cube);
                     if (h < pass)
                         pass = h;
                 }
                 bench_sort(w, (size_t)runs);
-                double gb = (double)total / 1e9;
-                double pgb = pass > 0 ? gb / (pass * 1e-6) : 0;
                 int used_view = openpim_cube_last_used_view(cube);
-                proj[impl] = model[impl];
-                if (used_view) {
-                    uint64_t rd, wr;
-                    view_bytes(p, bytes, &rd, &wr);
-                    proj[impl] += xfer_cost(rd, 0, 0) - xfer_cost(rd, 0, 1) + xfer_cost(wr, 1, 0) - xfer_cost(wr, 1, 1);
-                }
-                printf("  %-15s %-9s %12.1f %10.2f %12.1f %12.1f %10.2f %10.2f %10.2f %6d %12.1f\n", names[p],
-                       impl ? "optimised" : "baseline", model[impl], gb / (model[impl] * 1e-6), w[0], w[runs / 2],
-                       gb / (w[0] * 1e-6), pgb, pgb / mbest, used_view, proj[impl]);
+                double xrd, xwr, xfer = xfer_of(p, bytes, variants[v], used_view, &xrd, &xwr);
+                if (v == NVAR - 1)
+                    sens = model[v] - (used_view ? xrd - xrd / DIRECT_D2H + xwr - xwr / DIRECT_H2D : 0);
+                double gb = (double)total / 1e9;
+                double pgb = pass > 0 && pass < 1e300 ? gb / (pass * 1e-6) : 0;
+                printf("  %-15s %-9s %12.1f %10.2f %12.1f %12.1f %12.1f %10.2f %10.2f %10.2f %5d\n", names[p], vnames[v],
+                       model[v], gb / (model[v] * 1e-6), xfer, w[0], w[runs / 2], gb / (w[0] * 1e-6), pgb,
+                       pgb / mbest, used_view);
                 if (csv)
-                    fprintf(csv, "%s,%s,%u,%s,%s,%llu,%.3f,%.4f,%.1f,%.1f,%.3f,%.3f,%d,%.3f\n", names[p],
-                            impl ? "optimised" : "baseline", nr, dims_s, mask, (unsigned long long)bytes, model[impl],
-                            gb / (model[impl] * 1e-6), w[0], w[runs / 2], pgb, mbest,
-                            used_view, proj[impl]);
+                    fprintf(csv, "%s,%s,%u,%s,%s,%llu,%.3f,%.4f,%.3f,%.1f,%.1f,%.3f,%.3f,%d\n", names[p], vnames[v],
+                            nr, dims_s, mask, (unsigned long long)bytes, model[v], gb / (model[v] * 1e-6), xfer, w[0],
+                            w[runs / 2], pgb, mbest, used_view);
                 free(w);
             }
-            printf("  %-15s modelled speedup optimised / baseline: %.2fx (projection with a set-wide view: %.2fx)\n",
-                   names[p], model[0] / model[1], proj[0] / proj[1]);
+            if (p <= AR && model[0] > 0 && model[1] > 0 && model[2] > 0 && model[3] > 0) {
+                printf("  %-15s modelled speedup over the baseline: optimised %.2fx; steps PR %.2fx, IM %.2fx, CM %.2fx; "
+                       "sensitivity, view transfers at the direct path's measured speed: %.2fx\n",
+                       names[p], model[0] / model[3], model[0] / model[1], model[1] / model[2], model[2] / model[3],
+                       model[0] / sens);
+                for (int v = 0; v < NVAR; v++)
+                    geo[v] += log(model[v]);
+                ngeo++;
+            } else if (model[0] > 0 && model[NVAR - 1] > 0) {
+                printf("  %-15s modelled speedup over the baseline: optimised %.2fx; sensitivity, view transfers at "
+                       "the direct path's measured speed: %.2fx\n", names[p], model[0] / model[NVAR - 1],
+                       model[0] / sens);
+            }
         }
+        if (ngeo)
+            printf("# geomean over the DPU-to-DPU primitives run: optimised %.2fx; steps PR %.2fx, IM %.2fx, CM %.2fx\n",
+               exp((geo[0] - geo[3]) / ngeo), exp((geo[0] - geo[1]) / ngeo), exp((geo[1] - geo[2]) / ngeo),
+               exp((geo[2] - geo[3]) / ngeo));
         free(host);
     }
     if (csv)

@@ -47,7 +47,9 @@
  *       does: a parallel push of every node's data into host buffers, the host
  *       reorders or reduces (plain C loops) into a second host buffer, a push
  *       back.
- *   OPENPIM_COMM_OPTIMISED  PID-Comm's techniques on the rank's physical view:
+ *   OPENPIM_COMM_OPTIMISED  PID-Comm's techniques on the rank's physical view
+ *       (one set-wide openpim_rank_view_push per direction; each technique
+ *       can be switched on alone, see openpim_cube_set_techniques):
  *       DPU kernels reorder blocks before and after the host pass
  *       ("PE-assisted reordering"), the host moves whole 64-byte lines and
  *       rotates them in registers so that words change chips without any 8x8
@@ -145,8 +147,6 @@ typedef enum openpim_comm_impl {
     OPENPIM_COMM_OPTIMISED,
 } openpim_comm_impl;
 
-/* MRAM bytes per DPU that offsets are checked against (the UPMEM DPU's 64 MB). */
-#define OPENPIM_COMM_MRAM_BYTES ((uint64_t)64 << 20)
 /* Most dimensions a cube may have. */
 #define OPENPIM_COMM_MAX_DIMS 16
 
@@ -163,7 +163,11 @@ openpim_comm_status openpim_cube_create(struct dpu_set_t set, uint32_t nr_dims, 
                                         openpim_cube_t **cube);
 void openpim_cube_destroy(openpim_cube_t *cube); /* also destroys its communicators; NULL is fine */
 openpim_comm_status openpim_cube_set_impl(openpim_cube_t *cube, openpim_comm_impl impl);
+/* OPENPIM_COMM_OPTIMISED when all three techniques are on, else BASELINE. */
 openpim_comm_impl openpim_cube_get_impl(const openpim_cube_t *cube);
+/* MRAM bytes of each DPU of the cube (openpim_get_memory_sizes): what offsets
+ * are checked against. */
+uint64_t openpim_cube_mram_bytes(const openpim_cube_t *cube);
 uint32_t openpim_cube_nr_nodes(const openpim_cube_t *cube);
 /* The DPU (a one-DPU set) of node `node`. */
 openpim_comm_status openpim_cube_node_dpu(const openpim_cube_t *cube, uint32_t node, struct dpu_set_t *dpu);
@@ -232,26 +236,107 @@ double openpim_cube_last_host_pass_us(const openpim_cube_t *cube);
 int openpim_comm_force_simd(const char *name);
 const char *openpim_comm_simd_name(void);
 
-/* Host cost model.  Host work is charged as bytes / (GB/s): a baseline pass
- * (plain C loops between host buffers in DRAM) at host_pass_gbps per byte read
- * plus written, default 12 GB/s (one core streaming DRAM to DRAM with SIMD
- * copies, 11-24 GB/s measured, shared/reference/timing-calibration.md §5);
- * scalar reduction arithmetic additionally at host_scalar_gbps of input, 3 GB/s
- * (same table: a scalar byte loop 2.6-3.3 GB/s); an optimised pass inside the
- * physical view charges only its in-register transposes, at
- * host_transpose_gbps of bytes transposed, 30 GB/s (same table, in-cache
- * 8x8 transposes); its loads and stores are the view transfers the SDK already
- * charges.  The optimised general path charges its pass like the baseline's
- * but not the scalar term (its SIMD arithmetic keeps up with the memory
- * pass).  Values <= 0 (or NaN) restore the defaults.  Process-wide: set it
- * before collectives run, not while another thread runs one. */
+/* Host cost model (see comm/README.md "Modelled time" for the sources).
+ * Host work between the transfers is charged on the host timeline as
+ * Inter-DPU time, modelled on the host of PID-Comm's evaluation (Intel Xeon
+ * Gold 5215, 10 cores, AVX-512; its ordinary DRAM one DDR4-2400 channel):
+ *   - a pass through host DRAM (staging buffers) streaming R bytes read and
+ *     W written by T threads takes max((R + W) / dram_gbps,
+ *     W / (T * core_copy_gbps)): the channel or the cores, whichever binds;
+ *   - scalar reductions (SimplePIM's per-element combine loop): input bytes
+ *     / (T * scalar_gbps), overlapping the pass (the larger of the two);
+ *   - in-register 8x8 transposes ("domain transfer" on the host): bytes
+ *     transposed / (T * transpose_gbps);
+ *   - T = baseline_threads for the baseline (SimplePIM's communication loops
+ *     are single-threaded), optimised_threads for the other techniques
+ *     (PID-Comm runs its host pass on 32 threads: the 10 cores of the Xeon).
+ * Lines streamed through the physical view cost only the view transfers the
+ * SDK charges.  Values <= 0 (or NaN) restore the defaults.  Process-wide:
+ * set it before collectives run, not while another thread runs one. */
 struct openpim_comm_cost_model {
-    double host_pass_gbps;
-    double host_scalar_gbps;
-    double host_transpose_gbps;
+    double dram_gbps;        /* host DRAM bytes read + written per second, 19.2 (one DDR4-2400 channel) */
+    double core_copy_gbps;   /* one core's DRAM-to-DRAM copy, bytes written, 10 */
+    double scalar_gbps;      /* one core's scalar reduction loop, input bytes, 3 */
+    double transpose_gbps;   /* one core's in-register 8x8 byte transposes, 30 */
+    double baseline_threads; /* 1 */
+    double optimised_threads;/* 10 */
+    double inter_host_gbps;  /* link between hosts (several-host cubes), 1.25 (10 Gb/s) */
 };
 void openpim_comm_set_cost_model(const struct openpim_comm_cost_model *model);
 struct openpim_comm_cost_model openpim_comm_get_cost_model(void);
+
+/* ---- the three techniques, one by one (ablation) -------------------------------
+ * OPENPIM_COMM_BASELINE is no technique, OPENPIM_COMM_OPTIMISED all three.
+ *   PR  PE-assisted reordering: DPU kernels reorder blocks before and after,
+ *       so that the host only moves data locally; the host pass still goes
+ *       through staging buffers in host DRAM (SDK pushes with their domain
+ *       transfer) but uses SIMD (vertical reductions, line moves) on every
+ *       thread instead of SimplePIM's scalar loops;
+ *   IM  in-register modulation (needs PR): no staging in host memory, lines
+ *       stream through the physical view; the host still transposes every
+ *       line to the host domain and back in registers;
+ *   CM  cross-domain modulation (needs IM): no transposes where no arithmetic
+ *       needs whole elements (AlltoAll, AllGather, 8-bit and bitwise
+ *       reductions).
+ * Every combination gives identical results; only modelled time differs.
+ * Paths that cannot use the physical view (see above) run the general path
+ * whenever any technique is on. */
+#define OPENPIM_COMM_PR 1u
+#define OPENPIM_COMM_IM 2u
+#define OPENPIM_COMM_CM 4u
+/* ERR_ARGUMENT for unknown bits, IM without PR or CM without IM. */
+openpim_comm_status openpim_cube_set_techniques(openpim_cube_t *cube, unsigned techniques);
+unsigned openpim_cube_get_techniques(const openpim_cube_t *cube);
+
+/* ---- PIM-interconnect what-if (paper 000, §6) ------------------------------------
+ * How long the DPU-to-DPU primitives would take if DPUs had direct links,
+ * organised like the packaging: every DPU has one link of link_gbps (both
+ * directions at once) to the other DPUs of its chip ("bank" level), one to
+ * the other chips of its rank (chip level) and one to the other ranks (rank
+ * level).  A primitive runs level by level, bandwidth-optimally inside each
+ * level (ring-style reduce-scatter / all-gather, forwarding for AlltoAll):
+ * with g_0, g_1, g_2 the instance's DPUs per chip, chips per rank and ranks,
+ *   ReduceScatter  sum_k (g_k - 1)/g_k * b_k / L, b_0 = bytes, b_k+1 = b_k / g_k
+ *   AllGather      the same on the output, levels in reverse
+ *   AllReduce      both (2x the ReduceScatter terms)
+ *   AlltoAll       sum_k (g_k - 1)/g_k * bytes / L
+ * (the slowest instance; L = link_gbps).  Only modelled time changes; the
+ * collectives still run through the host and give the same results. */
+typedef enum openpim_comm_prim {
+    OPENPIM_PRIM_ALLTOALL,
+    OPENPIM_PRIM_REDUCE_SCATTER,
+    OPENPIM_PRIM_ALLGATHER,
+    OPENPIM_PRIM_ALLREDUCE,
+} openpim_comm_prim;
+
+typedef enum openpim_comm_transport {
+    OPENPIM_COMM_HOST_ROUTED,  /* what the hardware does (default) */
+    OPENPIM_COMM_INTERCONNECT, /* the what-if: re-timed as if on links */
+} openpim_comm_transport;
+
+/* Modelled microseconds of prim on every instance of comm over the links
+ * (bytes per node as openpim_alltoall etc. take them); link_gbps <= 0 means
+ * the default 2.8 GB/s (a 64-bit link at 350 MHz).  -1 for a NULL comm,
+ * an unknown primitive or a bandwidth that is not finite. */
+double openpim_comm_link_us(const openpim_comm_t *comm, openpim_comm_prim prim, uint64_t bytes, double link_gbps);
+
+/* Re-timing a program.  The SDK charges every transfer as it happens and
+ * offers no way to move data uncharged, so with OPENPIM_COMM_INTERCONNECT
+ * the collectives still add their host-routed time to the modelled clock,
+ * and the cube adds up, per collective, that host-routed time and the
+ * interconnect time (link time for AlltoAll, ReduceScatter, AllGather,
+ * AllReduce; the rooted primitives keep their host-routed time): the
+ * program's interconnect time is its modelled time - host_routed_us +
+ * interconnect_us.  link_gbps: (0, 1000] GB/s, <= 0 for the default 2.8;
+ * the paper studies 0.35-3.5.  Setting the transport resets the sums. */
+struct openpim_comm_whatif {
+    double host_routed_us;
+    double interconnect_us;
+    uint64_t collectives;
+};
+openpim_comm_status openpim_cube_set_transport(openpim_cube_t *cube, openpim_comm_transport transport,
+                                               double link_gbps);
+openpim_comm_status openpim_cube_get_whatif(const openpim_cube_t *cube, struct openpim_comm_whatif *sums);
 
 #ifdef __cplusplus
 }

@@ -61,16 +61,16 @@ static openpim_comm_status store(const struct comm_args *a, uint64_t out_len, st
 
 static const char *label(const struct comm_args *a, const char *base, const char *general)
 {
-    return a->simd == comm_simd_scalar() ? base : general;
+    return a->tech == 0 ? base : general;
 }
 
-/* Charges the arithmetic of `bytes` of input combined: plain C loops in the
- * baseline; the general path's SIMD loop runs at memory speed (its pass is
- * charged already). */
-static void charge_arith(const struct comm_args *a, const char *name, double bytes)
+/* Charges the host pass between the pushes: rd bytes read and wr written in
+ * host DRAM, and (baseline only: SimplePIM's scalar combine loop; the
+ * general path's SIMD loop keeps up with memory) `reduced` bytes of input
+ * combined by scalar code. */
+static void charge(const struct comm_args *a, const char *name, double rd, double wr, double reduced)
 {
-    if (a->simd == comm_simd_scalar())
-        comm_charge_scalar(name, bytes);
+    comm_charge_pass(name, a->tech == 0, rd, wr, a->tech == 0 ? reduced : 0);
 }
 
 openpim_comm_status comm_base_alltoall(const struct comm_args *a)
@@ -89,8 +89,8 @@ openpim_comm_status comm_base_alltoall(const struct comm_args *a)
                 memcpy(out_of(&b, node[p]) + q * c, in_of(&b, node[q]) + p * c, c);
     }
     m->cube->last_host_us += comm_now_us() - t0;
-    comm_charge_host_pass(label(a, "comm baseline alltoall: host reorder", "comm general alltoall: host reorder"),
-                          2.0 * (double)a->bytes * m->cube->nr_nodes);
+    double all = (double)a->bytes * m->cube->nr_nodes;
+    charge(a, label(a, "comm baseline alltoall: host reorder", "comm general alltoall: host reorder"), all, all, 0);
     return store(a, a->bytes, &b);
 }
 
@@ -116,8 +116,7 @@ openpim_comm_status comm_base_reduce_scatter(const struct comm_args *a)
     m->cube->last_host_us += comm_now_us() - t0;
     const char *name = label(a, "comm baseline reduce_scatter: host reduce", "comm general reduce_scatter: host reduce");
     double nodes = m->cube->nr_nodes;
-    comm_charge_host_pass(name, (double)a->bytes * nodes + (double)c * nodes);
-    charge_arith(a, name, (double)a->bytes * nodes);
+    charge(a, name, (double)a->bytes * nodes, (double)c * nodes, (double)a->bytes * nodes);
     return store(a, c, &b);
 }
 
@@ -137,8 +136,8 @@ openpim_comm_status comm_base_allgather(const struct comm_args *a)
                 memcpy(out_of(&b, node[p]) + q * a->bytes, in_of(&b, node[q]), a->bytes);
     }
     m->cube->last_host_us += comm_now_us() - t0;
-    comm_charge_host_pass(label(a, "comm baseline allgather: host fan-out", "comm general allgather: host fan-out"),
-                          ((double)a->bytes + (double)out_len) * m->cube->nr_nodes);
+    charge(a, label(a, "comm baseline allgather: host fan-out", "comm general allgather: host fan-out"),
+           (double)a->bytes * m->cube->nr_nodes, (double)out_len * m->cube->nr_nodes, 0);
     return store(a, out_len, &b);
 }
 
@@ -163,8 +162,7 @@ openpim_comm_status comm_base_allreduce(const struct comm_args *a)
     m->cube->last_host_us += comm_now_us() - t0;
     const char *name = label(a, "comm baseline allreduce: host reduce", "comm general allreduce: host reduce");
     double nodes = m->cube->nr_nodes;
-    comm_charge_host_pass(name, 2.0 * (double)a->bytes * nodes);
-    charge_arith(a, name, (double)a->bytes * nodes);
+    charge(a, name, (double)a->bytes * nodes, (double)a->bytes * nodes, (double)a->bytes * nodes);
     return store(a, a->bytes, &b);
 }
 
@@ -187,8 +185,7 @@ openpim_comm_status comm_base_reduce(const struct comm_args *a, void *host)
     m->cube->last_host_us += comm_now_us() - t0;
     const char *name = label(a, "comm baseline reduce: host reduce", "comm general reduce: host reduce");
     double nodes = m->cube->nr_nodes;
-    comm_charge_host_pass(name, (double)a->bytes * nodes + (double)a->bytes * m->nr_instances);
-    charge_arith(a, name, (double)a->bytes * nodes);
+    charge(a, name, (double)a->bytes * nodes, (double)a->bytes * m->nr_instances, (double)a->bytes * nodes);
     free_bufs(&b);
     return OPENPIM_COMM_OK;
 }

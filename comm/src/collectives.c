@@ -26,11 +26,12 @@ static openpim_comm_status check_multiple(uint64_t bytes, uint64_t unit, const c
 }
 
 /* Source and destination checks shared by the four DPU-to-DPU primitives. */
-static openpim_comm_status check_regions(uint64_t src, uint64_t in_len, uint64_t dst, uint64_t out_len)
+static openpim_comm_status check_regions(const openpim_comm_t *m, uint64_t src, uint64_t in_len, uint64_t dst,
+                                         uint64_t out_len)
 {
-    openpim_comm_status st = comm_check_region(src, in_len, "source");
+    openpim_comm_status st = comm_check_region(m->cube, src, in_len, "source");
     if (st == OPENPIM_COMM_OK)
-        st = comm_check_region(dst, out_len, "destination");
+        st = comm_check_region(m->cube, dst, out_len, "destination");
     if (st == OPENPIM_COMM_OK)
         st = comm_check_overlap(src, in_len, dst, out_len);
     return st;
@@ -39,8 +40,8 @@ static openpim_comm_status check_regions(uint64_t src, uint64_t in_len, uint64_t
 static struct comm_args args(openpim_comm_t *m, uint64_t src, uint64_t dst, uint64_t bytes, openpim_comm_type type,
                              openpim_comm_op op)
 {
-    struct comm_args a = {m, src, dst, bytes, type, op, comm_simd()};
-    if (m->cube->impl == OPENPIM_COMM_BASELINE)
+    struct comm_args a = {m, src, dst, bytes, type, op, comm_simd(), m->cube->tech};
+    if (a.tech == 0)
         a.simd = comm_simd_scalar();
     return a;
 }
@@ -48,14 +49,25 @@ static struct comm_args args(openpim_comm_t *m, uint64_t src, uint64_t dst, uint
 typedef openpim_comm_status (*view_fn)(const struct comm_args *, int *);
 typedef openpim_comm_status (*base_fn)(const struct comm_args *);
 
-static openpim_comm_status run(const struct comm_args *a, view_fn view, base_fn base)
+/* The what-if sums (openpim_cube_set_transport): the call's host-routed
+ * modelled time, and its interconnect time (link time, or the host-routed
+ * time again for the rooted primitives). */
+static void whatif(openpim_cube_t *c, double t0, openpim_comm_status st, int prim, const openpim_comm_t *m,
+                   uint64_t bytes)
+{
+    if (c->transport != OPENPIM_COMM_INTERCONNECT || st != OPENPIM_COMM_OK)
+        return;
+    double host = openpim_modelled_time_us() - t0;
+    double link = prim >= 0 ? comm_link_us(m, (openpim_comm_prim)prim, bytes, c->link_gbps) : host;
+    c->whatif.host_routed_us += host;
+    c->whatif.interconnect_us += link >= 0 ? link : host;
+    c->whatif.collectives++;
+}
+
+static openpim_comm_status run_path(const struct comm_args *a, view_fn view, base_fn base)
 {
     openpim_cube_t *c = a->comm->cube;
-    c->last_view = 0;
-    c->last_host_us = 0;
-    if (a->bytes == 0)
-        return OPENPIM_COMM_OK;
-    if (c->impl == OPENPIM_COMM_OPTIMISED) {
+    if (a->tech != 0) {
         int done = 0;
         openpim_comm_status st = view(a, &done);
         if (done || st != OPENPIM_COMM_OK) {
@@ -66,17 +78,30 @@ static openpim_comm_status run(const struct comm_args *a, view_fn view, base_fn 
     return base(a);
 }
 
+static openpim_comm_status run(const struct comm_args *a, view_fn view, base_fn base, openpim_comm_prim prim)
+{
+    openpim_cube_t *c = a->comm->cube;
+    c->last_view = 0;
+    c->last_host_us = 0;
+    if (a->bytes == 0)
+        return OPENPIM_COMM_OK;
+    double t0 = openpim_modelled_time_us();
+    openpim_comm_status st = run_path(a, view, base);
+    whatif(c, t0, st, (int)prim, a->comm, a->bytes);
+    return st;
+}
+
 openpim_comm_status openpim_alltoall(openpim_comm_t *m, uint64_t src, uint64_t dst, uint64_t bytes)
 {
     openpim_comm_status st = check_comm(m, "openpim_alltoall");
     if (st == OPENPIM_COMM_OK)
         st = check_multiple(bytes, m->size, "the communicator size");
     if (st == OPENPIM_COMM_OK)
-        st = check_regions(src, bytes, dst, bytes);
+        st = check_regions(m, src, bytes, dst, bytes);
     if (st != OPENPIM_COMM_OK)
         return st;
     struct comm_args a = args(m, src, dst, bytes, OPENPIM_UINT8, OPENPIM_SUM);
-    return run(&a, comm_view_alltoall, comm_base_alltoall);
+    return run(&a, comm_view_alltoall, comm_base_alltoall, OPENPIM_PRIM_ALLTOALL);
 }
 
 openpim_comm_status openpim_reduce_scatter(openpim_comm_t *m, uint64_t src, uint64_t dst, uint64_t bytes,
@@ -89,24 +114,24 @@ openpim_comm_status openpim_reduce_scatter(openpim_comm_t *m, uint64_t src, uint
         st = check_multiple(bytes, (uint64_t)m->size * openpim_comm_type_size(type),
                             "the communicator size times the element size");
     if (st == OPENPIM_COMM_OK)
-        st = check_regions(src, bytes, dst, bytes / m->size);
+        st = check_regions(m, src, bytes, dst, bytes / m->size);
     if (st != OPENPIM_COMM_OK)
         return st;
     struct comm_args a = args(m, src, dst, bytes, type, op);
-    return run(&a, comm_view_reduce_scatter, comm_base_reduce_scatter);
+    return run(&a, comm_view_reduce_scatter, comm_base_reduce_scatter, OPENPIM_PRIM_REDUCE_SCATTER);
 }
 
 openpim_comm_status openpim_allgather(openpim_comm_t *m, uint64_t src, uint64_t dst, uint64_t bytes)
 {
     openpim_comm_status st = check_comm(m, "openpim_allgather");
-    if (st == OPENPIM_COMM_OK && bytes > OPENPIM_COMM_MRAM_BYTES)
-        st = comm_check_region(dst, bytes, "destination");
+    if (st == OPENPIM_COMM_OK && bytes > m->cube->mram_bytes)
+        st = comm_check_region(m->cube, dst, bytes, "destination");
     if (st == OPENPIM_COMM_OK)
-        st = check_regions(src, bytes, dst, bytes * m->size);
+        st = check_regions(m, src, bytes, dst, bytes * m->size);
     if (st != OPENPIM_COMM_OK)
         return st;
     struct comm_args a = args(m, src, dst, bytes, OPENPIM_UINT8, OPENPIM_SUM);
-    return run(&a, comm_view_allgather, comm_base_allgather);
+    return run(&a, comm_view_allgather, comm_base_allgather, OPENPIM_PRIM_ALLGATHER);
 }
 
 openpim_comm_status openpim_allreduce(openpim_comm_t *m, uint64_t src, uint64_t dst, uint64_t bytes,
@@ -118,11 +143,11 @@ openpim_comm_status openpim_allreduce(openpim_comm_t *m, uint64_t src, uint64_t 
     if (st == OPENPIM_COMM_OK)
         st = check_multiple(bytes, openpim_comm_type_size(type), "the element size");
     if (st == OPENPIM_COMM_OK)
-        st = check_regions(src, bytes, dst, bytes);
+        st = check_regions(m, src, bytes, dst, bytes);
     if (st != OPENPIM_COMM_OK)
         return st;
     struct comm_args a = args(m, src, dst, bytes, type, op);
-    return run(&a, comm_view_allreduce, comm_base_allreduce);
+    return run(&a, comm_view_allreduce, comm_base_allreduce, OPENPIM_PRIM_ALLREDUCE);
 }
 
 /* ---- rooted ------------------------------------------------------------------ */
@@ -153,7 +178,8 @@ static openpim_comm_status push_from_host(openpim_comm_t *m, uint64_t dst, const
         }
         for (uint32_t n = 0; n < c->nr_nodes; n++)
             memcpy(stage + n * stride + (dst & 7), ptrs[n], bytes);
-        comm_charge_host_pass("comm: staging an unaligned region", 2.0 * (double)bytes * c->nr_nodes);
+        comm_charge_pass("comm: staging an unaligned region", c->tech == 0, (double)bytes * c->nr_nodes,
+                             (double)bytes * c->nr_nodes, 0);
         st = comm_write_nodes(c, dst, bytes, stage, stride);
         free(stage);
     }
@@ -168,11 +194,11 @@ static openpim_comm_status check_rooted(const openpim_comm_t *m, const void *hos
     if (st == OPENPIM_COMM_OK && !host)
         st = comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "%s: NULL host buffer", fn);
     if (st == OPENPIM_COMM_OK)
-        st = comm_check_region(off, bytes, what);
+        st = comm_check_region(m->cube, off, bytes, what);
     return st;
 }
 
-openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
+static openpim_comm_status broadcast_impl(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
 {
     openpim_comm_status st = check_rooted(m, host, dst, bytes, "openpim_broadcast", "destination");
     if (st != OPENPIM_COMM_OK || bytes == 0)
@@ -180,7 +206,7 @@ openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const voi
     m->cube->last_view = 0;
     m->cube->last_host_us = 0;
     if (m->nr_instances == 1 && dst % 8 == 0 && bytes % 8 == 0) {
-        struct dpu_symbol_t mram = {MRAM_TAG, (uint32_t)OPENPIM_COMM_MRAM_BYTES};
+        struct dpu_symbol_t mram = {MRAM_TAG, (uint32_t)m->cube->mram_bytes};
         dpu_error_t rc = dpu_broadcast_to_symbol(m->cube->set, mram, (uint32_t)dst, host, (size_t)bytes,
                                                  DPU_XFER_DEFAULT);
         return rc == DPU_OK ? OPENPIM_COMM_OK : comm_dpu_fail(rc, "dpu_broadcast_to");
@@ -188,7 +214,7 @@ openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const voi
     return push_from_host(m, dst, host, bytes, false);
 }
 
-openpim_comm_status openpim_scatter(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
+static openpim_comm_status scatter_impl(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
 {
     openpim_comm_status st = check_rooted(m, host, dst, bytes, "openpim_scatter", "destination");
     if (st != OPENPIM_COMM_OK || bytes == 0)
@@ -198,7 +224,7 @@ openpim_comm_status openpim_scatter(openpim_comm_t *m, uint64_t dst, const void 
     return push_from_host(m, dst, host, bytes, true);
 }
 
-openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes)
+static openpim_comm_status gather_impl(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes)
 {
     openpim_comm_status st = check_rooted(m, host, src, bytes, "openpim_gather", "source");
     if (st != OPENPIM_COMM_OK || bytes == 0)
@@ -225,7 +251,8 @@ openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, 
         if (st == OPENPIM_COMM_OK) {
             for (uint32_t n = 0; n < c->nr_nodes; n++)
                 memcpy(ptrs[n], stage + n * stride + (src & 7), bytes);
-            comm_charge_host_pass("comm: staging an unaligned region", 2.0 * (double)bytes * c->nr_nodes);
+            comm_charge_pass("comm: staging an unaligned region", c->tech == 0, (double)bytes * c->nr_nodes,
+                             (double)bytes * c->nr_nodes, 0);
         }
         free(stage);
     }
@@ -233,7 +260,7 @@ openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, 
     return st;
 }
 
-openpim_comm_status openpim_reduce(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes,
+static openpim_comm_status reduce_impl(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes,
                                    openpim_comm_type type, openpim_comm_op op)
 {
     openpim_comm_status st = check_rooted(m, host, src, bytes, "openpim_reduce", "source");
@@ -247,4 +274,42 @@ openpim_comm_status openpim_reduce(openpim_comm_t *m, uint64_t src, void *host, 
     m->cube->last_host_us = 0;
     struct comm_args a = args(m, src, src, bytes, type, op);
     return comm_base_reduce(&a, host);
+}
+
+/* The rooted primitives keep their host-routed time in the what-if sums. */
+openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
+{
+    double t0 = openpim_modelled_time_us();
+    openpim_comm_status st = broadcast_impl(m, dst, host, bytes);
+    if (m && bytes)
+        whatif(m->cube, t0, st, -1, m, bytes);
+    return st;
+}
+
+openpim_comm_status openpim_scatter(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
+{
+    double t0 = openpim_modelled_time_us();
+    openpim_comm_status st = scatter_impl(m, dst, host, bytes);
+    if (m && bytes)
+        whatif(m->cube, t0, st, -1, m, bytes);
+    return st;
+}
+
+openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes)
+{
+    double t0 = openpim_modelled_time_us();
+    openpim_comm_status st = gather_impl(m, src, host, bytes);
+    if (m && bytes)
+        whatif(m->cube, t0, st, -1, m, bytes);
+    return st;
+}
+
+openpim_comm_status openpim_reduce(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes,
+                                   openpim_comm_type type, openpim_comm_op op)
+{
+    double t0 = openpim_modelled_time_us();
+    openpim_comm_status st = reduce_impl(m, src, host, bytes, type, op);
+    if (m && bytes)
+        whatif(m->cube, t0, st, -1, m, bytes);
+    return st;
 }

@@ -50,8 +50,10 @@ static openpim_comm_status map_nodes(openpim_cube_t *c)
         for (uint32_t i = 0; i < k; i++) {
             if (full && (pos[i].member != i / COMM_CHIPS || pos[i].slice != i % COMM_CHIPS))
                 full = false;
-            if (n + i < c->nr_nodes)
+            if (n + i < c->nr_nodes) {
                 c->node_dpu[n + i] = pos[i].dpu;
+                c->node_place[n + i] = (struct comm_place){r, pos[i].slice, pos[i].member};
+            }
         }
         c->view_ok = c->view_ok && full;
         n += k;
@@ -100,11 +102,16 @@ openpim_comm_status openpim_cube_create(struct dpu_set_t set, uint32_t nr_dims, 
     c->nr_nodes = nr_dpus;
     c->nr_ranks = nr_ranks;
     c->node_dpu = calloc(nr_dpus, sizeof *c->node_dpu);
+    c->node_place = calloc(nr_dpus, sizeof *c->node_place);
+    c->link_gbps = COMM_DEFAULT_LINK_GBPS;
     c->rank_set = calloc(nr_ranks ? nr_ranks : 1, sizeof *c->rank_set);
     const char *env = getenv("OPENPIM_COMM_IMPL");
-    c->impl = env && !strcmp(env, "baseline") ? OPENPIM_COMM_BASELINE : OPENPIM_COMM_OPTIMISED;
-    openpim_comm_status st = c->node_dpu && c->rank_set ? map_nodes(c)
-                                                        : comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
+    c->tech = env && !strcmp(env, "baseline") ? 0 : ALL_TECH;
+    uint32_t wram = 0;
+    rc = openpim_get_memory_sizes(set, &c->mram_bytes, &wram);
+    openpim_comm_status st = rc != DPU_OK ? comm_dpu_fail(rc, "openpim_get_memory_sizes")
+                             : c->node_dpu && c->node_place && c->rank_set ? map_nodes(c)
+                                                          : comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
     if (st != OPENPIM_COMM_OK) {
         openpim_cube_destroy(c);
         return st;
@@ -127,6 +134,7 @@ void openpim_cube_destroy(openpim_cube_t *c)
     free(c->buf[0]);
     free(c->buf[1]);
     free(c->node_dpu);
+    free(c->node_place);
     free(c->rank_set);
     free(c);
 }
@@ -138,13 +146,38 @@ openpim_comm_status openpim_cube_set_impl(openpim_cube_t *c, openpim_comm_impl i
         return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "openpim_cube_set_impl: NULL cube");
     if (impl != OPENPIM_COMM_BASELINE && impl != OPENPIM_COMM_OPTIMISED)
         return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "unknown implementation %d", (int)impl);
-    c->impl = impl;
+    c->tech = impl == OPENPIM_COMM_OPTIMISED ? ALL_TECH : 0;
     return OPENPIM_COMM_OK;
 }
 
 openpim_comm_impl openpim_cube_get_impl(const openpim_cube_t *c)
 {
-    return c ? c->impl : OPENPIM_COMM_BASELINE;
+    return c && c->tech == ALL_TECH ? OPENPIM_COMM_OPTIMISED : OPENPIM_COMM_BASELINE;
+}
+
+openpim_comm_status openpim_cube_set_techniques(openpim_cube_t *c, unsigned t)
+{
+    comm_clear_error();
+    if (!c)
+        return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "openpim_cube_set_techniques: NULL cube");
+    if (t & ~ALL_TECH)
+        return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "unknown technique bits 0x%x", t & ~ALL_TECH);
+    if ((t & OPENPIM_COMM_IM) && !(t & OPENPIM_COMM_PR))
+        return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "in-register modulation (IM) builds on PE-assisted reordering (PR)");
+    if ((t & OPENPIM_COMM_CM) && !(t & OPENPIM_COMM_IM))
+        return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "cross-domain modulation (CM) builds on in-register modulation (IM)");
+    c->tech = t;
+    return OPENPIM_COMM_OK;
+}
+
+unsigned openpim_cube_get_techniques(const openpim_cube_t *c)
+{
+    return c ? c->tech : 0;
+}
+
+uint64_t openpim_cube_mram_bytes(const openpim_cube_t *c)
+{
+    return c ? c->mram_bytes : 0;
 }
 
 uint32_t openpim_cube_nr_nodes(const openpim_cube_t *c)

@@ -17,6 +17,7 @@
 #define COMM_GROUPS 8 /* entangled groups per rank */
 #define COMM_LINE 64  /* bytes of a physical-view line */
 #define MRAM_TAG 0x08000000u
+#define ALL_TECH (OPENPIM_COMM_PR | OPENPIM_COMM_IM | OPENPIM_COMM_CM)
 
 struct openpim_comm {
     openpim_cube_t *cube;
@@ -26,16 +27,28 @@ struct openpim_comm {
     uint32_t *node_of;    /* [instance * size + rank] -> node */
 };
 
+/* Where a node's DPU sits: rank of the set, chip (slice), DPU in the chip (member, the "bank"). */
+struct comm_place {
+    uint32_t rank, chip, bank;
+};
+
+#define COMM_DEFAULT_LINK_GBPS 2.8 /* paper 000 §6: a 64-bit link at 350 MHz */
+
 struct openpim_cube {
     struct dpu_set_t set;
     uint32_t nr_dims;
     uint32_t len[OPENPIM_COMM_MAX_DIMS];
     uint32_t nr_nodes;
     struct dpu_set_t *node_dpu; /* per node: its one-DPU set */
+    struct comm_place *node_place;
+    openpim_comm_transport transport;
+    double link_gbps;
+    struct openpim_comm_whatif whatif;
     uint32_t nr_ranks;
     struct dpu_set_t *rank_set; /* per rank of the set */
     bool view_ok;               /* every rank: 64 enabled DPUs laid out 8 chips x 8 groups */
-    openpim_comm_impl impl;
+    uint64_t mram_bytes;        /* per DPU (openpim_get_memory_sizes) */
+    unsigned tech;              /* OPENPIM_COMM_PR | IM | CM */
     int last_view;
     double last_host_us; /* wall-clock of the last collective's host pass */
     openpim_comm_t **comms;
@@ -76,10 +89,14 @@ const struct comm_simd *comm_simd(void);
 /* The portable kernels (what the baseline's plain loops are). */
 const struct comm_simd *comm_simd_scalar(void);
 
-/* cost.c: records host work in modelled time. */
-void comm_charge_host_pass(const char *name, double bytes);
-void comm_charge_scalar(const char *name, double bytes);
+/* cost.c: records host work in modelled time (see openpim_comm.h).  A pass
+ * through host DRAM reading `rd` and writing `wr` bytes, with `scalar` bytes
+ * of input reduced by scalar loops, on the baseline's or the optimised
+ * threads; in-register transposes of `bytes`. */
+void comm_charge_pass(const char *name, bool baseline, double rd, double wr, double scalar);
 void comm_charge_transpose(const char *name, double bytes);
+/* Modelled microseconds of `bytes` over the inter-host link. */
+double comm_inter_host_us(double bytes);
 /* Monotonic wall clock (microseconds), for openpim_cube_last_host_pass_us. */
 double comm_now_us(void);
 
@@ -88,7 +105,7 @@ double comm_now_us(void);
 uint8_t *comm_buffer(openpim_cube_t *cube, int slot, size_t size);
 
 /* region.c: MRAM regions of every node of the cube. */
-openpim_comm_status comm_check_region(uint64_t off, uint64_t len, const char *what);
+openpim_comm_status comm_check_region(const openpim_cube_t *cube, uint64_t off, uint64_t len, const char *what);
 openpim_comm_status comm_check_overlap(uint64_t src, uint64_t src_len, uint64_t dst, uint64_t dst_len);
 /* Reads [off, off + len) of every node into buf + node * stride + (off % 8)
  * (stride >= round8 span); the 8-aligned span around it is read. */
@@ -108,6 +125,7 @@ struct comm_args {
     openpim_comm_type type;
     openpim_comm_op op;
     const struct comm_simd *simd; /* reductions of the general path */
+    unsigned tech;                /* techniques in use (cube's) */
 };
 openpim_comm_status comm_base_alltoall(const struct comm_args *a);
 openpim_comm_status comm_base_reduce_scatter(const struct comm_args *a);
@@ -115,11 +133,16 @@ openpim_comm_status comm_base_allgather(const struct comm_args *a);
 openpim_comm_status comm_base_allreduce(const struct comm_args *a);
 openpim_comm_status comm_base_reduce(const struct comm_args *a, void *host);
 
-/* optimised.c: returns 1 (through *done) when the view path applied. */
+/* optimised.c: returns 1 (through *done) when the view path applied (or,
+ * with PR alone, its staged variant). */
 openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done);
 openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *done);
 openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done);
 openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done);
+
+/* interconnect.c: modelled link time of a DPU-to-DPU primitive (bytes per
+ * node as the public functions take them). */
+double comm_link_us(const openpim_comm_t *comm, openpim_comm_prim prim, uint64_t bytes, double link_gbps);
 
 /* kernel.c: the reordering kernel on every DPU of the cube. */
 enum comm_kernel_mode { COMM_KERNEL_PRE = 0, COMM_KERNEL_POST = 1 };

@@ -95,17 +95,21 @@ static bool aligned(uint64_t a, uint64_t b, uint64_t c)
     return (a | b | c) % 8 == 0;
 }
 
-/* Whole view of [off, off + len) of every group: V + E * 8 * len. */
+/* Whole view of [off, off + len) of every group, V + E * 8 * len: one
+ * set-wide view transfer (all ranks, all groups in parallel). */
 static openpim_comm_status view_io(openpim_cube_t *c, bool write, uint64_t off, uint64_t len, uint8_t *v)
 {
-    for (uint32_t r = 0; r < c->nr_ranks; r++)
-        for (uint32_t g = 0; g < COMM_GROUPS; g++) {
-            uint8_t *p = v + ((size_t)r * COMM_GROUPS + g) * 8 * len;
-            dpu_error_t rc = write ? openpim_rank_view_write(c->rank_set[r], g, off, p, 8 * len)
-                                   : openpim_rank_view_read(c->rank_set[r], g, off, p, 8 * len);
-            if (rc != DPU_OK)
-                return comm_dpu_fail(rc, write ? "openpim_rank_view_write" : "openpim_rank_view_read");
-        }
+    size_t egs = (size_t)c->nr_ranks * COMM_GROUPS;
+    void **lines = malloc(egs * sizeof *lines);
+    if (!lines)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
+    for (size_t e = 0; e < egs; e++)
+        lines[e] = v + e * 8 * len;
+    dpu_error_t rc = openpim_rank_view_push(c->set, write ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU, off, lines,
+                                            (size_t)(8 * len));
+    free(lines);
+    if (rc != DPU_OK)
+        return comm_dpu_fail(rc, write ? "openpim_rank_view_push to the DPUs" : "openpim_rank_view_push from the DPUs");
     return OPENPIM_COMM_OK;
 }
 
@@ -134,6 +138,74 @@ static openpim_comm_status views_close(openpim_cube_t *c, uint64_t dst, uint64_t
 
 /* ---- AlltoAll / AllGather --------------------------------------------------------- */
 
+static void load_rows(const struct comm_simd *s, const uint8_t *lines, size_t n_valid, uint8_t rows[8][64]);
+static void store_rows(const struct comm_simd *s, uint8_t rows[8][64], uint8_t *lines, size_t n_valid);
+
+/* out lines = in lines with chip k's word moved to chip k + r.  With CM, one
+ * rotation of each 64-bit lane; without, what PID-Comm does before CM: to
+ * the host domain (8x8 transpose), whole words moved, back. */
+static void move_lines(const struct comm_args *a, const struct comm_simd *s, uint8_t *out, const uint8_t *in,
+                       size_t lines, unsigned r, double *transposed)
+{
+    if (a->tech & OPENPIM_COMM_CM) {
+        s->rotate(out, in, lines, r);
+        return;
+    }
+    for (size_t b = 0; b < lines; b += 8) {
+        size_t n = lines - b < 8 ? lines - b : 8;
+        uint8_t rows[8][64], moved[8][64];
+        load_rows(s, in + 64 * b, n, rows);
+        for (unsigned k = 0; k < COMM_CHIPS; k++)
+            memcpy(moved[(k + r) % COMM_CHIPS], rows[k], 64);
+        store_rows(s, moved, out + 64 * b, n);
+    }
+    *transposed += 2.0 * 64.0 * (double)lines;
+}
+
+/* Node buffers of the staged variant (PR without IM): node 8 E + k is chip k
+ * of group E, each node's data at buf + node * stride. */
+static uint8_t *node_at(uint8_t *buf, size_t stride, uint32_t eg, uint32_t chip)
+{
+    return buf + ((size_t)eg * COMM_CHIPS + chip) * stride;
+}
+
+/* PR without IM: the same local moves as the view path, but between host
+ * buffers that SDK pushes fill and empty (domain transfer included), as
+ * PID-Comm's first step does.  gather: AllGather (source = one block). */
+static openpim_comm_status staged_moves(const struct comm_args *a, const struct layout *l, uint64_t from,
+                                        uint64_t in_len, uint64_t out_len, uint64_t blk, bool gather)
+{
+    openpim_cube_t *c = a->comm->cube;
+    uint8_t *in = comm_buffer(c, 0, (size_t)in_len * c->nr_nodes);
+    uint8_t *out = comm_buffer(c, 1, (size_t)out_len * c->nr_nodes);
+    if (!in || !out)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory for the staging buffers");
+    openpim_comm_status st = comm_read_nodes(c, from, in_len, in, (size_t)in_len);
+    if (st != OPENPIM_COMM_OK)
+        return st;
+    double t0 = comm_now_us();
+    for (uint32_t k = 0; k < l->nr; k++) {
+        const uint32_t *eg = l->eg + (size_t)k * l->P;
+        for (uint32_t ps = 0; ps < l->P; ps++)
+            for (uint32_t pd = 0; pd < l->P; pd++)
+                for (uint32_t j = 0; j < COMM_CHIPS; j++) {
+                    if (!l->rot) {
+                        memcpy(node_at(out, out_len, eg[pd], j) + ps * blk,
+                               node_at(in, in_len, eg[ps], j) + (gather ? 0 : pd * blk), blk);
+                        continue;
+                    }
+                    for (unsigned r = 0; r < COMM_CHIPS; r++)
+                        memcpy(node_at(out, out_len, eg[pd], j) + (8 * ps + r) * blk,
+                               node_at(in, in_len, eg[ps], (j - r) % COMM_CHIPS) + (gather ? 0 : (8 * pd + r) * blk),
+                               blk);
+                }
+    }
+    c->last_host_us += comm_now_us() - t0;
+    comm_charge_pass(gather ? "comm PR allgather: local moves in host memory" : "comm PR alltoall: local moves in host memory",
+                     false, (double)in_len * c->nr_nodes, (double)out_len * c->nr_nodes, 0);
+    return comm_write_nodes(c, a->dst, out_len, out, (size_t)out_len);
+}
+
 openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
 {
     openpim_comm_t *m = a->comm;
@@ -149,6 +221,14 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
         st = comm_run_kernel(c, COMM_KERNEL_PRE, a->src, a->dst, m->size, blk);
         from = a->dst;
     }
+    if (!(a->tech & OPENPIM_COMM_IM)) {
+        if (st == OPENPIM_COMM_OK)
+            st = staged_moves(a, &l, from, a->bytes, a->bytes, blk, false);
+        free(l.eg);
+        if (st == OPENPIM_COMM_OK && l.rot)
+            st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk);
+        return st;
+    }
     struct views v;
     if (st == OPENPIM_COMM_OK)
         st = views_open(c, from, a->bytes, a->bytes, &v);
@@ -158,6 +238,7 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
     }
     const struct comm_simd *s = comm_simd();
     size_t vb = 8 * blk, lines = blk / 8; /* view bytes and lines of a block */
+    double transposed = 0;
     double t0 = comm_now_us();
     for (uint32_t k = 0; k < l.nr; k++) {
         const uint32_t *eg = l.eg + (size_t)k * l.P;
@@ -166,14 +247,15 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
                 const uint8_t *in = v.in + eg[ps] * v.in_eg;
                 uint8_t *out = v.out + eg[pd] * v.out_eg;
                 if (!l.rot)
-                    s->rotate(out + ps * vb, in + pd * vb, lines, 0);
+                    move_lines(a, s, out + ps * vb, in + pd * vb, lines, 0, &transposed);
                 else
                     for (unsigned r = 0; r < COMM_CHIPS; r++)
-                        s->rotate(out + (8 * ps + r) * vb, in + (8 * pd + r) * vb, lines, r);
+                        move_lines(a, s, out + (8 * ps + r) * vb, in + (8 * pd + r) * vb, lines, r, &transposed);
             }
     }
     c->last_host_us += comm_now_us() - t0;
     free(l.eg);
+    comm_charge_transpose("comm IM alltoall: domain transfer in registers", transposed);
     st = views_close(c, a->dst, a->bytes, &v);
     if (st == OPENPIM_COMM_OK && l.rot)
         st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk);
@@ -189,14 +271,23 @@ openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done)
         return OPENPIM_COMM_OK;
     *done = 1;
     uint64_t out_len = a->bytes * m->size;
+    openpim_comm_status st;
+    if (!(a->tech & OPENPIM_COMM_IM)) {
+        st = staged_moves(a, &l, a->src, a->bytes, out_len, a->bytes, true);
+        free(l.eg);
+        if (st == OPENPIM_COMM_OK && l.rot)
+            st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes);
+        return st;
+    }
     struct views v;
-    openpim_comm_status st = views_open(c, a->src, a->bytes, out_len, &v);
+    st = views_open(c, a->src, a->bytes, out_len, &v);
     if (st != OPENPIM_COMM_OK) {
         free(l.eg);
         return st;
     }
     const struct comm_simd *s = comm_simd();
     size_t vb = 8 * a->bytes, lines = a->bytes / 8;
+    double transposed = 0;
     double t0 = comm_now_us();
     for (uint32_t k = 0; k < l.nr; k++) {
         const uint32_t *eg = l.eg + (size_t)k * l.P;
@@ -205,15 +296,16 @@ openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done)
             for (uint32_t pd = 0; pd < l.P; pd++) {
                 uint8_t *out = v.out + eg[pd] * v.out_eg;
                 if (!l.rot)
-                    s->rotate(out + ps * vb, in, lines, 0);
+                    move_lines(a, s, out + ps * vb, in, lines, 0, &transposed);
                 else
                     for (unsigned r = 0; r < COMM_CHIPS; r++)
-                        s->rotate(out + (8 * ps + r) * vb, in, lines, r);
+                        move_lines(a, s, out + (8 * ps + r) * vb, in, lines, r, &transposed);
             }
         }
     }
     c->last_host_us += comm_now_us() - t0;
     free(l.eg);
+    comm_charge_transpose("comm IM allgather: domain transfer in registers", transposed);
     st = views_close(c, a->dst, out_len, &v);
     if (st == OPENPIM_COMM_OK && l.rot)
         st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes);
@@ -251,7 +343,7 @@ static void reduce_vertical(const struct comm_args *a, const struct comm_simd *s
                             uint32_t count, size_t lines, uint8_t *out, double *transposed)
 {
     size_t esz = openpim_comm_type_size(a->type);
-    if (comm_bytewise(a->type, a->op)) {
+    if ((a->tech & OPENPIM_COMM_CM) && comm_bytewise(a->type, a->op)) {
         openpim_comm_type bt = a->type == OPENPIM_INT8 ? OPENPIM_INT8 : OPENPIM_UINT8;
         memcpy(out, in[0], lines * 64);
         for (uint32_t p = 1; p < count; p++)
@@ -280,7 +372,7 @@ static void reduce_across(const struct comm_args *a, const struct comm_simd *s, 
 {
     size_t esz = openpim_comm_type_size(a->type);
     bool is_float = a->type == OPENPIM_FLOAT || a->type == OPENPIM_DOUBLE;
-    if (comm_bytewise(a->type, a->op)) {
+    if ((a->tech & OPENPIM_COMM_CM) && comm_bytewise(a->type, a->op)) {
         /* integer op: the order does not change the result; lanes folded with rotations */
         openpim_comm_type bt = a->type == OPENPIM_INT8 ? OPENPIM_INT8 : OPENPIM_UINT8;
         uint8_t acc[8][512];
@@ -352,6 +444,11 @@ static void reduce_across(const struct comm_args *a, const struct comm_simd *s, 
 
 openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *done)
 {
+    /* PR alone: in the host domain, the elements to combine already sit in
+     * the same lanes of the staging buffers (what PR arranges for PID-Comm's
+     * vertical SIMD reductions): the general path, SIMD on every thread */
+    if (!(a->tech & OPENPIM_COMM_IM))
+        return OPENPIM_COMM_OK;
     openpim_comm_t *m = a->comm;
     openpim_cube_t *c = m->cube;
     uint64_t blk = a->bytes / m->size;
@@ -390,12 +487,17 @@ openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *don
     c->last_host_us += comm_now_us() - t0;
     free(in);
     free(l.eg);
-    comm_charge_transpose("comm optimised reduce_scatter: cross-domain transposes", transposed);
+    comm_charge_transpose("comm IM reduce_scatter: domain transfer in registers", transposed);
     return views_close(c, a->dst, blk, &v);
 }
 
 openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done)
 {
+    /* PR alone: in the host domain, the elements to combine already sit in
+     * the same lanes of the staging buffers (what PR arranges for PID-Comm's
+     * vertical SIMD reductions): the general path, SIMD on every thread */
+    if (!(a->tech & OPENPIM_COMM_IM))
+        return OPENPIM_COMM_OK;
     openpim_comm_t *m = a->comm;
     openpim_cube_t *c = m->cube;
     struct layout l;
@@ -433,6 +535,6 @@ openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done)
     c->last_host_us += comm_now_us() - t0;
     free(in);
     free(l.eg);
-    comm_charge_transpose("comm optimised allreduce: cross-domain transposes", transposed);
+    comm_charge_transpose("comm IM allreduce: domain transfer in registers", transposed);
     return views_close(c, a->dst, a->bytes, &v);
 }

@@ -5,12 +5,12 @@
 
 #include "internal.h"
 
-openpim_comm_status comm_check_region(uint64_t off, uint64_t len, const char *what)
+openpim_comm_status comm_check_region(const openpim_cube_t *c, uint64_t off, uint64_t len, const char *what)
 {
-    if (off > OPENPIM_COMM_MRAM_BYTES || len > OPENPIM_COMM_MRAM_BYTES - off)
+    if (off > c->mram_bytes || len > c->mram_bytes - off)
         return comm_fail(OPENPIM_COMM_ERR_RANGE,
                          "%s [%llu, +%llu) runs past the end of MRAM (%llu bytes)", what, (unsigned long long)off,
-                         (unsigned long long)len, (unsigned long long)OPENPIM_COMM_MRAM_BYTES);
+                         (unsigned long long)len, (unsigned long long)c->mram_bytes);
     return OPENPIM_COMM_OK;
 }
 
@@ -42,7 +42,7 @@ openpim_comm_status comm_push(openpim_cube_t *c, dpu_xfer_t dir, uint64_t off, u
         if (rc != DPU_OK)
             return comm_dpu_fail(rc, "dpu_prepare_xfer");
     }
-    struct dpu_symbol_t mram = {MRAM_TAG, (uint32_t)OPENPIM_COMM_MRAM_BYTES};
+    struct dpu_symbol_t mram = {MRAM_TAG, (uint32_t)c->mram_bytes};
     dpu_error_t rc = dpu_push_xfer_symbol(c->set, dir, mram, (uint32_t)off, (size_t)len, DPU_XFER_DEFAULT);
     if (rc != DPU_OK)
         return comm_dpu_fail(rc, dir == DPU_XFER_TO_DPU ? "dpu_push_xfer to the DPUs" : "dpu_push_xfer from the DPUs");

@@ -349,9 +349,9 @@ static inline int t_case(struct tctx *t, openpim_cube_t *cube, openpim_comm_t *m
     t_fill(t, type == OPENPIM_FLOAT || type == OPENPIM_DOUBLE ? type : OPENPIM_UINT8);
     openpim_comm_status st = lib_run(m, p, src, dst, bytes, type, op, hin, hout);
     char what[256];
-    snprintf(what, sizeof what, "%s N=%u I=%u src=%llu dst=%llu bytes=%llu type=%d op=%d impl=%d", prim_name[p], c->N,
+    snprintf(what, sizeof what, "%s N=%u I=%u src=%llu dst=%llu bytes=%llu type=%d op=%d tech=%u", prim_name[p], c->N,
              c->I, (unsigned long long)src, (unsigned long long)dst, (unsigned long long)bytes, (int)type, (int)op,
-             (int)openpim_cube_get_impl(cube));
+             openpim_cube_get_techniques(cube));
     if (st != OPENPIM_COMM_OK) {
         fprintf(stderr, "%s: failed: %s\n", what, openpim_comm_last_error());
         check_count++;

@@ -1,13 +1,16 @@
-/* Modelled time of the collectives: deterministic, and the host work is
- * charged as the header's cost model says (a baseline pass per byte read and
- * written; the optimised path only its cross-domain transposes).
+/* Modelled time of the collectives: deterministic, and the host work charged
+ * as openpim_comm.h's cost model says, for the baseline and each technique:
+ * a pass through host DRAM bound by the channel or the cores, scalar
+ * reductions on the baseline's thread, in-register transposes on the
+ * optimised threads, nothing for lines streamed through the view.
  *   test_comm_cost DPU_NOP */
 #include "comm_test.h"
 
 #include <openpim_ext.h>
 
-static double delta(openpim_comm_status (*f)(openpim_comm_t *, uint64_t, uint64_t, uint64_t), openpim_comm_t *m,
-                    uint64_t bytes)
+typedef openpim_comm_status (*prim_fn)(openpim_comm_t *, uint64_t, uint64_t, uint64_t);
+
+static double delta(prim_fn f, openpim_comm_t *m, uint64_t bytes)
 {
     double t0 = openpim_modelled_time_us();
     CHECK_EQ(f(m, 0, 1 << 20, bytes), OPENPIM_COMM_OK);
@@ -26,6 +29,23 @@ static int near(double a, double b)
     return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-9;
 }
 
+static double max2(double a, double b)
+{
+    return a > b ? a : b;
+}
+
+/* Modelled time of f under model x minus under the defaults (same state before each call). */
+static double diff(prim_fn f, openpim_comm_t *m, uint64_t bytes, const struct openpim_comm_cost_model *x)
+{
+    delta(f, m, bytes); /* leaves the same state (after a launch or not) before each measured call */
+    double d = delta(f, m, bytes);
+    openpim_comm_set_cost_model(x);
+    delta(f, m, bytes);
+    double e = delta(f, m, bytes);
+    openpim_comm_set_cost_model(NULL);
+    return d - e;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -40,48 +60,63 @@ int main(int argc, char **argv)
     CHECK_EQ(openpim_cube_create(t.set, 2, len, &cube), OPENPIM_COMM_OK);
     CHECK_EQ(openpim_comm_create_mask(cube, "10", &m), OPENPIM_COMM_OK);
     const uint64_t bytes = 4096;
-    struct openpim_comm_cost_model def = openpim_comm_get_cost_model(), fast = def;
-    CHECK(def.host_pass_gbps == 12.0 && def.host_scalar_gbps == 3.0 && def.host_transpose_gbps == 30.0);
-    fast.host_pass_gbps = 24.0;
-    fast.host_transpose_gbps = 60.0;
+    const double all = (double)bytes * 64; /* bytes over the 64 nodes */
+    struct openpim_comm_cost_model def = openpim_comm_get_cost_model();
+    CHECK(def.dram_gbps == 19.2 && def.core_copy_gbps == 10.0 && def.scalar_gbps == 3.0 &&
+          def.transpose_gbps == 30.0 && def.baseline_threads == 1.0 && def.optimised_threads == 10.0 &&
+          def.inter_host_gbps == 1.25);
+    struct openpim_comm_cost_model dram2 = def, tr2 = def, sc2 = def;
+    dram2.dram_gbps = 38.4;
+    tr2.transpose_gbps = 60.0;
+    sc2.scalar_gbps = 6.0;
 
-    /* baseline: deterministic; the host pass (2 x bytes x 64 DPUs) at 12 GB/s */
+    /* deterministic */
     openpim_cube_set_impl(cube, OPENPIM_COMM_BASELINE);
-    delta(openpim_alltoall, m, bytes); /* first accesses after allocation */
-    double b1 = delta(openpim_alltoall, m, bytes), b2 = delta(openpim_alltoall, m, bytes);
-    CHECK(near(b1, b2));
-    openpim_comm_set_cost_model(&fast);
-    double b3 = delta(openpim_alltoall, m, bytes);
-    double pass = 2.0 * bytes * 64;
-    CHECK(near(b1 - b3, pass / 12e3 - pass / 24e3));
-    openpim_comm_set_cost_model(NULL);
-    CHECK(openpim_comm_get_cost_model().host_pass_gbps == 12.0);
+    delta(openpim_alltoall, m, bytes);
+    CHECK(near(delta(openpim_alltoall, m, bytes), delta(openpim_alltoall, m, bytes)));
 
-    /* optimised AlltoAll: no host pass charged (lines move inside the view transfers) */
-    openpim_cube_set_impl(cube, OPENPIM_COMM_OPTIMISED);
-    delta(openpim_alltoall, m, bytes); /* same state before each measured call: right after a launch */
-    double o1 = delta(openpim_alltoall, m, bytes);
-    CHECK(openpim_cube_last_used_view(cube) == 1);
-    openpim_comm_set_cost_model(&fast);
-    double o2 = delta(openpim_alltoall, m, bytes);
-    CHECK(near(o1, o2));
-    /* optimised int32 ReduceScatter: transposes charged; uint8: none */
+    /* baseline AlltoAll: one thread copying all the bytes through DRAM:
+     * max(2 x all / 19.2, all / 10) GB/s; with 38.4 GB/s of DRAM the core binds */
+    CHECK(near(diff(openpim_alltoall, m, bytes, &dram2), 2 * all / 19.2e3 - all / 10e3));
+    /* baseline ReduceScatter: the scalar loop binds (all / 3 GB/s) */
+    openpim_cube_set_impl(cube, OPENPIM_COMM_BASELINE);
+    delta_rs(m, bytes, OPENPIM_INT32);
+    double s1 = delta_rs(m, bytes, OPENPIM_INT32);
+    openpim_comm_set_cost_model(&sc2);
+    double s2 = delta_rs(m, bytes, OPENPIM_INT32);
     openpim_comm_set_cost_model(NULL);
-    delta_rs(m, bytes, OPENPIM_INT32); /* takes the MRAM mux back after the kernel launch */
+    CHECK(near(s1 - s2, all / 3e3 - max2(all / 6e3, (all + all / 8) / 19.2e3)));
+
+    /* PR alone: the same copy on 10 threads, the channel binds */
+    CHECK_EQ(openpim_cube_set_techniques(cube, OPENPIM_COMM_PR), OPENPIM_COMM_OK);
+    CHECK(near(diff(openpim_alltoall, m, bytes, &dram2), 2 * all / 19.2e3 - 2 * all / 38.4e3));
+    CHECK(openpim_cube_last_used_view(cube) == 1);
+    /* PR + IM: every line transposed in and out on 10 threads at 30 GB/s */
+    CHECK_EQ(openpim_cube_set_techniques(cube, OPENPIM_COMM_PR | OPENPIM_COMM_IM), OPENPIM_COMM_OK);
+    CHECK(near(diff(openpim_alltoall, m, bytes, &tr2), 2 * all / 300e3 - 2 * all / 600e3));
+    CHECK(near(diff(openpim_alltoall, m, bytes, &dram2), 0));
+    /* all three: no host charge at all */
+    openpim_cube_set_impl(cube, OPENPIM_COMM_OPTIMISED);
+    CHECK(near(diff(openpim_alltoall, m, bytes, &tr2), 0));
+    CHECK(near(diff(openpim_alltoall, m, bytes, &dram2), 0));
+    CHECK(openpim_cube_last_used_view(cube) == 1);
+
+    /* optimised int32 ReduceScatter: transposes charged; uint8: none (CM) */
+    delta_rs(m, bytes, OPENPIM_INT32);
     double r1 = delta_rs(m, bytes, OPENPIM_INT32), u1 = delta_rs(m, bytes, OPENPIM_UINT8);
-    openpim_comm_set_cost_model(&fast);
+    openpim_comm_set_cost_model(&tr2);
     double r2 = delta_rs(m, bytes, OPENPIM_INT32), u2 = delta_rs(m, bytes, OPENPIM_UINT8);
-    CHECK(r2 < r1);
+    openpim_comm_set_cost_model(NULL);
     CHECK(near(u1, u2));
     /* 8 groups x (8 dst chips x 1 source position + 1 store) x 512 B per 8-line chunk, 8 chunks per block */
     double tr = 8.0 * (8 * 512 + 512) * ((bytes / 8) / 8 / 8);
-    CHECK(near(r1 - r2, tr / 30e3 - tr / 60e3));
-    openpim_comm_set_cost_model(NULL);
+    CHECK(near(r1 - r2, tr / 300e3 - tr / 600e3));
+
     /* a bad model value restores the default */
-    struct openpim_comm_cost_model nan_model = {NAN, -1, 0};
-    openpim_comm_set_cost_model(&nan_model);
-    CHECK(openpim_comm_get_cost_model().host_pass_gbps == 12.0);
-    CHECK(openpim_comm_get_cost_model().host_transpose_gbps == 30.0);
+    struct openpim_comm_cost_model bad = {NAN, -1, 0, NAN, -2, 0, -1};
+    openpim_comm_set_cost_model(&bad);
+    struct openpim_comm_cost_model got = openpim_comm_get_cost_model();
+    CHECK(memcmp(&got, &def, sizeof got) == 0);
     openpim_cube_destroy(cube);
     t_close(&t);
     return check_done("test_comm_cost");

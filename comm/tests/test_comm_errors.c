@@ -4,7 +4,7 @@
 #include "comm_test.h"
 
 #define W 4096u
-#define MRAM ((uint64_t)64 << 20)
+static uint64_t MRAM; /* the cube's MRAM size, checked against the SDK's */
 
 static struct tctx t;
 
@@ -59,6 +59,25 @@ int main(int argc, char **argv)
     CHECK_EQ(openpim_comm_create_mask(cube, "10", &m0), OPENPIM_COMM_OK);
     CHECK_EQ(openpim_comm_size(m0), 8);
     CHECK_EQ(openpim_comm_nr_instances(m0), 8);
+
+    /* the bounds come from the SDK (openpim_get_memory_sizes), not a constant */
+    {
+        uint64_t sdk_mram = 0;
+        uint32_t sdk_wram = 0;
+        DPU_ASSERT(openpim_get_memory_sizes(t.set, &sdk_mram, &sdk_wram));
+        MRAM = openpim_cube_mram_bytes(cube);
+        CHECK(MRAM == sdk_mram && MRAM > 0);
+    }
+    /* techniques: IM needs PR, CM needs IM, no unknown bits; a refusal keeps the setting */
+    CHECK_EQ(openpim_cube_set_techniques(cube, OPENPIM_COMM_PR), OPENPIM_COMM_OK);
+    EXPECT_FAIL(openpim_cube_set_techniques(cube, OPENPIM_COMM_IM), OPENPIM_COMM_ERR_ARGUMENT);
+    EXPECT_FAIL(openpim_cube_set_techniques(cube, OPENPIM_COMM_PR | OPENPIM_COMM_CM), OPENPIM_COMM_ERR_ARGUMENT);
+    EXPECT_FAIL(openpim_cube_set_techniques(cube, 8), OPENPIM_COMM_ERR_ARGUMENT);
+    EXPECT_FAIL(openpim_cube_set_techniques(NULL, 0), OPENPIM_COMM_ERR_ARGUMENT);
+    CHECK_EQ(openpim_cube_get_techniques(cube), OPENPIM_COMM_PR);
+    CHECK_EQ(openpim_cube_get_impl(cube), OPENPIM_COMM_BASELINE);
+    CHECK_EQ(openpim_cube_set_impl(cube, OPENPIM_COMM_OPTIMISED), OPENPIM_COMM_OK);
+    CHECK_EQ(openpim_cube_get_techniques(cube), OPENPIM_COMM_PR | OPENPIM_COMM_IM | OPENPIM_COMM_CM);
 
     uint8_t host[64 * 64] = {0};
     for (int impl = 0; impl < 2; impl++) {

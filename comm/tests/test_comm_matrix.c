@@ -1,6 +1,6 @@
 /* Every primitive on 1D-4D shapes (every communicator of each), full ranks,
- * a non-power-of-two last dimension, partial ranks and partial groups, both
- * implementations; and every element type x operation on the three kinds of
+ * a non-power-of-two last dimension, partial ranks and partial groups, the
+ * baseline and each technique added in turn (PR, PR+IM, PR+IM+CM); and every element type x operation on the three kinds of
  * path (view with dimension 0 in the communicator, view without it, general),
  * under each SIMD variant this CPU runs.  Everything is checked exactly
  * against comm_test.h's reference, whole MRAM windows included.
@@ -23,6 +23,20 @@ static const struct shape shapes[] = {
 static const char *nop;
 static int view_expected_failures;
 
+/* baseline, each technique added in turn (the ablation), all three */
+static const unsigned techs[] = {0, OPENPIM_COMM_PR, OPENPIM_COMM_PR | OPENPIM_COMM_IM,
+                                 OPENPIM_COMM_PR | OPENPIM_COMM_IM | OPENPIM_COMM_CM};
+#define NR_TECHS 4
+
+/* Whether primitive p with techniques `tech` should run on the view (or, for
+ * AlltoAll/AllGather with PR alone, its staged variant). */
+static int view_wanted(unsigned tech, int p, int shape_view)
+{
+    if (!tech || p > P_AR || !shape_view)
+        return 0;
+    return (tech & OPENPIM_COMM_IM) || p == P_AA || p == P_AG;
+}
+
 static void run_mask(struct tctx *t, openpim_cube_t *cube, const struct shape *s, uint32_t mask)
 {
     uint32_t dims[4], nr = 0;
@@ -37,8 +51,8 @@ static void run_mask(struct tctx *t, openpim_cube_t *cube, const struct shape *s
     for (uint32_t i = 0; i < c.I; i++)
         for (uint32_t r = 0; r < c.N; r++)
             CHECK_EQ(openpim_comm_node(m, i, r), c.node[i * c.N + r]);
-    for (int impl = 0; impl < 2; impl++) {
-        openpim_cube_set_impl(cube, impl ? OPENPIM_COMM_OPTIMISED : OPENPIM_COMM_BASELINE);
+    for (int ti = 0; ti < NR_TECHS; ti++) {
+        CHECK_EQ(openpim_cube_set_techniques(cube, techs[ti]), OPENPIM_COMM_OK);
         for (int p = 0; p < NR_PRIMS; p++) {
             /* block per rank for AA/RS, per node for the others; keep N * block <= W / 2 */
             uint64_t per = (W / 2) / (c.N * 16) * 8;
@@ -48,13 +62,11 @@ static void run_mask(struct tctx *t, openpim_cube_t *cube, const struct shape *s
             int view = -1;
             /* aligned, disjoint, int32 sum */
             t_case(t, cube, m, &c, p, 0, W / 2, bytes, OPENPIM_INT32, OPENPIM_SUM, &view);
-            if (impl && p <= P_AR && s->view && view != 1) {
-                fprintf(stderr, "%s on %u-dim shape mask %x: the optimised path did not use the view\n",
-                        prim_name[p], s->nd, mask);
+            if (p <= P_AR && view != view_wanted(techs[ti], p, s->view)) {
+                fprintf(stderr, "%s on %u-dim shape mask %x, techniques %u: view %d\n", prim_name[p], s->nd, mask,
+                        techs[ti], view);
                 view_expected_failures++;
             }
-            if (impl && p <= P_AR && !s->view && view != 0)
-                view_expected_failures++;
             /* in place */
             if (p <= P_AR)
                 t_case(t, cube, m, &c, p, 64, 64, bytes, OPENPIM_INT32, OPENPIM_SUM, NULL);
@@ -82,15 +94,16 @@ static void run_types(struct tctx *t, openpim_cube_t *cube, const struct shape *
     CHECK_EQ(openpim_comm_create(cube, nr, dims, &m), OPENPIM_COMM_OK);
     struct tcomm c = ref_comm(s->nd, s->len, mask);
     static const char *const simds[] = {"scalar", "avx2", "avx512"};
-    for (int impl = 0; impl < 2; impl++)
+    for (int ti = 0; ti < NR_TECHS; ti++)
         for (int si = 0; si < 3; si++) {
             if (openpim_comm_force_simd(simds[si]) != 0) {
                 printf("  (SIMD %s: not on this CPU)\n", simds[si]);
                 continue;
             }
-            if (!impl && si > 0)
+            if (!techs[ti] && si > 0)
                 continue; /* the baseline does not use them */
-            openpim_cube_set_impl(cube, impl ? OPENPIM_COMM_OPTIMISED : OPENPIM_COMM_BASELINE);
+            CHECK_EQ(openpim_cube_set_techniques(cube, techs[ti]), OPENPIM_COMM_OK);
+            int want = want_view && (techs[ti] & OPENPIM_COMM_IM);
             for (int type = 0; type < OPENPIM_NR_TYPES; type++)
                 for (int op = 0; op < OPENPIM_NR_OPS; op++) {
                     if (type >= OPENPIM_FLOAT && op > OPENPIM_MAX)
@@ -100,10 +113,10 @@ static void run_types(struct tctx *t, openpim_cube_t *cube, const struct shape *
                     uint64_t blk = (elems < 72 ? elems : 72) * tsize[type];
                     int view = -1;
                     t_case(t, cube, m, &c, P_RS, 0, W / 2, blk * c.N, type, op, &view);
-                    if (impl && view != want_view)
+                    if (view != want)
                         view_expected_failures++;
                     t_case(t, cube, m, &c, P_AR, 0, W / 2, blk, type, op, &view);
-                    if (impl && view != want_view)
+                    if (view != want)
                         view_expected_failures++;
                     t_case(t, cube, m, &c, P_RE, 0, W / 2, blk, type, op, NULL);
                 }

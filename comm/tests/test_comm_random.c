@@ -80,13 +80,15 @@ int main(int argc, char **argv)
             uint64_t dst = room + unit * rnd_below((uint32_t)((room - out) / unit + 1));
             if (p <= P_AR && rnd_below(4) == 0)
                 dst = src = unit * rnd_below((uint32_t)((room - (bytes > out ? bytes : out)) / unit + 1));
-            for (int impl = 0; impl < 2; impl++) {
-                openpim_cube_set_impl(cube, impl ? OPENPIM_COMM_OPTIMISED : OPENPIM_COMM_BASELINE);
+            /* baseline, PR, PR+IM, PR+IM+CM */
+            static const unsigned techs[] = {0, 1, 3, 7};
+            for (int impl = 0; impl < 4; impl++) {
+                CHECK_EQ(openpim_cube_set_techniques(cube, techs[impl]), OPENPIM_COMM_OK);
                 int view = 0;
                 if (!t_case(&t, cube, m, &c, p, src, dst, bytes, type, op, &view))
                     fprintf(stderr, "  (random case: %u DPUs, %u dims {%u,%u,%u,%u}, mask %x)\n", t.nr, nd, len[0],
                             nd > 1 ? len[1] : 0, nd > 2 ? len[2] : 0, nd > 3 ? len[3] : 0, mask);
-                views += impl && view;
+                views += impl == 3 && view;
                 runs++;
             }
             free(c.node);
