@@ -98,6 +98,7 @@ static void preset_v1a(struct op_machine_desc *d)
     d->h2d.bcast_speedup = 2.5;
     d->h2d.serial_call_us = 59.0;
     d->h2d.direct_call_us = 15.0;
+    d->h2d.direct_speedup = 1.45;
     d->h2d.serial_gbps = 0.39;
     d->h2d.wram_fixed_us = 220.0;
     d->h2d.wram_fixed_us_per_doubling = 79.9;
@@ -117,6 +118,7 @@ static void preset_v1a(struct op_machine_desc *d)
     d->d2h.bcast_speedup = 1.0;
     d->d2h.serial_call_us = 157.0;
     d->d2h.direct_call_us = 30.0;
+    d->d2h.direct_speedup = 2.9;
     d->d2h.serial_gbps = 0.115;
     d->d2h.wram_fixed_us = 115.0;
     d->d2h.wram_fixed_us_per_doubling = 73.3;
@@ -218,6 +220,7 @@ static const struct key keys[] = {
     {"h2d_bcast_speedup", K_DBL, D(h2d.bcast_speedup), "ref §3.2: PrIM broadcast 16.88 vs parallel 6.68 GB/s"},
     {"h2d_serial_call_us", K_DBL, D(h2d.serial_call_us), "ref §3.3/§6: ~59 us per call (1 rank fixed cost)"},
     {"h2d_direct_call_us", K_DBL, D(h2d.direct_call_us), "ref §3.5 Loremkang: direct interface, 64 KB send 15 us (SDK 146 us)"},
+    {"h2d_direct_speedup", K_DBL, D(h2d.direct_speedup), "ref §3.5 Loremkang ParallelResult: direct send 23 GB/s vs SDK 15.9 GB/s"},
     {"h2d_serial_gbps", K_DBL, D(h2d.serial_gbps), "between ref §3.2 PrIM 0.33 and PrIM-era RED 0.48 GB/s (both within 19 %); calibration suite"},
     {"h2d_wram_fixed_us", K_DBL, D(h2d.wram_fixed_us), "fit §3.4 (64 DPUs)"},
     {"h2d_wram_fixed_us_per_doubling", K_DBL, D(h2d.wram_fixed_us_per_doubling), "fit §3.4 (2,560 DPUs)"},
@@ -230,6 +233,7 @@ static const struct key keys[] = {
     {"d2h_cap_gbps", K_LIST_SIZE, D(d2h.cap_gbps), "fit §3.3 (2,560-DPU column; ~14 GB/s, ref §3.3)"},
     {"d2h_serial_call_us", K_DBL, D(d2h.serial_call_us), "ref §3.3/§6: ~157 us per call (1 rank fixed cost)"},
     {"d2h_direct_call_us", K_DBL, D(d2h.direct_call_us), "ref §3.5 Loremkang: direct interface, 64 KB receive 30 us (SDK 183 us)"},
+    {"d2h_direct_speedup", K_DBL, D(d2h.direct_speedup), "ref §3.5 Loremkang ParallelResult: direct receive 24.5 GB/s vs SDK 8.4 GB/s"},
     {"d2h_serial_gbps", K_DBL, D(d2h.serial_gbps), "ref §6/§3.2: 0.115 GB/s per DPU"},
     {"d2h_wram_fixed_us", K_DBL, D(d2h.wram_fixed_us), "fit §3.4 (64 DPUs)"},
     {"d2h_wram_fixed_us_per_doubling", K_DBL, D(d2h.wram_fixed_us_per_doubling), "fit §3.4 (2,560 DPUs)"},
@@ -536,7 +540,7 @@ int op_machine_desc_validate(const struct op_machine_desc *d, char *err, size_t 
     for (int j = 0; j < 2; j++) {
         CHECK(p[j]->bcast_speedup > 0, "*_bcast_speedup must be > 0");
         CHECK(p[j]->serial_call_us >= 0 && p[j]->serial_gbps > 0, "*_serial_* constants");
-        CHECK(p[j]->direct_call_us >= 0, "*_direct_call_us");
+        CHECK(p[j]->direct_call_us >= 0 && p[j]->direct_speedup > 0, "*_direct_* constants");
         CHECK(p[j]->wram_fixed_us >= 0 && p[j]->wram_fixed_us_per_doubling >= 0 && p[j]->wram_ns_per_byte >= 0 &&
                   p[j]->wram_channel_slowdown >= 0,
               "*_wram_* constants must be >= 0");

@@ -70,6 +70,7 @@ struct op_xfer_dir_params {
     double bcast_speedup;                    /* broadcast vs parallel (h2d only: d2h has no broadcast, keeps 1) */
     double serial_call_us, serial_gbps;      /* dpu_copy_to/from on one DPU */
     double direct_call_us;                   /* per call of the direct interface (OP_XFER_DIRECT) */
+    double direct_speedup;                   /* its bandwidth against a parallel push's */
     double wram_fixed_us;                    /* WRAM (__host) push, 1 rank */
     double wram_fixed_us_per_doubling;       /* + per doubling of ranks */
     double wram_ns_per_byte;                 /* per byte per DPU within a rank */

@@ -152,6 +152,11 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
             cinv /= p->bcast_speedup;
             hinv /= p->bcast_speedup;
         }
+        if (x->kind == OP_XFER_DIRECT) { /* no SDK copy path: the direct interface streams faster */
+            rinv /= p->direct_speedup;
+            cinv /= p->direct_speedup;
+            hinv /= p->direct_speedup;
+        }
         double worst = 0, total = 0;
         for (unsigned j = 0; j < nch; j++) {
             double tch = acc[j].bytes * (acc[j].ranks == 1 ? rinv : cinv);
