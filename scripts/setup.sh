@@ -7,7 +7,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${OPENPIM_BUILD:-$root/build}
 
 need=()
-for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev; do
+for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev chromium; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -20,7 +20,7 @@ fi
 # Python packages of the tests (python/requirements-test.txt), for the python3
 # on PATH; Debian's own python3 refuses pip without --break-system-packages.
 req="$root/python/requirements-test.txt"
-if ! python3 -c 'import pytest, numpy, seal' 2>/dev/null; then
+if ! python3 -c 'import pytest, numpy, seal, matplotlib' 2>/dev/null; then
     python3 -m pip --version >/dev/null 2>&1 || {
         sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
         DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip >/dev/null
