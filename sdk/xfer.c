@@ -94,10 +94,10 @@ static dpu_error_t write_dpus(const uint32_t *ids, uint32_t n, const struct targ
 }
 
 /* DPU memory -> host; MRAM never written reads as zeros without costing host memory. */
-static dpu_error_t read_dpu(const struct dpu_t *d, const struct target *t, uint32_t skip, void *dst, size_t len)
+static dpu_error_t read_dpu(uint32_t id, const struct target *t, uint32_t skip, void *dst, size_t len)
 {
     char err[256];
-    if (OP_BACKEND(read, d->id, t->region, t->offset + skip, dst, len, err, sizeof err) != 0) {
+    if (OP_BACKEND(read, id, t->region, t->offset + skip, dst, len, err, sizeof err) != 0) {
         op_warn("%s", err);
         return DPU_ERR_SYSTEM;
     }
@@ -172,18 +172,10 @@ struct xfer_job {
 static void xfer_run(struct op_job *j)
 {
     struct xfer_job *x = (struct xfer_job *)j;
-    char err[256];
-    x->rc = DPU_OK;
-    if (x->to_dpu) {
-        if (OP_BACKEND(write, x->ids, x->n, x->t.region, x->t.offset, x->src, x->nsrc, x->len, err, sizeof err) != 0)
-            x->rc = DPU_ERR_SYSTEM;
-    } else {
-        for (uint32_t i = 0; i < x->n && x->rc == DPU_OK; i++)
-            if (OP_BACKEND(read, x->ids[i], x->t.region, x->t.offset, x->dst[i], x->len, err, sizeof err) != 0)
-                x->rc = DPU_ERR_SYSTEM;
-    }
-    if (x->rc != DPU_OK)
-        op_warn("%s", err); /* op_warn takes no lock */
+    /* (write_dpus and read_dpu warn through op_warn, which takes no lock) */
+    x->rc = x->to_dpu ? write_dpus(x->ids, x->n, &x->t, x->src, x->nsrc, x->len) : DPU_OK;
+    for (uint32_t i = 0; !x->to_dpu && i < x->n && x->rc == DPU_OK; i++)
+        x->rc = read_dpu(x->ids[i], &x->t, 0, x->dst[i], x->len);
 }
 
 static void xfer_free(struct xfer_job *x)
@@ -416,7 +408,7 @@ static dpu_error_t sg_walk(struct dpu_set_t set, dpu_xfer_t xfer, const struct t
                 if (rc != DPU_OK)
                     return rc;
             } else if (copy) {
-                dpu_error_t rc = read_dpu(d, t, (uint32_t)done, blk.addr, blk.length);
+                dpu_error_t rc = read_dpu(d->id, t, (uint32_t)done, blk.addr, blk.length);
                 if (rc != DPU_OK)
                     return rc;
             }
