@@ -147,7 +147,9 @@ dpu_error_t op_sync_ranks(struct dpu_set_t set);
 struct op_job {
     struct dpu_set_t set;
     void (*run)(struct op_job *j);    /* the work, without the library lock */
-    void (*finish)(struct op_job *j); /* with the lock, after run: records, errors; frees an asynchronous job */
+    /* with the lock, after run and before the ranks' next job: records, errors;
+     * frees an asynchronous job; optional for a synchronous one */
+    void (*finish)(struct op_job *j);
     bool nonblocking;                 /* let the ranks' next jobs start while it runs */
     /* jobs.c's */
     struct op_session *session;
@@ -156,8 +158,8 @@ struct op_job {
 /* Issues j in the background and returns (lock held); j->finish runs later
  * and must free j.  An error (and j->finish left unset) if j cannot be run. */
 dpu_error_t op_jobs_submit(struct op_job *j);
-/* Runs j on this thread once its ranks are free (lock held; released while
- * j->run works); the caller concludes.  An error if j cannot be run. */
+/* Runs j (and j->finish, if set) on this thread once its ranks are free (lock
+ * held; released while j->run works).  An error if j cannot be run. */
 dpu_error_t op_jobs_run(struct op_job *j);
 int op_jobs_busy(struct dpu_set_t set);
 /* Waits for the set's ranks' jobs (lock held, released while waiting). */

@@ -85,38 +85,43 @@ static int ready(const struct op_job *j)
 }
 
 /* Lets the ranks' next jobs start (under jobs_mutex). */
-static void pass_tickets(struct op_job *j)
+static void pass_tickets(struct dpu_set_t set, const uint64_t *tickets)
 {
     struct dpu_rank_t *const *ranks, *one;
-    uint32_t n = ranks_of(j->set, &ranks, &one);
+    uint32_t n = ranks_of(set, &ranks, &one);
     for (uint32_t i = 0; i < n; i++)
-        if (j->tickets[i] != OWN)
+        if (tickets[i] != OWN)
             ranks[i]->done++;
     pthread_cond_broadcast(&changed);
 }
 
-static void detached(struct op_job *j, int d)
+static void detached(struct dpu_set_t set, const uint64_t *tickets, int d)
 {
     struct dpu_rank_t *const *ranks, *one;
-    uint32_t n = ranks_of(j->set, &ranks, &one);
+    uint32_t n = ranks_of(set, &ranks, &one);
     for (uint32_t i = 0; i < n; i++)
-        if (j->tickets[i] != OWN)
+        if (tickets[i] != OWN)
             ranks[i]->detached += d;
     if (d < 0)
         pthread_cond_broadcast(&changed);
 }
 
 /* Runs j once its ranks are free: its work without the library lock, then
- * finish with it.  Called with the lock held (held times). */
+ * finish with it, before the ranks' next job starts (finish reads what the
+ * work left on the DPUs: a launch's cycles, its faults).  Called with the lock
+ * held (held times); j may be freed by finish. */
 static void execute(struct op_job *j)
 {
     unsigned held = op_sdk_suspend();
     pthread_mutex_lock(&jobs_mutex);
     while (!ready(j))
         pthread_cond_wait(&changed, &jobs_mutex);
-    if (j->nonblocking) { /* the ranks' queues go on while it runs */
-        detached(j, 1);
-        pass_tickets(j);
+    struct dpu_set_t set = j->set;
+    uint64_t *tickets = j->tickets;
+    bool nonblocking = j->nonblocking;
+    if (nonblocking) { /* the ranks' queues go on while it runs */
+        detached(set, tickets, 1);
+        pass_tickets(set, tickets);
     }
     pthread_mutex_unlock(&jobs_mutex);
     struct op_job *outer = inside;
@@ -124,14 +129,15 @@ static void execute(struct op_job *j)
     j->run(j);
     inside = outer;
     op_sdk_resume(held);
+    if (j->finish)
+        j->finish(j);
     pthread_mutex_lock(&jobs_mutex);
-    if (j->nonblocking)
-        detached(j, -1);
+    if (nonblocking)
+        detached(set, tickets, -1);
     else
-        pass_tickets(j);
+        pass_tickets(set, tickets);
     pthread_mutex_unlock(&jobs_mutex);
-    free(j->tickets);
-    j->tickets = NULL;
+    free(tickets);
 }
 
 static void *background(void *arg)
@@ -139,8 +145,7 @@ static void *background(void *arg)
     struct op_job *j = arg;
     openpim_session_use((struct openpim_session *)j->session);
     op_sdk_lock();
-    execute(j);
-    j->finish(j); /* frees j */
+    execute(j); /* j->finish frees j */
     pthread_mutex_lock(&jobs_mutex);
     outstanding--;
     pthread_cond_broadcast(&changed);
@@ -158,7 +163,6 @@ dpu_error_t op_jobs_submit(struct op_job *j)
         /* no rank to queue on, so nothing dpu_sync could wait for: run it now */
         j->session = op_session();
         execute(j);
-        j->finish(j);
         return DPU_OK;
     }
     j->session = op_session();
@@ -174,10 +178,8 @@ dpu_error_t op_jobs_submit(struct op_job *j)
         outstanding--;
     pthread_mutex_unlock(&jobs_mutex);
     pthread_attr_destroy(&a);
-    if (!started) { /* run it here instead: the same order, only not in the background */
+    if (!started) /* run it here instead: the same order, only not in the background */
         execute(j);
-        j->finish(j);
-    }
     return DPU_OK;
 }
 

@@ -89,7 +89,9 @@ struct launch_job {
     struct op_job job;
     uint32_t *ids, n;
     double issued_us; /* the host's modelled clock when it was issued; < 0: synchronous */
+    double real_start_us;
     int rc;
+    dpu_error_t out; /* a synchronous launch's result */
     char err[256];
 };
 
@@ -106,6 +108,13 @@ static void launch_finish_async(struct op_job *j)
     op_launch_done(j->set, l->rc, l->err, 1, l->issued_us, op_real_now_us());
     free(l->ids);
     free(l);
+}
+
+/* Concludes a synchronous launch: the host waited for it. */
+static void launch_finish_sync(struct op_job *j)
+{
+    struct launch_job *l = (struct launch_job *)j;
+    l->out = op_launch_done(j->set, l->rc, l->err, 0, -1, l->real_start_us);
 }
 
 static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
@@ -133,10 +142,11 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
         }
         return rc;
     }
-    struct launch_job l = {.job = {.set = dpu_set, .run = launch_run}, .ids = ids, .n = n, .issued_us = -1};
+    struct launch_job l = {.job = {.set = dpu_set, .run = launch_run, .finish = launch_finish_sync},
+                           .ids = ids, .n = n, .issued_us = -1, .real_start_us = t0};
     rc = op_jobs_run(&l.job);
     free(ids);
-    return rc != DPU_OK ? rc : op_launch_done(dpu_set, l.rc, l.err, 0, -1, t0);
+    return rc != DPU_OK ? rc : l.out;
 }
 
 dpu_error_t dpu_launch(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)

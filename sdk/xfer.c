@@ -165,7 +165,8 @@ struct xfer_job {
     const void **src; /* to the DPUs: nsrc buffers */
     uint32_t nsrc;
     void **dst;       /* from the DPUs: n buffers */
-    double issued_us; /* asynchronous: the host's modelled clock when issued */
+    double issued_us;     /* asynchronous: the host's modelled clock when issued */
+    double real_start_us; /* synchronous: when the call began */
     dpu_error_t rc;
 };
 
@@ -196,6 +197,13 @@ static void xfer_finish_async(struct op_job *j)
     xfer_free(x);
 }
 
+static void xfer_finish_sync(struct op_job *j)
+{
+    struct xfer_job *x = (struct xfer_job *)j;
+    if (x->rc == DPU_OK)
+        op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, -1, x->real_start_us);
+}
+
 /* Runs x (synchronously, or in the background with async) and frees it. */
 static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
 {
@@ -208,9 +216,11 @@ static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
             xfer_free(x);
         return rc;
     }
+    x->job.finish = xfer_finish_sync;
+    x->real_start_us = t0;
     dpu_error_t rc = op_jobs_run(&x->job);
-    if (rc == DPU_OK && (rc = x->rc) == DPU_OK)
-        op_record_xfer(x->job.set, x->kind, x->to_dpu, x->t.region, x->len, x->n, -1, t0);
+    if (rc == DPU_OK)
+        rc = x->rc;
     xfer_free(x);
     return rc;
 }
