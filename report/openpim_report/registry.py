@@ -9,6 +9,8 @@ It is registered by existing in one of two places:
     report/sections/<name>.py        sections of the report itself
     <folder>/report_section.py       a library's own section (e.g. he/),
                                      named after its folder
+    workloads/<name>/report_section.py   a workload's own section, named
+                                     workloads-<name>
 """
 from __future__ import annotations
 
@@ -59,6 +61,8 @@ def discover(root: str) -> List[str]:
             found.append((base, p))
     for p in sorted(glob.glob(os.path.join(root, "*", "report_section.py"))):
         found.append((os.path.basename(os.path.dirname(p)), p))
+    for p in sorted(glob.glob(os.path.join(root, "workloads", "*", "report_section.py"))):
+        found.append(("workloads-" + os.path.basename(os.path.dirname(p)), p))
     names = [n for n, _ in found]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:

@@ -134,10 +134,12 @@ def test_discovery_finds_report_sections_and_library_sections(tmp_path):
     _write(tmp_path / "report/sections/alpha.py", GOOD % ("Alpha", 5))
     _write(tmp_path / "report/sections/_private.py", "")
     _write(tmp_path / "mylib/report_section.py", GOOD % ("My library", 1))
+    _write(tmp_path / "workloads/bfs/report_section.py", GOOD % ("BFS", 9))
+    _write(tmp_path / "deep/er/report_section.py", GOOD % ("not registered: only workloads/ nests", 2))
     found = registry.discover(str(tmp_path))
-    assert [n for n, _ in found] == ["alpha", "mylib"]
+    assert [n for n, _ in found] == ["alpha", "mylib", "workloads-bfs"]
     specs = [registry.load_section(p, n) for n, p in found]
-    assert [(s.title, s.order) for s in specs] == [("Alpha", 5), ("My library", 1)]
+    assert [(s.title, s.order) for s in specs] == [("Alpha", 5), ("My library", 1), ("BFS", 9)]
 
 
 def test_discovery_refuses_duplicate_names(tmp_path):
