@@ -17,8 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../machine/image.h"  /* enum op_region */
-#include "../machine/shared.h" /* struct op_dpu_status: what a DPU reports after a launch */
+#include "../abi/image.h"  /* enum op_region */
+#include "../abi/shared.h" /* struct op_dpu_status: what a DPU reports after a launch */
 #include "../timing/timing.h"  /* struct op_machine_desc */
 
 /* Fixed facts of a backend's machine. */

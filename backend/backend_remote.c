@@ -27,7 +27,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "../daemon/protocol.h"
+#include "remote_protocol.h"
 #include "backend.h"
 
 #define WINDOW_SIZE (32ull << 20) /* the shared-memory window: bulk data moves in pieces of this size */

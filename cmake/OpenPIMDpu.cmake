@@ -24,7 +24,7 @@ function(openpim_add_dpu_program name)
     get_filename_component(s ${s} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND srcs ${s})
   endforeach()
-  file(GLOB_RECURSE dpu_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/dpu/*.h ${PROJECT_SOURCE_DIR}/machine/dpu_abi.h)
+  file(GLOB_RECURSE dpu_headers CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/dpu/*.h ${PROJECT_SOURCE_DIR}/abi/dpu_abi.h)
   set(out ${A_OUTPUT_DIRECTORY}/${name})
   add_custom_command(OUTPUT ${out}
     COMMAND env OPENPIM_QUIET=1 ${OPENPIM_DPU_DRIVER} -O2 -g -Wall -Wextra -Werror -DNR_TASKLETS=${A_TASKLETS}

@@ -3,7 +3,7 @@
  * The daemon owns the machine through backend/backend.h (today the embedded
  * emulator, op_backend_local_open; a hardware backend slots in the same way)
  * and serves its ranks over a UNIX-domain socket (transport.c) with the
- * protocol of protocol.h.  Clients are libdpu's remote backend
+ * protocol of backend/remote_protocol.h.  Clients are libdpu's remote backend
  * (backend/backend_remote.c), chosen by an unmodified UPMEM program through
  * UPMEM_PROFILE=backend=remote.  Runs in the foreground and logs to stderr
  * (the journal under systemd, see openpimd.service); SIGTERM or SIGINT stops

@@ -1,7 +1,7 @@
 /* Decoding and checking of openpimd requests (protocol.h).  Pure functions of
  * their arguments: the fuzz harness (daemon/tests/fuzz_decoder.c) drives them
  * with arbitrary bytes. */
-#include "protocol.h"
+#include "../backend/remote_protocol.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -20,7 +20,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "protocol.h"
+#include "../backend/remote_protocol.h"
 #include "transport.h"
 
 #define SEND_TIMEOUT_MS 10000 /* a client that reads nothing for this long is dropped */

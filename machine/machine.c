@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dpu_abi.h"
+#include "../abi/dpu_abi.h"
 
 extern char **environ;
 

@@ -9,8 +9,8 @@
 
 #include "../backend/backend.h" /* struct op_machine_config */
 #include "../timing/timing.h"
-#include "image.h"
-#include "shared.h"
+#include "../abi/image.h"
+#include "../abi/shared.h"
 
 #define OP_CHIPS_PER_RANK 8
 #define OP_DPUS_PER_CHIP 8

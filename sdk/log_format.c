@@ -1,11 +1,11 @@
 /* OpenPIM host SDK: decoder of the DPU printf log (see log_format.h, and
- * dpu/runtime/log_record.h for the record format). */
+ * abi/log_record.h for the record format). */
 #include "log_format.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../dpu/runtime/log_record.h"
+#include "../abi/log_record.h"
 
 /* Logical view of the ring: logical byte o is buf[o % size]. */
 struct ring_view {

@@ -3,7 +3,7 @@
  * A DPU program's printf/puts/putchar append binary records to the MRAM array
  * `__stdout_buffer` (a ring, 1 MiB by default) and count the bytes appended in
  * the WRAM variable `__stdout_buffer_state` (uint64_t, reset at each launch).
- * The record format is described in dpu/runtime/log_record.h.
+ * The record format is described in abi/log_record.h.
  *
  * dpu_log_read(dpu, out) reads both symbols of the DPU (the whole buffer and
  * the 8-byte state) and calls op_log_format.

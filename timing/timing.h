@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../machine/op_cost_slots.h" /* OP_OP_COST_LIST */
+#include "op_cost_slots.h" /* OP_OP_COST_LIST */
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,7 +42,7 @@ extern "C" {
  * description (timing/llvm/op_costs.def). */
 #define OP_OP_COST_FIELD_(slot, field, source) unsigned field;
 struct op_op_costs {
-    OP_OP_COST_LIST(OP_OP_COST_FIELD_) /* machine/op_cost_slots.h */
+    OP_OP_COST_LIST(OP_OP_COST_FIELD_) /* timing/op_cost_slots.h */
 };
 #undef OP_OP_COST_FIELD_
 

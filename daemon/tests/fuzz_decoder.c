@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../protocol.h"
+#include "../../backend/remote_protocol.h"
 
 #define NR_DPUS 64
 #define PER_RANK 8

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../protocol.h"
+#include "../../backend/remote_protocol.h"
 
 #define READY_TIMEOUT_MS 120000 /* a loaded CI machine may take long to spawn workers */
 

@@ -2,7 +2,7 @@
  * Not an UPMEM header; DPU programs have no reason to include it directly.
  *
  * The worker owns every tasklet switch: the image reaches it only through
- * __op_env->svc (see machine/dpu_abi.h).  Tasklets are coroutines, so runtime
+ * __op_env->svc (see abi/dpu_abi.h).  Tasklets are coroutines, so runtime
  * code is atomic between two calls that may switch (yield, block).
  */
 #ifndef OPENPIM_RT_H

@@ -1,5 +1,5 @@
 /* OpenPIM DPU runtime: the operation-cost table read by the instruction-
- * accounting pass (machine/op_cost_slots.h).  The worker fills it from the
+ * accounting pass (timing/op_cost_slots.h).  The worker fills it from the
  * machine description when it loads the image, so costs such as a 32-bit
  * multiply change with the description, not with the program's build.
  * Linked into every image (-Wl,-u,__op_costs in the driver).  Unlike the rest

@@ -1,4 +1,4 @@
-/* OpenPIM DPU runtime: the image's entry points (see machine/dpu_abi.h). */
+/* OpenPIM DPU runtime: the image's entry points (see abi/dpu_abi.h). */
 #include "rt_internal.h"
 
 #include <perfcounter.h>

@@ -1,5 +1,5 @@
 /* Host unit test of the DPU printf log: records are produced by the DPU
- * runtime's own encoder (dpu/runtime/log_record.h) and turned back into text by
+ * runtime's own encoder (abi/log_record.h) and turned back into text by
  * the SDK's decoder (sdk/log_format.c); the text is compared with the host's
  * vsnprintf of the same call, or with an exact expected string. */
 #define _POSIX_C_SOURCE 200809L
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../../sdk/log_format.h"
-#include "../runtime/log_record.h"
+#include "../../abi/log_record.h"
 
 static int passed, failed;
 

@@ -25,7 +25,7 @@
  *
  * Environment: FUZZ_DPU_BIN (the DPU program built from dpu_fuzz.c with
  * NR_TASKLETS=4); the worker is libdpu's own (its seccomp filter confines
- * the mutated code it runs, machine/sandbox.c). */
+ * the mutated code it runs, worker/sandbox.c). */
 #define _GNU_SOURCE
 #include <dpu.h>
 #include <elf.h>
@@ -572,7 +572,7 @@ static uint8_t *mutated_image(struct in *in, size_t *len)
         case 5: /* truncate */
             *len = u32(in) % (*len + 1);
             continue;
-        case 6: /* the code: the worker runs it (sandboxed, machine/sandbox.c) */
+        case 6: /* the code: the worker runs it (sandboxed, worker/sandbox.c) */
             off = g_text.off + u16(in) % g_text.len;
             width = 1;
             v = u8(in);
@@ -900,7 +900,7 @@ static void op_sg(struct in *in)
     expect_rejected(&pk, rc, "dpu_push_sg_xfer");
 }
 
-/* Well-formed printf records (dpu/runtime/log_record.h) with fuzzer-chosen
+/* Well-formed printf records (abi/log_record.h) with fuzzer-chosen
  * formats and argument items, for the host's decoder (sdk/log_format.c). */
 static size_t log_records(struct in *in, uint8_t *out, size_t cap)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer harness B: op_image_parse (machine/image.c), the parser of DPU
+/* libFuzzer harness B: op_image_parse (abi/image.c), the parser of DPU
  * images, on arbitrary bytes and on mutated valid images.  No crash, no leak,
  * no read out of bounds (ASan), no undefined behaviour (UBSan); a parsed image
  * must satisfy what the host and the worker rely on.

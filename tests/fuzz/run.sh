@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs OpenPIM's libFuzzer harnesses for a bounded time:
 #   fuzz_api    the host API (dpu.h) on a small machine, with a real DPU program
-#   fuzz_image  the DPU image parser (machine/image.c)
+#   fuzz_image  the DPU image parser (abi/image.c)
 # They are compiled here with clang-14 -fsanitize=fuzzer,address,undefined
 # straight from libdpu's sources (as listed by CMake);
 # the DPU program, the DPU toolchain and the worker come from an existing build.
@@ -50,15 +50,15 @@ if [[ -s $out/libdpu.sources ]]; then
     mapfile -t libdpu < <(grep -v "^$" "$out/libdpu.sources")
     mapfile -t incdirs <"$out/libdpu.includes"
 else
-    libdpu=("$src"/sdk/*.c "$src"/machine/machine.c "$src"/machine/image.c "$src"/machine/domain.c "$src"/timing/*.c)
+    libdpu=("$src"/sdk/*.c "$src"/machine/machine.c "$src"/machine/backend_local.c "$src"/abi/image.c "$src"/machine/domain.c "$src"/backend/backend_remote.c "$src"/timing/*.c)
     incdirs=("$src/sdk/include" "$src/timing")
 fi
-incs=(-I "$src/sdk/include" -I "$src/sdk" -I "$src/machine")
+incs=(-I "$src/sdk/include" -I "$src/sdk")
 for d in "${incdirs[@]}"; do [[ -n $d ]] && incs+=(-I "$d"); done
 libs=(-ldl -lm)
 "$cc" "${san[@]}" "${incs[@]}" -o "$out/fuzz_api" "$here/fuzz_api.c" "${libdpu[@]}" "${libs[@]}" &
 api_pid=$!
-"$cc" "${san[@]}" -I "$src/machine" -o "$out/fuzz_image" "$here/fuzz_image.c" "$src/machine/image.c"
+"$cc" "${san[@]}" -I "$src/abi" -o "$out/fuzz_image" "$here/fuzz_image.c" "$src/abi/image.c"
 wait $api_pid
 fi
 
@@ -66,7 +66,7 @@ fi
 export FUZZ_DPU_BIN=$out/dpu_fuzz
 # mutated DPU code runs in the build's workers (the harness has libdpu built
 # in, so it is told where they are), confined by their own seccomp filter
-# (machine/sandbox.c); a worker that dies of it leaves no core file
+# (worker/sandbox.c); a worker that dies of it leaves no core file
 ulimit -c 0
 export OPENPIM_WORKER=$worker
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1:allocator_may_return_null=1}

@@ -1,4 +1,4 @@
-/* The worker's seccomp filter (machine/sandbox.c) decision by decision, in a
+/* The worker's seccomp filter (worker/sandbox.c) decision by decision, in a
  * child process that installs it: calls from below 4 GB ("DPU code") always
  * trap, even those the worker may make; the worker's own calls are allowed
  * only as listed (no file creation, no executable memory above 4 GB, tgkill

@@ -1,6 +1,6 @@
 /* The machine description is the only place a what-if lives: the DPU binary
  * reads its multiply/divide/soft-float costs at run time from a table the
- * worker fills from the description (machine/op_cost_slots.h).  One binary,
+ * worker fills from the description (timing/op_cost_slots.h).  One binary,
  * several descriptions:
  *   - default v1A: a 32-bit multiply costs op_int32_mul_base 8 + op_int32_mul_per_bit 1
  *     x bitlen(min(a, b)) instructions (timing/presets/v1A.desc);

@@ -25,7 +25,7 @@
 // Costs that belong to the machine description (multiplies, divisions,
 // soft-float, conversions, compares: timing/timing.h struct op_op_costs) are
 // not compiled in: the code reads them from the table `uint32_t __op_costs[]`
-// (slots: machine/op_cost_slots.h), defined by the DPU runtime and filled by
+// (slots: timing/op_cost_slots.h), defined by the DPU runtime and filled by
 // the worker from the description, so that a what-if description changes the
 // counts of an already built program.  Those loads are !invariant.load, and
 // LICM hoists them out of loops; the static part of a block stays a constant.
@@ -104,7 +104,7 @@
 
 // The slots of the run-time cost table __op_costs (shared with the DPU runtime
 // and the worker, which fills it from the machine description).
-#include "../../machine/op_cost_slots.h"
+#include "../op_cost_slots.h"
 
 using namespace llvm;
 

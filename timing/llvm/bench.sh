@@ -23,7 +23,7 @@ fi
 flags=(-O2 -fno-vectorize -fno-slp-vectorize -fno-pie -ffp-contract=off ${BENCH_CFLAGS:-})
 "$cc" "${flags[@]}" -DKERNEL_SUFFIX=_native -c "$here/bench/kernel.c" -o "$work/native.o"
 "$cc" "${flags[@]}" -DKERNEL_SUFFIX=_counted -fpass-plugin="$plugin" -c "$here/bench/kernel.c" -o "$work/counted.o"
-"$cc" -O2 -fno-pie -I "$here/../../machine" -c "$here/bench/bench_main.c" -o "$work/main.o"
+"$cc" -O2 -fno-pie -I "$here/.." -c "$here/bench/bench_main.c" -o "$work/main.o"
 "$cc" -no-pie "$work/main.o" "$work/native.o" "$work/counted.o" -o "$work/bench"
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $cc, flags: ${flags[*]}"
 "$work/bench" "$@"

@@ -20,8 +20,8 @@ for mode in default nopie; do
     mkdir -p "$d"
     "$cc" "${dpu_flags[@]}" "${extra[@]}" -fpass-plugin="$plugin" -c "$here/count_funcs.c" -o "$d/count_funcs.o"
     "$cc" -O0 -Wall -Wextra -Werror "${extra[@]}" -fpass-plugin="$plugin" -c "$here/count_o0.c" -o "$d/count_o0.o"
-    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -I "$here/../../../machine" -c "$here/test_main.c" -o "$d/test_main.o"
-    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -I "$here/../../../machine" -c "$here/test_hook.c" -o "$d/test_hook.o"
+    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -I "$here/../.." -c "$here/test_main.c" -o "$d/test_main.o"
+    "$cc" -O2 -Wall -Wextra -Werror "${extra[@]}" -I "$here/../.." -c "$here/test_hook.c" -o "$d/test_hook.o"
     "$cc" "${link[@]}" "$d/test_main.o" "$d/count_funcs.o" "$d/count_o0.o" -o "$d/test_counts"
     "$cc" "${link[@]}" "$d/test_hook.o" "$d/count_funcs.o" -o "$d/test_hook"
     echo "== $mode: test_counts"
@@ -50,7 +50,7 @@ done
 
 # Differential test at several optimisation levels: instrumented code must
 # compute exactly what native code computes.
-"$cc" -O2 -Wall -Wextra -Werror -I "$here/../../../machine" -c "$here/diff_main.c" -o "$work/diff_main.o"
+"$cc" -O2 -Wall -Wextra -Werror -I "$here/../.." -c "$here/diff_main.c" -o "$work/diff_main.o"
 for o in -O0 -O1 -O2 -O3 -Os; do
     f=(-fno-vectorize -fno-slp-vectorize -Wall -Wextra -Werror)
     "$cc" $o "${f[@]}" -DDIFF_SUFFIX=_native -c "$here/diff_funcs.c" -o "$work/diff_native$o.o"

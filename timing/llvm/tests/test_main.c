@@ -4,7 +4,7 @@
  * the functions of count_funcs.c / count_o0.c (compiled WITH it) and compares
  * the counter with values derived by hand from the rules of OpenPIMCount.cpp
  * and op_costs.def.  The costs of multiplies, divisions and soft-float are
- * read at run time from the table __op_costs (machine/op_cost_slots.h), which
+ * read at run time from the table __op_costs (timing/op_cost_slots.h), which
  * the harness defines and fills with the v1A values of timing/presets/v1A.desc
  * (what the worker writes for the default machine).  Abbreviations in the
  * derivations:

@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "../backend/backend.h"
+#include "backend.h"
 
 #define OPD_MAGIC 0x4450504fu /* "OPPD" */
 #define OPD_VERSION 1u

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "../timing/timing.h"
-#include "shared.h"
+#include "../abi/shared.h"
 #include "tasklets.h"
 
 struct op_dpu_run {

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "dpu_abi.h"
+#include "../abi/dpu_abi.h"
 
 enum op_tasklet_state { OP_T_RUNNABLE, OP_T_BLOCKED, OP_T_DONE };
 

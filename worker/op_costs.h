@@ -1,11 +1,11 @@
-/* Fills a DPU image's operation-cost table (__op_costs, machine/op_cost_slots.h)
+/* Fills a DPU image's operation-cost table (__op_costs, timing/op_cost_slots.h)
  * from the machine description's operation costs. */
 #ifndef OPENPIM_OP_COSTS_H
 #define OPENPIM_OP_COSTS_H
 
 #include <stdint.h>
 
-#include "op_cost_slots.h"
+#include "../timing/op_cost_slots.h"
 
 struct op_op_costs;
 

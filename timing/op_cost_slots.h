@@ -6,7 +6,7 @@
  *    machine description, instead of baking a constant into the program;
  *  - the DPU runtime (dpu/runtime/costs.c) defines the table (section .opbss);
  *  - the worker fills it from the machine description (struct op_op_costs,
- *    timing/timing.h) when it loads an image: op_fill_costs, machine/op_costs.c.
+ *    timing/timing.h) when it loads an image: op_fill_costs, worker/op_costs.c.
  * So a what-if such as "one-cycle 32-bit multiplier" is a change of the
  * description file only; DPU programs are not rebuilt.
  *
@@ -21,7 +21,7 @@
  * struct op_op_costs and description key op_<field>, source of the default).
  * The one list: the slots below, the description's fields and keys
  * (timing/timing.h, timing/machine_desc.c) and the worker's fill
- * (machine/op_costs.c) are generated from it. */
+ * (worker/op_costs.c) are generated from it. */
 #define OP_OP_COST_LIST(X)                                                                                      \
     X(OP_COST_MUL8, mul8, "ref §1.2: native 8x8->16 multiply 1")                                               \
     X(OP_COST_INT32_MUL_BASE, int32_mul_base, "ref §6: __mulsi3 ~6 + bitlen(min) + ~2 call/ret")               \

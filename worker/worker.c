@@ -24,9 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dpu_abi.h"
-#include "image.h"
-#include "shared.h"
+#include "../abi/dpu_abi.h"
+#include "../abi/image.h"
+#include "../abi/shared.h"
 #include "tasklets.h"
 #include "dpu_run.h"
 #include "op_costs.h"

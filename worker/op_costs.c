@@ -2,7 +2,7 @@
  * instruction-accounting pass reads at run time (see op_cost_slots.h). */
 #include "op_costs.h"
 
-#include "timing.h"
+#include "../timing/timing.h"
 
 void op_fill_costs(uint32_t *slots, const struct op_op_costs *c)
 {
