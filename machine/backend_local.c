@@ -146,8 +146,8 @@ static int local_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, e
     for (uint32_t i = 0; i < n; i++)
         if (!place(l, dpus[i], region, off, len, err, errlen))
             return -1;
-    if (region == OP_REGION_MRAM && op_machine_check_mram_write(l->m, dpus, n, off, len, err, errlen) != 0)
-        return -1;
+    if (region == OP_REGION_MRAM)
+        return op_machine_mram_write(l->m, dpus, n, off, src, nsrc, len, err, errlen);
     for (uint32_t i = 0; i < n; i++)
         memcpy(place(l, dpus[i], region, off, len, err, errlen), src[nsrc == 1 ? 0 : i], len);
     return 0;
@@ -196,8 +196,11 @@ static int local_view_write(struct op_backend *b, const uint32_t dpus[8], uint64
         op_machine_check_mram_write(l->m, dpus, 8, off, size / 8, err, errlen) != 0)
         return -1;
     uint8_t *dst[8];
-    for (uint32_t chip = 0; chip < 8; chip++)
+    for (uint32_t chip = 0; chip < 8; chip++) {
+        if (op_machine_mram_prepare(l->m, dpus[chip], off, size / 8, err, errlen) != 0)
+            return -1;
         dst[chip] = op_machine_mram(l->m, dpus[chip]) + off;
+    }
     op_domain_to_dpus(lines, size / OP_DOMAIN_LINE, dst);
     return 0;
 }

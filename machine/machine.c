@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "machine.h"
+#include "machine_internal.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -26,54 +26,9 @@
 
 extern char **environ;
 
-struct worker {
-    pid_t pid; /* 0 = not running */
-    int sock;
-};
-
-/* A launch slot as the host sees it: in use, and the launch's region of the
- * launch list. */
-struct slot {
-    uint8_t used;
-    uint32_t base, count;
-};
-
-#define NO_HOME UINT16_MAX /* a DPU no launch has run yet */
-
-struct op_machine {
-    struct op_machine_config cfg;
-    uint32_t nr_dpus;
-    uint64_t mram_size;
-    uint32_t wram_size;
-    int mram_fd, wram_fd, ctrl_fd;
-    uint8_t *mram, *wram;
-    struct op_ctrl *ctrl;
-    struct op_program **programs; /* per DPU */
-    unsigned nr_workers;
-    struct worker workers[OP_MAX_WORKERS];
-    /* What the launches in progress hold (see "launches" below), under `lock`;
-     * `changed` tells waiting launches (and destroy) that some was given back. */
-    pthread_mutex_t lock;
-    pthread_cond_t changed;
-    unsigned launches;                   /* running or waiting */
-    uint8_t worker_busy[OP_MAX_WORKERS]; /* held by a launch */
-    uint8_t *dpu_busy;                   /* per DPU: in a launch */
-    uint16_t *home;                      /* per DPU: the worker whose slice had it last */
-    struct slot slots[OP_MAX_WORKERS];   /* launch slots (the shared part is in the control block) */
-    /* the thread that starts workers, and one request to it at a time */
-    pthread_t spawner;
-    int has_spawner;
-    pthread_mutex_t spawn_lock;
-    pthread_cond_t spawn_cond;
-    enum { SPAWN_IDLE, SPAWN_ASKED, SPAWN_DONE } spawn_state;
-    int spawn_quit, spawn_rc;
-    unsigned spawn_index;
-    char spawn_err[256];
-};
-
 static void *spawner_main(void *arg);
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int op_fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -82,7 +37,8 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
     return -1;
 }
 
-static int make_memfd(const char *name, uint64_t size)
+
+int op_make_memfd(const char *name, uint64_t size)
 {
     int fd = memfd_create(name, MFD_CLOEXEC);
     if (fd >= 0 && ftruncate(fd, (off_t)size) != 0) {
@@ -121,13 +77,13 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     const struct op_machine_desc *d = &cfg->desc;
     uint64_t per_rank = (uint64_t)d->chips_per_rank * d->dpus_per_chip;
     if (d->nr_ranks == 0 || per_rank == 0 || per_rank > 64 || (uint64_t)d->nr_ranks * per_rank > 65536) {
-        fail(err, errlen, "invalid machine size: %u ranks of %llu DPUs", d->nr_ranks, (unsigned long long)per_rank);
+        op_fail(err, errlen, "invalid machine size: %u ranks of %llu DPUs", d->nr_ranks, (unsigned long long)per_rank);
         return NULL;
     }
     if (d->mram_bytes < (1u << 20) || d->mram_bytes > (128u << 20) || d->mram_bytes % 4096 ||
         d->wram_bytes < 4096 || d->wram_bytes > OP_WRAM_STRIDE || d->wram_bytes % 8 ||
         d->nr_tasklets < 1 || d->nr_tasklets > OP_MAX_TASKLETS) {
-        fail(err, errlen, "unsupported DPU: MRAM %u B (1-128 MiB, page multiple), WRAM %u B (4-64 KiB), %u tasklets (1-24)",
+        op_fail(err, errlen, "unsupported DPU: MRAM %u B (1-128 MiB, page multiple), WRAM %u B (4-64 KiB), %u tasklets (1-24)",
              d->mram_bytes, d->wram_bytes, d->nr_tasklets);
         return NULL;
     }
@@ -139,7 +95,7 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         pthread_cond_init(&m->spawn_cond, NULL);
     }
     if (!m) {
-        fail(err, errlen, "out of memory");
+        op_fail(err, errlen, "out of memory");
         return NULL;
     }
     m->cfg = *cfg;
@@ -149,9 +105,10 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     m->nr_workers = cfg->workers ? cfg->workers : available_cores();
     if (m->nr_workers > OP_MAX_WORKERS)
         m->nr_workers = OP_MAX_WORKERS;
-    m->mram_fd = make_memfd("openpim-mram", (uint64_t)m->nr_dpus * m->mram_size);
-    m->wram_fd = make_memfd("openpim-wram", (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
-    m->ctrl_fd = make_memfd("openpim-ctrl", op_ctrl_size(m->nr_dpus));
+    m->mram_fd = op_make_memfd("openpim-mram", (uint64_t)m->nr_dpus * m->mram_size);
+    m->wram_fd = op_make_memfd("openpim-wram", (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
+    m->nr_chunks = (uint32_t)(m->mram_size / OP_MRAM_CHUNK);
+    m->ctrl_fd = op_make_memfd("openpim-ctrl", op_ctrl_size(m->nr_dpus, m->nr_chunks));
     m->programs = calloc(m->nr_dpus, sizeof *m->programs);
     m->dpu_busy = calloc(m->nr_dpus, sizeof *m->dpu_busy);
     m->home = malloc(m->nr_dpus * sizeof *m->home);
@@ -159,15 +116,15 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         for (uint32_t d = 0; d < m->nr_dpus; d++)
             m->home[d] = NO_HOME;
     if (m->mram_fd < 0 || m->wram_fd < 0 || m->ctrl_fd < 0 || !m->programs || !m->dpu_busy || !m->home) {
-        fail(err, errlen, "cannot create the emulated memory: %s", strerror(errno));
+        op_fail(err, errlen, "cannot create the emulated memory: %s", strerror(errno));
         goto bad;
     }
     m->mram = mmap(NULL, (uint64_t)m->nr_dpus * m->mram_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
                    m->mram_fd, 0);
     m->wram = mmap(NULL, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, m->wram_fd, 0);
-    m->ctrl = mmap(NULL, op_ctrl_size(m->nr_dpus), PROT_READ | PROT_WRITE, MAP_SHARED, m->ctrl_fd, 0);
+    m->ctrl = mmap(NULL, op_ctrl_size(m->nr_dpus, m->nr_chunks), PROT_READ | PROT_WRITE, MAP_SHARED, m->ctrl_fd, 0);
     if (m->mram == MAP_FAILED || m->wram == MAP_FAILED || m->ctrl == MAP_FAILED) {
-        fail(err, errlen, "cannot map the emulated memory of %u DPUs: %s", m->nr_dpus, strerror(errno));
+        op_fail(err, errlen, "cannot map the emulated memory of %u DPUs: %s", m->nr_dpus, strerror(errno));
         goto bad;
     }
     m->ctrl->magic = OP_CTRL_MAGIC;
@@ -182,6 +139,8 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     m->ctrl->memory_limit = cfg->memory_limit ? cfg->memory_limit : default_memory_limit();
     m->ctrl->nr_workers = m->nr_workers;
     m->ctrl->desc = cfg->desc;
+    if (op_mram_init(m, err, errlen) != 0)
+        goto bad;
     for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
         atomic_store(&m->ctrl->workers[i].current_dpu, -1);
     /* the spawner takes no signal meant for the program's own threads */
@@ -191,7 +150,7 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
     int rc = pthread_create(&m->spawner, NULL, spawner_main, m);
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (rc != 0) {
-        fail(err, errlen, "cannot start the thread that starts workers: %s", strerror(rc));
+        op_fail(err, errlen, "cannot start the thread that starts workers: %s", strerror(rc));
         goto bad;
     }
     m->has_spawner = 1;
@@ -237,7 +196,8 @@ void op_machine_destroy(struct op_machine *m)
     if (m->wram && m->wram != MAP_FAILED)
         munmap(m->wram, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
     if (m->ctrl && m->ctrl != MAP_FAILED)
-        munmap(m->ctrl, op_ctrl_size(m->nr_dpus));
+        munmap(m->ctrl, op_ctrl_size(m->nr_dpus, m->nr_chunks));
+    op_mram_fini(m);
     int fds[] = {m->mram_fd, m->wram_fd, m->ctrl_fd};
     for (int i = 0; i < 3; i++)
         if (fds[i] > 0)
@@ -261,11 +221,6 @@ uint32_t op_machine_max_tasklets(const struct op_machine *m) { return m->cfg.des
 uint32_t op_machine_frequency_mhz(const struct op_machine *m) { return (uint32_t)m->cfg.desc.freq_mhz; }
 unsigned op_machine_workers(const struct op_machine *m) { return m->nr_workers; }
 
-uint8_t *op_machine_mram(struct op_machine *m, uint32_t dpu)
-{
-    return m->mram + (uint64_t)dpu * m->mram_size;
-}
-
 uint8_t *op_machine_wram(struct op_machine *m, uint32_t dpu)
 {
     return m->wram + (uint64_t)dpu * OP_WRAM_STRIDE;
@@ -278,16 +233,16 @@ struct op_program *op_program_create(const void *bytes, size_t len, char *err, s
     static _Atomic uint64_t next_id = 1;
     struct op_program *p = calloc(1, sizeof *p);
     if (!p) {
-        fail(err, errlen, "out of memory");
+        op_fail(err, errlen, "out of memory");
         return NULL;
     }
     if (op_image_parse(bytes, len, &p->img, err, errlen) != 0) {
         free(p);
         return NULL;
     }
-    p->fd = make_memfd("openpim-program", len);
+    p->fd = op_make_memfd("openpim-program", len);
     if (p->fd < 0 || pwrite(p->fd, bytes, len, 0) != (ssize_t)len) {
-        fail(err, errlen, "cannot store the program: %s", strerror(errno));
+        op_fail(err, errlen, "cannot store the program: %s", strerror(errno));
         if (p->fd >= 0)
             close(p->fd);
         op_image_free(&p->img);
@@ -317,13 +272,17 @@ int op_machine_load(struct op_machine *m, uint32_t dpu, struct op_program *p, ch
 {
     const struct op_image *img = &p->img;
     if (img->wram_size > m->wram_size)
-        return fail(err, errlen, "program built for a %u-byte WRAM, this DPU has %u (check -mcpu / UPMEM_PROFILE)",
+        return op_fail(err, errlen, "program built for a %u-byte WRAM, this DPU has %u (check -mcpu / UPMEM_PROFILE)",
                     img->wram_size, m->wram_size);
     if (img->nr_tasklets > op_machine_max_tasklets(m))
-        return fail(err, errlen, "program uses %u tasklets, this DPU runs at most %u", img->nr_tasklets,
+        return op_fail(err, errlen, "program uses %u tasklets, this DPU runs at most %u", img->nr_tasklets,
                     op_machine_max_tasklets(m));
     if (img->mram_init_len && (uint64_t)(img->mram_init_addr - OP_MRAM_BASE) + img->mram_init_len > m->mram_size)
-        return fail(err, errlen, "program's MRAM variables exceed the MRAM");
+        return op_fail(err, errlen, "program's MRAM variables exceed the MRAM");
+    /* MRAM variables may lie in a shared chunk: the DPU's own copy first */
+    if (img->mram_init_len &&
+        op_machine_mram_prepare(m, dpu, img->mram_init_addr - OP_MRAM_BASE, img->mram_init_len, err, errlen) != 0)
+        return -1;
     uint8_t *w = op_machine_wram(m, dpu);
     memcpy(w, img->wram_init, img->wram_init_len);
     memset(w + img->wram_init_len, 0, OP_WRAM_STRIDE - img->wram_init_len);
@@ -353,78 +312,9 @@ void op_machine_unload(struct op_machine *m, uint32_t dpu)
     }
 }
 
-uint64_t op_machine_memory_used(const struct op_machine *m)
-{
-    struct stat a, b;
-    if (fstat(m->mram_fd, &a) != 0 || fstat(m->wram_fd, &b) != 0)
-        return 0;
-    return ((uint64_t)a.st_blocks + (uint64_t)b.st_blocks) * 512u;
-}
-
 uint64_t op_machine_memory_limit(const struct op_machine *m)
 {
     return m->ctrl->memory_limit;
-}
-
-/* Bytes of [off, off+len) of DPU dpu's MRAM that are not backed yet: pages
- * not resident in the host's mapping of the memfd.  mincore() looks at these
- * pages only, so the cost follows the transfer, not how full the machine is
- * (lseek(SEEK_HOLE) walks every backed page after `off`, other DPUs' too). */
-static uint64_t holes(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t len)
-{
-    uint64_t page = 4096, lo = off / page * page, hi = (off + len + page - 1) / page * page;
-    unsigned char vec[4096];
-    uint64_t missing = 0;
-    for (uint64_t at = lo; at < hi;) {
-        uint64_t n = (hi - at) / page < sizeof vec ? (hi - at) / page : sizeof vec;
-        if (mincore(op_machine_mram(m, dpu) + at, n * page, vec) != 0)
-            return len; /* cannot tell: count everything as new */
-        for (uint64_t k = 0; k < n; k++)
-            missing += !(vec[k] & 1) * page;
-        at += n * page;
-    }
-    return missing < len ? missing : len;
-}
-
-int op_machine_check_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off, uint64_t len,
-                                char *err, size_t errlen)
-{
-    uint64_t used = op_machine_memory_used(m), limit = m->ctrl->memory_limit;
-    if (used + (uint64_t)n * len <= limit)
-        return 0;
-    uint64_t more = 0;
-    for (uint32_t i = 0; i < n; i++)
-        more += holes(m, dpus[i], off, len);
-    if (used + more <= limit)
-        return 0;
-    return fail(err, errlen,
-                "host memory limit reached: the emulated memories use %llu MB and this transfer needs %llu MB more, "
-                "over the limit of %llu MB (profile key hostMemoryLimitMB)",
-                (unsigned long long)(used >> 20), (unsigned long long)((more + (1 << 20) - 1) >> 20),
-                (unsigned long long)(limit >> 20));
-}
-
-void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void *dst, uint64_t len)
-{
-    uint64_t base = (uint64_t)dpu * m->mram_size + off, done = 0;
-    while (done < len) {
-        ssize_t got = pread(m->mram_fd, (uint8_t *)dst + done, len - done, (off_t)(base + done));
-        if (got <= 0) { /* cannot happen on a memfd of the right size; fall back to the mapping */
-            memcpy((uint8_t *)dst + done, op_machine_mram(m, dpu) + off + done, len - done);
-            return;
-        }
-        done += (uint64_t)got;
-    }
-}
-
-void op_machine_reset(struct op_machine *m, uint32_t dpu)
-{
-    if (fallocate(m->mram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((uint64_t)dpu * m->mram_size),
-                  (off_t)m->mram_size) != 0)
-        memset(op_machine_mram(m, dpu), 0, m->mram_size);
-    if (fallocate(m->wram_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((uint64_t)dpu * OP_WRAM_STRIDE),
-                  OP_WRAM_STRIDE) != 0)
-        memset(op_machine_wram(m, dpu), 0, OP_WRAM_STRIDE);
 }
 
 /* ---- workers -------------------------------------------------------------- */
@@ -454,10 +344,10 @@ static int spawn_worker(struct op_machine *m, unsigned i, char *err, size_t errl
 {
     char path[PATH_MAX];
     if (worker_path(path, sizeof path) != 0 || access(path, X_OK) != 0)
-        return fail(err, errlen, "cannot find openpim-worker next to libdpu (set OPENPIM_WORKER)");
+        return op_fail(err, errlen, "cannot find openpim-worker next to libdpu (set OPENPIM_WORKER)");
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-        return fail(err, errlen, "socketpair: %s", strerror(errno));
+        return op_fail(err, errlen, "socketpair: %s", strerror(errno));
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* the worker's socket is fd 3 */
@@ -480,7 +370,7 @@ static int spawn_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     close(sv[1]);
     if (rc != 0) {
         close(sv[0]);
-        return fail(err, errlen, "cannot start %s: %s", path, strerror(rc));
+        return op_fail(err, errlen, "cannot start %s: %s", path, strerror(rc));
     }
     m->workers[i].pid = pid;
     m->workers[i].sock = sv[0];
@@ -513,7 +403,7 @@ static void *spawner_main(void *arg)
 static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
 {
     if (getpid() != m->ctrl->host_pid) /* a fork has no spawner thread: it would wait for ever */
-        return fail(err, errlen, "this machine belongs to process %d: a forked process cannot run its launches",
+        return op_fail(err, errlen, "this machine belongs to process %d: a forked process cannot run its launches",
                     (int)m->ctrl->host_pid);
     pthread_mutex_lock(&m->spawn_lock);
     while (m->spawn_state != SPAWN_IDLE)
@@ -681,7 +571,7 @@ static int claim(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct 
             uint32_t twice = dpus[i];
             while (i--)
                 m->dpu_busy[dpus[i]] = 0;
-            return fail(err, errlen, "DPU %u is listed twice in one launch", twice);
+            return op_fail(err, errlen, "DPU %u is listed twice in one launch", twice);
         }
         m->dpu_busy[dpus[i]] = 1;
     }
@@ -833,7 +723,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
                 for (unsigned k = 0; k < c->want; k++) /* none may go on with this launch */
                     if (active[k])
                         reap_worker(m, c->ws[k], 1);
-                return fail(err, errlen, "poll: %s", strerror(e));
+                return op_fail(err, errlen, "poll: %s", strerror(e));
             }
             for (unsigned p = 0; p < np; p++) {
                 if (!pfd[p].revents)
@@ -859,7 +749,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         uint64_t now_left = work_left(s, c);
         stalls = now_left < left ? 0 : stalls + 1;
         if (stalls > 3)
-            return fail(err, errlen, "workers keep dying before they run a DPU; launch abandoned");
+            return op_fail(err, errlen, "workers keep dying before they run a DPU; launch abandoned");
         left = now_left;
     }
     return 0;
@@ -870,18 +760,20 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
     if (n == 0)
         return 0;
     if (n > m->nr_dpus)
-        return fail(err, errlen, "a launch of %u DPUs on a machine of %u lists some DPU twice", n, m->nr_dpus);
+        return op_fail(err, errlen, "a launch of %u DPUs on a machine of %u lists some DPU twice", n, m->nr_dpus);
     for (uint32_t i = 0; i < n; i++)
         if (dpus[i] >= m->nr_dpus)
-            return fail(err, errlen, "DPU %u does not exist (the machine has %u)", dpus[i], m->nr_dpus);
+            return op_fail(err, errlen, "DPU %u does not exist (the machine has %u)", dpus[i], m->nr_dpus);
     struct claim c = {.want = 0};
     pthread_mutex_lock(&m->lock);
     m->launches++;
     int rc = claim(m, dpus, n, &c, err, errlen);
     pthread_mutex_unlock(&m->lock);
     int claimed = rc == 0;
-    if (claimed)
+    if (claimed) {
         rc = run_claimed(m, dpus, n, &c, err, errlen);
+        op_mram_reclaim(m); /* chunks that DPU code wrote may have left shared slots unheld */
+    }
     pthread_mutex_lock(&m->lock);
     if (claimed) {
         for (unsigned k = 0; k < c.want; k++)

@@ -36,9 +36,22 @@ uint32_t op_machine_wram_size(const struct op_machine *m);
 uint32_t op_machine_max_tasklets(const struct op_machine *m);
 uint32_t op_machine_frequency_mhz(const struct op_machine *m);
 
-/* Host views of one DPU's memories (byte 0 = DPU address OP_MRAM_BASE / OP_WRAM_BASE). */
+/* Host views of one DPU's memories (byte 0 = DPU address OP_MRAM_BASE /
+ * OP_WRAM_BASE).  MRAM may be shared with other DPUs (mram.c): the view is
+ * for reading, and for writing only a range op_machine_mram_prepare made the
+ * DPU's own (or use op_machine_mram_write). */
 uint8_t *op_machine_mram(struct op_machine *m, uint32_t dpu);
 uint8_t *op_machine_wram(struct op_machine *m, uint32_t dpu);
+/* Makes [off, off + len) of the DPU's MRAM its own, copying what it shared
+ * with other DPUs; 0, or -1 (err). */
+int op_machine_mram_prepare(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t len, char *err,
+                            size_t errlen);
+/* Writes len bytes at off of the MRAM of n DPUs, from src[i] (nsrc == n) or
+ * src[0] for all (nsrc == 1: the whole chunks of such a broadcast are stored
+ * once and shared until written).  Checks the host memory limit first; 0, or
+ * -1 (err) with nothing written when over it. */
+int op_machine_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off,
+                          const void *const *src, uint32_t nsrc, uint64_t len, char *err, size_t errlen);
 
 /* Programs: parsed from bytes; reference counted. */
 struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen);

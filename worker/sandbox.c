@@ -27,12 +27,13 @@
  * suite): socket traffic with the host; opening and mapping a newly loaded
  * program (/proc/<host>/fd/N; openat, mmap, mprotect are checked further
  * below); malloc's and realloc's memory; resetting tasklet stacks; the memory-limit check
- * (fstat); the launch budget's timer; restoring the signal mask when a fault
+ * (fstat); copying a shared MRAM chunk on its first write (mmap, mincore,
+ * munmap); the launch budget's timer; restoring the signal mask when a fault
  * leaves DPU code; the GS base where FSGSBASE is missing; and the exit paths,
  * dying by its own signal included (rt_sigaction, write, getpid, gettid, and
  * tgkill below).  clock_gettime is normally the vDSO's. */
 static const int allowed[] = {
-    SYS_recvfrom, SYS_sendto, SYS_close, SYS_munmap, SYS_mremap, SYS_madvise, SYS_brk, SYS_fstat, SYS_newfstatat,
+    SYS_recvfrom, SYS_sendto, SYS_close, SYS_munmap, SYS_mremap, SYS_madvise, SYS_mincore, SYS_brk, SYS_fstat, SYS_newfstatat,
     SYS_setitimer, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_clock_gettime, SYS_arch_prctl, SYS_write,
     SYS_rt_sigaction, SYS_getpid, SYS_gettid, SYS_exit_group,
 };

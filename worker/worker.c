@@ -41,9 +41,11 @@
 
 static struct op_ctrl *ctrl;
 static uint8_t *wram_shm;
-static int mram_fd, wram_fd;
+static int mram_fd, wram_fd, store_fd;
 static uint8_t *windows;       /* nr_dpus x WINDOW, PROT_NONE except mapped MRAM */
 static uint8_t *window_mapped; /* per DPU: MRAM mapped into its window */
+static uint32_t *window_gen;   /* per DPU: the dpu_gen its window shows (abi/shared.h, "Shared MRAM") */
+static uint64_t *alias_blocks; /* per DPU: the window's blocks other than OP_MRAM_BASE that map its MRAM */
 static int have_fsgsbase;
 
 static struct op_image img;
@@ -136,6 +138,37 @@ static int stack_overflow(const ucontext_t *uc, unsigned *tid)
     return 1;
 }
 
+/* Maps the DPU's MRAM at `at` as its chunk map says: its own chunks
+ * read-write, chunks it shares read-only from the store. */
+static int map_mram(uint32_t dpu, uint8_t *at)
+{
+    _Atomic uint32_t *map = op_ctrl_chunks(ctrl, dpu);
+    uint64_t size = ctrl->mram_size, whole = (uint64_t)ctrl->nr_chunks * OP_MRAM_CHUNK;
+    if (mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd, (off_t)((uint64_t)dpu * size)) ==
+        MAP_FAILED)
+        return -1;
+    for (uint32_t c = 0, e; (uint64_t)c * OP_MRAM_CHUNK < whole; c = e) {
+        e = op_chunk_run(map, c, ctrl->nr_chunks);
+        uint32_t r = atomic_load(&map[c]);
+        if (r && mmap(at + (uint64_t)c * OP_MRAM_CHUNK, (size_t)(e - c) * OP_MRAM_CHUNK, PROT_READ,
+                      MAP_SHARED | MAP_FIXED, store_fd, (off_t)(r - 1) * OP_MRAM_CHUNK) == MAP_FAILED)
+            return -1;
+    }
+    return 0;
+}
+
+/* Gives the DPU's window back its inaccessible alias blocks (they map again on
+ * the next access, as the chunk map is then). */
+static void drop_aliases(uint32_t dpu)
+{
+    uint8_t *win = windows + (uint64_t)dpu * WINDOW;
+    for (unsigned b = 0; alias_blocks[dpu] && b < 64; b++)
+        if (alias_blocks[dpu] >> b & 1)
+            mmap(win + (uint64_t)b * ctrl->mram_size, ctrl->mram_size, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    alias_blocks[dpu] = 0;
+}
+
 /* The DPU decodes only the offset of an address inside its MRAM: a 32-bit MRAM
  * address wraps inside the DPU's own MRAM, whatever arithmetic made it.  The
  * window maps the MRAM once at OP_MRAM_BASE; an access elsewhere in the window
@@ -144,17 +177,57 @@ static int mram_alias(uintptr_t a)
 {
     uint8_t *win = windows + (uint64_t)run.dpu * WINDOW;
     uint64_t size = ctrl->mram_size;
-    if (a < (uintptr_t)win || a - (uintptr_t)win >= WINDOW || size == 0 || WINDOW % size || OP_MRAM_BASE % size)
+    if (a < (uintptr_t)win || a - (uintptr_t)win >= WINDOW || size == 0 || WINDOW % size || OP_MRAM_BASE % size ||
+        WINDOW / size > 64)
         return 0;
     uint64_t block = (a - (uintptr_t)win) / size * size;
     if (block == OP_MRAM_BASE)
         return 0; /* the MRAM itself: a real fault (host memory, ...) */
-    return mmap(win + block, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd,
-                (off_t)((uint64_t)run.dpu * size)) != MAP_FAILED;
+    if (map_mram(run.dpu, win + block) != 0)
+        return 0;
+    alias_blocks[run.dpu] |= 1ull << (block / size);
+    return 1;
+}
+
+/* A write of the running DPU to a chunk it shares: the chunk becomes its own
+ * (a copy of the shared bytes) and the write is retried.  Returns 1 if so. */
+static int own_shared_chunk(uintptr_t a)
+{
+    uint32_t dpu = run.dpu;
+    uint8_t *win = windows + (uint64_t)dpu * WINDOW;
+    uint64_t size = ctrl->mram_size;
+    if (a < (uintptr_t)win || a - (uintptr_t)win >= WINDOW || !window_mapped[dpu])
+        return 0;
+    uint64_t c = (a - (uintptr_t)win) % size / OP_MRAM_CHUNK; /* the same chunk in an alias block */
+    _Atomic uint32_t *map = op_ctrl_chunks(ctrl, dpu);
+    uint32_t r = c < ctrl->nr_chunks ? atomic_load(&map[c]) : 0;
+    if (!r)
+        return 0;
+    off_t own = (off_t)((uint64_t)dpu * size + c * OP_MRAM_CHUNK);
+    uint8_t *at = win + OP_MRAM_BASE + c * OP_MRAM_CHUNK; /* shows the shared bytes */
+    void *copy = mmap(NULL, OP_MRAM_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, mram_fd, own);
+    unsigned char vec[OP_MRAM_CHUNK / 4096];
+    if (copy == MAP_FAILED)
+        return 0;
+    if (mincore(at, OP_MRAM_CHUNK, vec) != 0)
+        memset(vec, 1, sizeof vec);
+    for (size_t p = 0; p < sizeof vec; p++) /* pages never written stay unbacked */
+        if (vec[p] & 1)
+            memcpy((uint8_t *)copy + p * 4096, at + p * 4096, 4096);
+    munmap(copy, OP_MRAM_CHUNK);
+    if (mmap(at, OP_MRAM_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd, own) == MAP_FAILED)
+        return 0;
+    atomic_store(&map[c], 0);
+    atomic_fetch_sub(&op_ctrl_slot_refs(ctrl)[r - 1], 1);
+    window_gen[dpu] = atomic_fetch_add(&op_ctrl_gen(ctrl)[dpu], 1) + 1;
+    drop_aliases(dpu);
+    return 1;
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+    if (in_dpu && sig == SIGSEGV && si->si_code == SEGV_ACCERR && own_shared_chunk((uintptr_t)si->si_addr))
+        return;
     if (in_dpu && sig == SIGSEGV && mram_alias((uintptr_t)si->si_addr))
         return;
     int dpu_syscall = sig == SIGSYS && si->si_code == OP_SANDBOX_SI_CODE &&
@@ -323,11 +396,13 @@ static void reset_scratch(void)
 static uint8_t *mram_of(uint32_t dpu)
 {
     uint8_t *w = windows + (uint64_t)dpu * WINDOW;
-    if (!window_mapped[dpu]) {
-        if (mmap(w + OP_MRAM_BASE, ctrl->mram_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd,
-                 (off_t)((uint64_t)dpu * ctrl->mram_size)) == MAP_FAILED)
+    uint32_t gen = atomic_load(&op_ctrl_gen(ctrl)[dpu]);
+    if (!window_mapped[dpu] || window_gen[dpu] != gen) { /* first run here, or its chunks changed since */
+        if (map_mram(dpu, w + OP_MRAM_BASE) != 0)
             die("cannot map the MRAM of DPU %u: %s", dpu, strerror(errno));
+        drop_aliases(dpu);
         window_mapped[dpu] = 1;
+        window_gen[dpu] = gen;
     }
     return w;
 }
@@ -603,13 +678,16 @@ int main(int argc, char **argv)
     if (ctrl->magic != OP_CTRL_MAGIC || ctrl->layout != OP_CTRL_LAYOUT)
         die("this worker and libdpu come from different OpenPIM builds (rebuild, or set OPENPIM_WORKER)");
     mram_fd = open_host_fd(ctrl->mram_fd);
+    store_fd = open_host_fd(ctrl->store_fd);
     int wfd = wram_fd = open_host_fd(ctrl->wram_fd);
-    if (mram_fd < 0 || wfd < 0)
+    if (mram_fd < 0 || wfd < 0 || store_fd < 0)
         die("cannot open the machine's memory: %s", strerror(errno));
     wram_shm = mmap(NULL, (size_t)ctrl->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
     windows = mmap(NULL, (uint64_t)ctrl->nr_dpus * WINDOW, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     window_mapped = calloc(ctrl->nr_dpus, 1);
-    if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped)
+    window_gen = calloc(ctrl->nr_dpus, sizeof *window_gen);
+    alias_blocks = calloc(ctrl->nr_dpus, sizeof *alias_blocks);
+    if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped || !window_gen || !alias_blocks)
         die("cannot reserve address space for %u DPUs: %s", ctrl->nr_dpus, strerror(errno));
     /* DPU code forms only 32-bit addresses: the low 4 GB hold nothing but the
      * running DPU's WRAM (its tasklet stacks included), its program and the

@@ -50,7 +50,7 @@ if [[ -s $out/libdpu.sources ]]; then
     mapfile -t libdpu < <(grep -v "^$" "$out/libdpu.sources")
     mapfile -t incdirs <"$out/libdpu.includes"
 else
-    libdpu=("$src"/sdk/*.c "$src"/machine/machine.c "$src"/machine/backend_local.c "$src"/abi/image.c "$src"/machine/domain.c "$src"/backend/backend_remote.c "$src"/timing/*.c)
+    libdpu=("$src"/sdk/*.c "$src"/machine/machine.c "$src"/machine/mram.c "$src"/machine/backend_local.c "$src"/abi/image.c "$src"/machine/domain.c "$src"/backend/backend_remote.c "$src"/timing/*.c)
     incdirs=("$src/sdk/include" "$src/timing")
 fi
 incs=(-I "$src/sdk/include" -I "$src/sdk")
