@@ -155,6 +155,8 @@ uint64_t op_machine_memory_used(const struct op_machine *m)
  * the cost follows the transfer, not how full the machine is. */
 static uint64_t holes(struct op_machine *m, uint32_t dpu, uint64_t off, uint64_t len)
 {
+    if (!len)
+        return 0;
     uint64_t page = 4096, lo = off / page * page, hi = (off + len + page - 1) / page * page;
     _Atomic uint32_t *map = chunks(m, dpu);
     uint8_t *base = op_machine_mram(m, dpu);
@@ -273,20 +275,27 @@ static int copy_in(struct op_machine *m, uint32_t dpu, uint64_t off, const void 
 }
 
 /* Whether a broadcast writing [lo, hi) of chunk c of the DPU can give it a
- * shared chunk (zeros around the bytes written): the chunk is its own and
- * has no byte written outside [lo, hi). */
+ * shared chunk (zeros around the bytes written): no byte of the chunk outside
+ * [lo, hi) was ever written, in its own chunk or in the slot it shares. */
 static int blank_around(struct op_machine *m, uint32_t dpu, uint64_t c, uint64_t lo, uint64_t hi)
 {
-    if (atomic_load(&chunks(m, dpu)[c]))
-        return 0;
+    uint32_t r = atomic_load(&chunks(m, dpu)[c]);
     uint64_t base = c * OP_MRAM_CHUNK;
+    const uint8_t *bytes = r ? m->store + (uint64_t)(r - 1) * OP_MRAM_CHUNK : op_machine_mram(m, dpu) + base;
     unsigned char vec[OP_MRAM_CHUNK / 4096];
-    if (mincore(op_machine_mram(m, dpu) + base, OP_MRAM_CHUNK, vec) != 0)
+    if (mincore((void *)bytes, OP_MRAM_CHUNK, vec) != 0)
         return 0;
     for (uint64_t p = 0; p < OP_MRAM_CHUNK / 4096; p++) {
         uint64_t plo = base + p * 4096, phi = plo + 4096;
-        if ((vec[p] & 1) && (plo < lo || phi > hi))
-            return 0;
+        if (!(vec[p] & 1) || (plo >= lo && phi <= hi))
+            continue; /* never written, or overwritten whole */
+        if (phi <= lo || plo >= hi)
+            return 0; /* written, outside the broadcast */
+        /* a page across an end of [lo, hi): zero outside it is blank too */
+        const uint8_t *page = bytes + p * 4096;
+        for (uint64_t b = 0; b < 4096; b++)
+            if ((plo + b < lo || plo + b >= hi) && page[b])
+                return 0;
     }
     return 1;
 }
