@@ -172,15 +172,12 @@ static int lost(struct remote *r, char *err, size_t errlen, const char *why)
     return fail(err, errlen, "%s", r->dead);
 }
 
-/* One request and its reply (r->lock held).  The request is the fixed part,
- * then `extra` (a DPU list), then inline data; the reply's payload must be
- * exactly rep_len bytes and goes to rep.  An error reply's message goes to
- * err. */
 static int flush_writes(struct remote *r, char *err, size_t errlen);
 
-static int call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra,
-                size_t extra_len, const void *data, size_t data_len, int pass_fd, void *rep, size_t rep_len, char *err,
-                size_t errlen)
+/* Sends a request (see call); its sequence number in *seq. */
+static int send_request(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra,
+                        size_t extra_len, const void *data, size_t data_len, int pass_fd, uint32_t *seq, char *err,
+                        size_t errlen)
 {
     if (r->dead[0])
         return fail(err, errlen, "%s", r->dead);
@@ -191,6 +188,7 @@ static int call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_l
                            .len = fixed_len + extra_len + data_len};
     struct iovec iov[4] = {{&h, sizeof h}, {(void *)fixed, fixed_len}, {(void *)extra, extra_len},
                            {(void *)data, data_len}};
+    *seq = h.seq;
     if (send_all(r->fd, iov, 4, pass_fd) != 0) {
         int e = errno;
         char why[256];
@@ -198,6 +196,13 @@ static int call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_l
             return lost(r, err, errlen, why);
         return lost(r, err, errlen, e == EPIPE || e == ECONNRESET ? "the daemon closed the connection" : strerror(e));
     }
+    return 0;
+}
+
+/* Receives the reply to request seq of kind op (the daemon answers in order). */
+static int recv_reply(struct remote *r, uint16_t op, uint32_t seq, void *rep, size_t rep_len, char *err,
+                      size_t errlen)
+{
     struct opd_header a;
     if (recv_all(r->fd, &a, sizeof a) != 0)
         return lost(r, err, errlen, "the daemon closed the connection (stopped or restarted?)");
@@ -220,15 +225,29 @@ static int call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_l
         }
         if (a.status == OPD_BYE)
             return lost(r, err, errlen, msg);
-        if (a.seq != h.seq || a.op != op)
+        if (a.seq != seq || a.op != op)
             return lost(r, err, errlen, msg);
         return fail(err, errlen, "openpimd: %s", msg);
     }
-    if (a.status != OPD_OK || a.seq != h.seq || a.op != op || a.len != rep_len)
+    if (a.status != OPD_OK || a.seq != seq || a.op != op || a.len != rep_len)
         return lost(r, err, errlen, "a reply does not match its request");
     if (rep_len && recv_all(r->fd, rep, rep_len) != 0)
         return lost(r, err, errlen, "the daemon closed the connection");
     return 0;
+}
+
+/* One request and its reply (r->lock held).  The request is the fixed part,
+ * then `extra` (a DPU list), then inline data; the reply's payload must be
+ * exactly rep_len bytes and goes to rep.  An error reply's message goes to
+ * err. */
+static int call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra,
+                size_t extra_len, const void *data, size_t data_len, int pass_fd, void *rep, size_t rep_len, char *err,
+                size_t errlen)
+{
+    uint32_t seq;
+    if (send_request(r, op, fixed, fixed_len, extra, extra_len, data, data_len, pass_fd, &seq, err, errlen) != 0)
+        return -1;
+    return recv_reply(r, op, seq, rep, rep_len, err, errlen);
 }
 
 static int connect_to(const char *path, char *err, size_t errlen)
@@ -646,6 +665,57 @@ static int write_piece(struct remote *r, const uint32_t *list, uint32_t n, enum 
                 req.data.where == OPD_INLINE ? total : 0, -1, NULL, 0, err, errlen);
 }
 
+/* Large writes in pieces through two parts of the window, two requests in
+ * flight: the client fills one part while the daemon copies the other out,
+ * so the two copies of the shared-memory path overlap. */
+#define HALF (4ull << 20)          /* one piece (a round trip per 4 MB is ~1 % of its copies) */
+#define PIPELINE_MIN (2ull << 20) /* below this, one request (its round trip costs more than the overlap gains) */
+struct pipeline {
+    uint32_t seq[2]; /* requests in flight, oldest first */
+    unsigned inflight, next_half;
+    int rc;
+};
+
+static int pipe_wait_oldest(struct remote *r, struct pipeline *pl, char *err, size_t errlen)
+{
+    int rc = recv_reply(r, OPD_WRITE, pl->seq[0], NULL, 0, err, errlen);
+    pl->seq[0] = pl->seq[1];
+    pl->inflight--;
+    if (rc != 0 && pl->rc == 0)
+        pl->rc = -1; /* the first error is kept in err; later replies are still read */
+    return rc;
+}
+
+/* Issues one WRITE of n DPUs with nsrc sources of len (<= HALF) bytes. */
+static int pipe_write(struct remote *r, struct pipeline *pl, const uint32_t *list, uint32_t n, enum op_region region,
+                      uint64_t off, const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen)
+{
+    if (pl->rc != 0 || r->dead[0])
+        return -1;
+    if (pl->inflight == 2 && pipe_wait_oldest(r, pl, err, errlen) != 0)
+        return -1;
+    uint8_t *dst = r->shm + (size_t)pl->next_half * HALF;
+    for (uint32_t i = 0; i < nsrc; i++)
+        memcpy(dst + (size_t)i * len, src[i], len);
+    struct opd_write req = {.region = (uint32_t)region, .off = (uint32_t)off, .n = n, .nsrc = nsrc, .len = len,
+                            .data = {.where = OPD_SHM, .shm_off = (uint64_t)pl->next_half * HALF}};
+    if (send_request(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, &pl->seq[pl->inflight], err,
+                     errlen) != 0)
+        return pl->rc = -1;
+    pl->inflight++;
+    pl->next_half ^= 1;
+    return 0;
+}
+
+static int pipe_drain(struct remote *r, struct pipeline *pl, char *err, size_t errlen)
+{
+    /* after the first failure, later errors must not overwrite its message */
+    char later[256];
+    while (pl->inflight && !r->dead[0])
+        pipe_wait_oldest(r, pl, pl->rc ? later : err, pl->rc ? sizeof later : errlen);
+    return pl->rc || r->dead[0] ? -1 : 0;
+}
+
 static int remote_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
                         const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen)
 {
@@ -664,29 +734,34 @@ static int remote_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, 
         rc = kept > 0 ? 0 : -1;
         goto out;
     }
-    if (total <= WINDOW_SIZE) { /* one request: all or none, as the embedded machine */
+    if (total < PIPELINE_MIN) { /* one request: all or none, as the embedded machine */
         rc = write_piece(r, list, n, region, off, src, nsrc, len, err, errlen);
         goto out;
     }
-    /* several requests: the memory limit is checked for the whole first */
-    if (region == OP_REGION_MRAM && (rc = check_room_locked(r, list, n, off, len, err, errlen)) != 0)
+    /* several requests: the memory limit is checked for the whole first (a
+     * broadcast is stored once on the daemon's machine: as for one DPU) */
+    if (region == OP_REGION_MRAM &&
+        (rc = check_room_locked(r, list, nsrc == 1 ? 1 : n, off, len, err, errlen)) != 0)
         goto out;
-    if (nsrc == n && len <= WINDOW_SIZE) { /* groups of whole DPUs */
-        uint32_t group = (uint32_t)(WINDOW_SIZE / len);
-        for (uint32_t i = 0; i < n && rc == 0; i += group) {
+    if ((rc = window(r, err, errlen)) != 0)
+        goto out;
+    struct pipeline pl = {.rc = 0};
+    if (nsrc == n && len <= HALF) { /* groups of whole DPUs */
+        uint32_t group = (uint32_t)(HALF / len);
+        for (uint32_t i = 0; i < n && pl.rc == 0; i += group) {
             uint32_t k = n - i < group ? n - i : group;
-            rc = write_piece(r, list + i, k, region, off, src + i, k, len, err, errlen);
+            pipe_write(r, &pl, list + i, k, region, off, src + i, k, len, err, errlen);
         }
     } else { /* pieces of every DPU's range: all DPUs for a broadcast, one by one otherwise */
-        rc = 0;
         uint32_t step = nsrc == 1 ? n : 1;
-        for (uint32_t i = 0; i < n && rc == 0; i += step)
-            for (size_t at = 0; at < len && rc == 0; at += WINDOW_SIZE) {
-                size_t piece = len - at < WINDOW_SIZE ? len - at : WINDOW_SIZE;
+        for (uint32_t i = 0; i < n && pl.rc == 0; i += step)
+            for (size_t at = 0; at < len && pl.rc == 0; at += HALF) {
+                size_t piece = len - at < HALF ? len - at : HALF;
                 const void *one = (const uint8_t *)src[nsrc == 1 ? 0 : i] + at;
-                rc = write_piece(r, list + i, step, region, off + at, &one, 1, piece, err, errlen);
+                pipe_write(r, &pl, list + i, step, region, off + at, &one, 1, piece, err, errlen);
             }
     }
+    rc = pipe_drain(r, &pl, err, errlen);
 out:
     free(list);
     pthread_mutex_unlock(&r->lock);

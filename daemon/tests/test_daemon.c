@@ -18,6 +18,8 @@
  *            error reply, nothing changed, the daemon goes on serving
  * batch      OPENPIM_REMOTE_BATCH=1: a write the daemon refuses fails the next
  *            request, with the reason
+ * large      pipelined window transfers (40 MB, 64 x 1 MB, a 20 MB broadcast)
+ *            exact; one past the memory limit refused whole
  * profile    backend=remote, socket= and OPENPIM_SOCKET; the daemon's machine
  *            taken, named, or refused with a clear error
  * shutdown   SIGTERM: a waiting claim and an idle client are told, a libdpu
@@ -848,6 +850,59 @@ static void batch(void)
     unsetenv("OPENPIM_REMOTE_BATCH");
 }
 
+/* Large transfers go through the window in pipelined pieces (two requests in
+ * flight): one DPU's 40 MB, a 64-DPU push of 1 MB each, a 20 MB broadcast and
+ * a 3 MB write past the host memory limit (refused whole: nothing written). */
+static void large(void)
+{
+    const char *args[] = {"--machine", "nrRanks=1", "--workers", "1", "--memory-limit-mb", "600", NULL};
+    daemon_pid = start(args);
+    struct dpu_set_t set, dpu;
+    CHECK_EQ(dpu_alloc_ranks(1, profile, &set), DPU_OK);
+    CHECK_EQ(dpu_load(set, dpu_program, NULL), DPU_OK);
+    const size_t big = 40u << 20, per = 1u << 20;
+    uint32_t *buf = malloc(big), *back = malloc(big);
+    for (size_t i = 0; i < big / 4; i++)
+        buf[i] = (uint32_t)(i * 2654435761u);
+    uint32_t nr = 0;
+    DPU_FOREACH(set, dpu, nr) {
+        if (nr == 5) {
+            CHECK_EQ(dpu_copy_to(dpu, DPU_MRAM_HEAP_POINTER_NAME, 4096, buf, big), DPU_OK);
+            CHECK_EQ(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 4096, back, big), DPU_OK);
+            CHECK(memcmp(buf, back, big) == 0);
+        }
+    }
+    DPU_FOREACH(set, dpu, nr) {
+        CHECK_EQ(dpu_prepare_xfer(dpu, buf + nr % 39 * (per / 4)), DPU_OK);
+    }
+    CHECK_EQ(dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, 48u << 20, per, DPU_XFER_DEFAULT), DPU_OK);
+    CHECK_EQ(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, buf + 7, 20u << 20, DPU_XFER_DEFAULT), DPU_OK);
+    DPU_FOREACH(set, dpu, nr) {
+        if (nr % 21 == 0) {
+            CHECK_EQ(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 48u << 20, back, per), DPU_OK);
+            CHECK(memcmp(back, buf + nr % 39 * (per / 4), per) == 0);
+            CHECK_EQ(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 0, back, 20u << 20), DPU_OK);
+            CHECK(memcmp(back, buf + 7, 20u << 20) == 0);
+        }
+    }
+    /* 64 x 12 MB more cannot fit under 600 MB: refused before any piece is sent */
+    uint64_t marker = 0x1122334455667788ull, seen = 0;
+    DPU_FOREACH(set, dpu, nr) {
+        CHECK_EQ(dpu_copy_to(dpu, DPU_MRAM_HEAP_POINTER_NAME, 50u << 20, &marker, 8), DPU_OK);
+        CHECK_EQ(dpu_prepare_xfer(dpu, buf), DPU_OK);
+    }
+    CHECK_EQ(dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, 50u << 20, 12u << 20, DPU_XFER_DEFAULT),
+             DPU_ERR_SYSTEM);
+    CHECK(strstr(openpim_last_error(), "host memory limit") != NULL);
+    DPU_FOREACH(set, dpu, nr) {
+        CHECK_EQ(dpu_copy_from(dpu, DPU_MRAM_HEAP_POINTER_NAME, 50u << 20, &seen, 8), DPU_OK);
+        CHECK_EQ(seen, marker);
+    }
+    CHECK_EQ(dpu_free(set), DPU_OK);
+    free(buf);
+    free(back);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -882,6 +937,8 @@ int main(int argc, char **argv)
         profile_keys();
     else if (!strcmp(s, "batch"))
         batch();
+    else if (!strcmp(s, "large"))
+        large();
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;
