@@ -529,8 +529,6 @@ static int remote_claim_rank(struct op_backend *b, uint32_t rank, char *err, siz
         } else if (rc == 0) {
             r->vmap[rank] = got.rank;
             forget_results(r, rank);
-        } else if (r->wait_ms && !r->dead[0]) {
-            fprintf(stderr, "openpim: %s\n", err); /* the SDK only says DPU_ERR_ALLOCATION */
         }
     }
     pthread_mutex_unlock(&r->lock);

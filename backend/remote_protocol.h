@@ -50,6 +50,8 @@ enum opd_op {
     OPD_SHM_ATTACH,    /* opd_shm + one fd -> - */
     OPD_READ_GATHER,   /* opd_gather + dpus -> n * len bytes, DPU by DPU (the prefetch of small reads) */
     OPD_WRITE_BATCH,   /* opd_batch + entries -> - (small writes batched until the next other request) */
+    OPD_STATUS,        /* - -> opd_status_reply + opd_rank_status[nr_ranks] (operators: root or the daemon's uid) */
+    OPD_DRAIN,         /* opd_drain -> - (operators) */
     OPD_OP_END
 };
 
@@ -166,13 +168,31 @@ struct opd_memory {
 struct opd_shm {
     uint64_t size; /* bytes of the memfd, sealed against shrinking */
 };
+/* Operators (openpimctl): the ranks, and taking one out of service. */
+enum opd_rank_state { OPD_RANK_AVAILABLE, OPD_RANK_ALLOCATED, OPD_RANK_RESETTING, OPD_RANK_DRAINED };
+struct opd_status_reply {
+    uint32_t nr_ranks, nr_waiting; /* followed by struct opd_rank_status[nr_ranks] */
+    uint32_t quota, pad;
+};
+struct opd_rank_status {
+    uint32_t state; /* enum opd_rank_state */
+    uint32_t uid;   /* the tenant, while allocated or resetting */
+    uint32_t drain; /* 1: taken out of service (drained once free) */
+    uint32_t pad;
+    uint64_t conn;  /* the tenant's connection number in the daemon's log */
+};
+struct opd_drain {
+    uint32_t rank;
+    uint32_t on; /* 1: drain, 0: back in service */
+};
 
 /* Changes with every structure on the wire: a client and a daemon of
  * different builds refuse each other at HELLO. */
 #define OPD_LAYOUT                                                                                              \
     ((uint32_t)(OPD_VERSION * 1000003u + sizeof(struct op_machine_config) * 131u +                              \
                 sizeof(struct op_backend_info) * 17u + sizeof(struct op_dpu_status) * 7u +                      \
-                sizeof(struct opd_header) * 3u + sizeof(struct opd_write) + sizeof(struct opd_view) * 5u))
+                sizeof(struct opd_header) * 3u + sizeof(struct opd_write) + sizeof(struct opd_view) * 5u +     \
+                sizeof(struct opd_rank_status) * 11u + sizeof(struct opd_status_reply) * 13u))
 
 /* ---- decoding (daemon/protocol.c) ------------------------------------------ */
 
@@ -199,6 +219,7 @@ struct opd_request {
         struct opd_count count;
         struct opd_dpu dpu;
         struct opd_shm shm;
+        struct opd_drain drain;
     } u;
     const uint32_t *dpus; /* LOAD, WRITE, CHECK_ROOM, LAUNCH, READ_GATHER (in the payload buffer) */
     uint32_t n;

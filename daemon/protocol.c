@@ -22,7 +22,8 @@ static const char *const names[OPD_OP_END] = {
     [OPD_WRITE] = "WRITE",           [OPD_CHECK_ROOM] = "CHECK_ROOM", [OPD_READ] = "READ",
     [OPD_VIEW_WRITE] = "VIEW_WRITE", [OPD_VIEW_READ] = "VIEW_READ",   [OPD_LAUNCH] = "LAUNCH",
     [OPD_RESULT] = "RESULT",         [OPD_MEMORY] = "MEMORY",         [OPD_SHM_ATTACH] = "SHM_ATTACH",
-    [OPD_READ_GATHER] = "READ_GATHER", [OPD_WRITE_BATCH] = "WRITE_BATCH",
+    [OPD_READ_GATHER] = "READ_GATHER", [OPD_WRITE_BATCH] = "WRITE_BATCH", [OPD_STATUS] = "STATUS",
+    [OPD_DRAIN] = "DRAIN",
 };
 
 const char *opd_op_name(unsigned op)
@@ -68,6 +69,7 @@ static size_t fixed_size(unsigned op)
     case OPD_SHM_ATTACH: return sizeof(struct opd_shm);
     case OPD_READ_GATHER: return sizeof(struct opd_gather);
     case OPD_WRITE_BATCH: return sizeof(struct opd_batch);
+    case OPD_DRAIN: return sizeof(struct opd_drain);
     default: return 0;
     }
 }
@@ -290,6 +292,13 @@ int opd_check(const struct opd_context *c, const struct opd_request *r, char *er
     case OPD_RELEASE:
         if (r->u.rank.rank >= c->nr_dpus / c->dpus_per_rank || !c->owns(c->ctx, r->u.rank.rank))
             return fail(err, errlen, "RELEASE: rank %u is not yours", r->u.rank.rank);
+        return 0;
+    case OPD_DRAIN:
+        if (r->u.drain.rank >= c->nr_dpus / c->dpus_per_rank)
+            return fail(err, errlen, "DRAIN: no rank %u (the machine has %u)", r->u.drain.rank,
+                        c->nr_dpus / c->dpus_per_rank);
+        if (r->u.drain.on > 1)
+            return fail(err, errlen, "DRAIN: 'on' is 0 or 1, not %u", r->u.drain.on);
         return 0;
     case OPD_PROGRAM_CLOSE:
         if (!c->has_program(c->ctx, r->u.handle.handle))

@@ -200,7 +200,7 @@ int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
     struct rank_usage *u = usage_of(rm, rm->ranks[rank].uid, 0);
     if (u && u->held)
         u->held--;
-    rm->ranks[rank].state = RANK_AVAILABLE;
+    rm->ranks[rank].state = rm->ranks[rank].drain ? RANK_DRAINED : RANK_AVAILABLE;
     rm->ranks[rank].owner = 0;
     pthread_cond_broadcast(&rm->cond);
     pthread_mutex_unlock(&rm->lock);
@@ -212,6 +212,32 @@ void rm_stop(struct rank_manager *rm)
     pthread_mutex_lock(&rm->lock);
     rm->stopping = true;
     pthread_cond_broadcast(&rm->cond);
+    pthread_mutex_unlock(&rm->lock);
+}
+
+int rm_drain(struct rank_manager *rm, uint32_t rank, bool on)
+{
+    if (rank >= rm->nr_ranks)
+        return -1;
+    pthread_mutex_lock(&rm->lock);
+    rm->ranks[rank].drain = on;
+    if (on && rm->ranks[rank].state == RANK_AVAILABLE)
+        rm->ranks[rank].state = RANK_DRAINED;
+    if (!on && rm->ranks[rank].state == RANK_DRAINED) {
+        rm->ranks[rank].state = RANK_AVAILABLE;
+        pthread_cond_broadcast(&rm->cond); /* a waiting claim may take it */
+    }
+    pthread_mutex_unlock(&rm->lock);
+    return 0;
+}
+
+void rm_snapshot(struct rank_manager *rm, struct rm_rank_info *ranks, uint32_t *nr_waiting)
+{
+    pthread_mutex_lock(&rm->lock);
+    for (uint32_t r = 0; r < rm->nr_ranks; r++)
+        ranks[r] = (struct rm_rank_info){.state = rm->ranks[r].state, .uid = rm->ranks[r].uid,
+                                         .owner = rm->ranks[r].owner, .drain = rm->ranks[r].drain};
+    *nr_waiting = rm->nr_waiting;
     pthread_mutex_unlock(&rm->lock);
 }
 

@@ -16,7 +16,7 @@
 
 #include "../backend/backend.h"
 
-enum rank_state { RANK_AVAILABLE, RANK_ALLOCATED, RANK_RESETTING };
+enum rank_state { RANK_AVAILABLE, RANK_ALLOCATED, RANK_RESETTING, RANK_DRAINED };
 
 struct rank_waiter;
 struct rank_usage;
@@ -30,6 +30,7 @@ struct rank_manager {
         enum rank_state state;
         uint64_t owner; /* connection id while allocated or resetting */
         uint32_t uid;
+        bool drain;     /* an operator took it out of service: drained once free */
     } *ranks;
     struct rank_waiter *head, *tail; /* the FIFO queue of waiting claims */
     uint32_t nr_waiting;
@@ -51,5 +52,18 @@ int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank);
 void rm_stop(struct rank_manager *rm);
 /* A rank's state and owner (for logs and tests). */
 enum rank_state rm_state(struct rank_manager *rm, uint32_t rank, uint64_t *owner);
+/* Takes a rank out of service (on) or back (off): a free rank is drained at
+ * once, an allocated one when its tenant releases it (after the reset).
+ * -1 if there is no such rank. */
+int rm_drain(struct rank_manager *rm, uint32_t rank, bool on);
+/* Everything an operator sees (openpimctl): per rank its state, tenant uid,
+ * connection and drain mark; the number of waiting claims. */
+struct rm_rank_info {
+    enum rank_state state;
+    uint32_t uid;
+    uint64_t owner;
+    bool drain;
+};
+void rm_snapshot(struct rank_manager *rm, struct rm_rank_info *ranks, uint32_t *nr_waiting);
 
 #endif

@@ -300,6 +300,41 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
             b->ops->result(b, r->u.dpu.dpu, &st);
         return reply(c, r, OPD_OK, &st, sizeof st);
     }
+    case OPD_STATUS:
+    case OPD_DRAIN: {
+        _Static_assert(RANK_AVAILABLE == (int)OPD_RANK_AVAILABLE && RANK_ALLOCATED == (int)OPD_RANK_ALLOCATED &&
+                           RANK_RESETTING == (int)OPD_RANK_RESETTING && RANK_DRAINED == (int)OPD_RANK_DRAINED,
+                       "the wire's rank states are the rank manager's");
+        /* operators only: what the ranks do says who uses the machine */
+        if (c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid())
+            return reply_error(c, r, "operators only (root or openpimd's own user)");
+        if (r->op == OPD_DRAIN) {
+            rm_drain(&d->rm, r->u.drain.rank, r->u.drain.on != 0);
+            daemon_log("rank %u %s by pid %d (uid %u)", r->u.drain.rank,
+                       r->u.drain.on ? "drained" : "back in service", (int)c->peer.pid, (unsigned)c->peer.uid);
+            return reply(c, r, OPD_OK, NULL, 0);
+        }
+        uint32_t n = d->rm.nr_ranks;
+        struct rm_rank_info *info = calloc(n, sizeof *info);
+        uint8_t *out = out_buf(c, sizeof(struct opd_status_reply) + (size_t)n * sizeof(struct opd_rank_status));
+        if (!info || !out) {
+            free(info);
+            return reply_error(c, r, "out of memory");
+        }
+        struct opd_status_reply head = {.nr_ranks = n, .quota = d->rm.quota};
+        rm_snapshot(&d->rm, info, &head.nr_waiting);
+        memcpy(out, &head, sizeof head);
+        for (uint32_t k = 0; k < n; k++) {
+            struct opd_rank_status st = {.state = (uint32_t)info[k].state, .drain = info[k].drain};
+            if (info[k].state == RANK_ALLOCATED || info[k].state == RANK_RESETTING) {
+                st.uid = info[k].uid;
+                st.conn = info[k].owner;
+            }
+            memcpy(out + sizeof head + (size_t)k * sizeof st, &st, sizeof st);
+        }
+        free(info);
+        return reply(c, r, OPD_OK, out, sizeof head + (size_t)n * sizeof(struct opd_rank_status));
+    }
     case OPD_MEMORY: {
         struct opd_memory m = {0};
         b->ops->memory(b, &m.used, &m.limit);

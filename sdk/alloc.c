@@ -246,6 +246,7 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
         return DPU_ERR_SYSTEM;
     struct dpu_rank_t **list = entry->ranks;
     uint32_t got = 0, dpus = 0;
+    err[0] = 0;
     for (uint32_t r = 0; r < s->nr_ranks; r++) {
         if (nr_ranks_wanted != DPU_ALLOCATE_ALL && got == nr_ranks_wanted)
             break;
@@ -264,6 +265,11 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
     if (!enough) {
         for (uint32_t i = 0; i < got; i++) /* the entry stays free */
             s->backend->ops->release_rank(s->backend, list[i]->index);
+        if (nr_ranks_wanted != DPU_ALLOCATE_ALL)
+            op_warn("cannot allocate %u rank(s): %u free%s%s", nr_ranks_wanted, got, err[0] ? "; " : "", err);
+        else
+            op_warn("cannot allocate %s DPUs: %u free in %u rank(s)%s%s",
+                    nr_dpus == DPU_ALLOCATE_ALL ? "any" : "enough", dpus, got, err[0] ? "; " : "", err);
         return DPU_ERR_ALLOCATION;
     }
     for (uint32_t i = 0; i < got; i++) {

@@ -18,6 +18,7 @@
  *            error reply, nothing changed, the daemon goes on serving
  * batch      OPENPIM_REMOTE_BATCH=1: a write the daemon refuses fails the next
  *            request, with the reason
+ * ctl        openpimctl status / drain / undrain, operators only
  * large      pipelined window transfers (40 MB, 64 x 1 MB, a 20 MB broadcast)
  *            exact; one past the memory limit refused whole
  * profile    backend=remote, socket= and OPENPIM_SOCKET; the daemon's machine
@@ -903,6 +904,87 @@ static void large(void)
     free(back);
 }
 
+/* Runs openpimctl (beside openpimd) with args on the test's daemon: its exit
+ * status, its output (stdout and stderr) in out. */
+static int openpimctl(const char *args, char *out, size_t cap)
+{
+    char cmd[1024];
+    const char *slash = strrchr(daemon_path, '/');
+    snprintf(cmd, sizeof cmd, "%.*sopenpimctl --socket %s %s 2>&1", slash ? (int)(slash - daemon_path + 1) : 0,
+             daemon_path, sock, args);
+    FILE *f = popen(cmd, "r");
+    size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+    out[n] = 0;
+    int st = f ? pclose(f) : -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* openpimctl: status shows each rank's state and tenant, the waiting claims
+ * and what each tenant holds; a drained free rank goes to no one, a drained
+ * allocated rank stays with its tenant and is drained once released; undrain
+ * puts a rank back; only operators may look or drain. */
+static void ctl(void)
+{
+    const char *args[] = {"--machine", "nrRanks=3,nrDpusPerRank=8", "--workers", "1", "--socket-mode", "666", NULL};
+    daemon_pid = start(args);
+    char out[4096], p[400];
+    CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+    CHECK(strstr(out, "0      available") && strstr(out, "2      available") && strstr(out, "claims waiting: 0"));
+    CHECK_EQ(openpimctl("drain 1", out, sizeof out), 0);
+    CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+    CHECK(strstr(out, "1      drained    -        -          yes") != NULL);
+    struct dpu_set_t set, more;
+    snprintf(p, sizeof p, "%s,allocWaitMs=200", profile);
+    CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK); /* ranks 0 and 2: 1 is drained */
+    CHECK_EQ(dpu_alloc_ranks(1, p, &more), DPU_ERR_ALLOCATION);
+    CHECK(strstr(openpim_last_error(), "no rank became free within 200 ms") != NULL);
+    CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+    char line[128];
+    snprintf(line, sizeof line, "2      allocated  %u", (unsigned)getuid());
+    CHECK(strstr(out, line) != NULL);
+    snprintf(line, sizeof line, "tenant uid %u holds 2 rank(s)", (unsigned)getuid());
+    CHECK(strstr(out, line) != NULL);
+    /* drained while allocated: the tenant keeps it until it lets go */
+    CHECK_EQ(openpimctl("drain 2", out, sizeof out), 0);
+    CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+    CHECK(strstr(out, "2      allocated") != NULL && strstr(out, " yes\n") != NULL);
+    CHECK_EQ(tenant_rounds(set, 5, 1), 0);
+    CHECK_EQ(dpu_free(set), DPU_OK);
+    CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+    CHECK(strstr(out, "0      available") && strstr(out, "2      drained"));
+    CHECK_EQ(openpimctl("undrain 1", out, sizeof out), 0);
+    CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK); /* 0 and 1 */
+    CHECK_EQ(dpu_alloc_ranks(1, p, &more), DPU_ERR_ALLOCATION);
+    CHECK(strstr(openpim_last_error(), "no rank became free within 200 ms") != NULL);
+    CHECK_EQ(dpu_free(set), DPU_OK);
+    /* bad arguments: a clear error, nothing changed */
+    CHECK_EQ(openpimctl("drain 3", out, sizeof out), 1);
+    CHECK(strstr(out, "no rank 3") != NULL);
+    CHECK_EQ(openpimctl("drain x1", out, sizeof out), 1);
+    CHECK(strstr(out, "not a rank number") != NULL);
+    CHECK_EQ(openpimctl("frobnicate", out, sizeof out), 2);
+    CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+    CHECK(strstr(out, "2      drained") != NULL);
+    /* a tenant that is not an operator sees nothing and drains nothing */
+    if (geteuid() == 0) {
+        CHECK_EQ(chmod(dir, 0711), 0); /* the test's socket directory: nobody may reach the socket */
+        pid_t kid = fork();
+        if (kid == 0) {
+            if (setgid(65534) != 0 || setuid(65534) != 0)
+                _exit(3);
+            CHECK_EQ(openpimctl("status", out, sizeof out), 1);
+            CHECK(strstr(out, "operators only") != NULL);
+            CHECK_EQ(openpimctl("undrain 2", out, sizeof out), 1);
+            _exit(check_done("ctl (nobody)"));
+        }
+        CHECK_EQ(wait_child(kid), 0);
+        CHECK_EQ(openpimctl("status", out, sizeof out), 0);
+        CHECK(strstr(out, "2      drained") != NULL);
+    } else {
+        fprintf(stderr, "ctl: not root, the non-operator case needs another uid: not run\n");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -939,6 +1021,8 @@ int main(int argc, char **argv)
         batch();
     else if (!strcmp(s, "large"))
         large();
+    else if (!strcmp(s, "ctl"))
+        ctl();
     else {
         fprintf(stderr, "unknown scenario %s\n", s);
         return 2;
