@@ -51,6 +51,27 @@ enum he_op {
      * (coefficient form, consumed), src2/src3 = c0/c1, src4/src5 = the key
      * switching sums; dst_c = c_c + (sum_c - NTT(delta_c)) * p^-1 */
     HE_OP_RELIN_FINISH,
+    /* RNS fast base conversion (he_baseconv.c, openpim_he_base_convert),
+     * src1 = this DPU's struct he_bconv_consts block.  Step 1 (all groups):
+     * source groups dst0 = src0 and dst1 = src0 * (Q_F / q)^-1; groups outside
+     * the conversion dst0 = 0; target groups nothing.  Step 2 (target groups):
+     * src0 = the scaled source residues, nr_from sub-polynomials per slot;
+     * dst0 = sum_f (src0[f] mod q) * w_f. */
+    HE_OP_BCONV_SCALE,
+    HE_OP_BCONV_SUM,
+};
+
+/* Roles of a DPU in a base conversion, and its constants (MRAM, at a heap
+ * offset; HE_BCONV_HEADER words, then nr_from weights, padded to even). */
+enum he_bconv_role { HE_BCONV_NONE = 0, HE_BCONV_FROM, HE_BCONV_TO };
+#define HE_BCONV_HEADER 4
+struct he_bconv_consts {
+    uint32_t role;     /* enum he_bconv_role */
+    uint32_t scale;    /* source groups: (Q_F / q)^-1 mod q */
+    uint32_t nr_from;  /* number of source moduli */
+    uint32_t fits;     /* target groups: 1 when every source modulus has at most q's bits, so a
+                          source residue times a weight is below 2^(2 bits(q)) (one Barrett) */
+    /* then, target groups: w_f = (Q_F / q_f) mod q for each source f */
 };
 
 /* One launch's command, the same for every DPU (symbol he_cmd).  Offsets are

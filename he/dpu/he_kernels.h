@@ -39,6 +39,9 @@ void he_relin_keyswitch(const struct he_dpu_cmd *cmd, const struct he_dpu_consts
 void he_relin_finish(const struct he_dpu_cmd *cmd, const struct he_dpu_consts *c, uint32_t slot, struct he_mod m,
                      uint32_t *wram);
 
+/* Base conversion steps (fine-grained, see he_abi.h). */
+void he_bconv(const struct he_dpu_cmd *cmd, uint32_t n, uint32_t slots, struct he_mod m, uint32_t *wram);
+
 /* Fine-grained: all tasklets share `words` words of each operand. */
 void he_elementwise(const struct he_dpu_cmd *cmd, uint32_t words, struct he_mod m, uint32_t *wram);
 

@@ -59,6 +59,10 @@ int main(void)
         for (uint32_t s = me(); s < slots; s += NR_TASKLETS)
             he_relin_finish(&cmd, &c, s, m, wram);
         break;
+    case HE_OP_BCONV_SCALE:
+    case HE_OP_BCONV_SUM:
+        he_bconv(&cmd, c.n, slots, m, wram);
+        break;
     default:
         halt();
     }

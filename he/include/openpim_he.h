@@ -200,6 +200,29 @@ openpim_he_status openpim_he_relinearize(openpim_he_context *ctx, const openpim_
                                          uint64_t plain_modulus, openpim_he_poly *const out[2],
                                          const openpim_he_poly *const in[3]);
 
+/* ---- RNS base conversion (added for workloads/ckks: hybrid key switching) ---
+ * The fast base conversion of Bajard et al. (as in RNS-CKKS's ModUp, ModDown
+ * and rescaling): for the source moduli F (indices into params.moduli) and
+ * x given by its residues x_f, the residue at each target modulus q is
+ *   y = sum_f [x_f (Q_F / q_f)^-1]_{q_f} ((Q_F / q_f) mod q)  mod q,
+ * i.e. x + u Q_F for some integer 0 <= u < |F| (no correction of u).
+ * In the 1D split each modulus has its own DPUs, so the host relays the
+ * sources' scaled residues to the DPUs of every target modulus (modelled). */
+
+typedef struct openpim_he_baseconv openpim_he_baseconv;
+
+/* Prepares a conversion from the moduli from[0..nr_from) to to[0..nr_to)
+ * (data moduli, all distinct) and writes its constants to the DPUs once. */
+openpim_he_status openpim_he_baseconv_create(openpim_he_context *ctx, const uint32_t *from, uint32_t nr_from,
+                                             const uint32_t *to, uint32_t nr_to, openpim_he_baseconv **bc);
+void openpim_he_baseconv_free(openpim_he_context *ctx, openpim_he_baseconv *bc); /* NULL is a no-op */
+
+/* dst = the conversion of a (coefficient form; dst != a, equal counts):
+ * dst's residues at the targets get y, at the sources a copy of a's, at
+ * every other modulus zero; dst is in coefficient form. */
+openpim_he_status openpim_he_base_convert(openpim_he_context *ctx, const openpim_he_baseconv *bc,
+                                          openpim_he_poly *dst, const openpim_he_poly *a);
+
 /* ---- 2D NTT across DPUs (Jonatan et al., section 5.2.3) --------------------
  * The hierarchical (four-step) NTT: each n-point NTT is spread over a group
  * of g DPUs, n = n1 n2 (n1 = 2^ceil(log2(n)/2), n2 = n / n1): step 1 runs the

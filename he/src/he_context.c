@@ -159,6 +159,11 @@ void openpim_he_context_destroy(openpim_he_context *ctx)
         ctx->keys = key->next_in_ctx;
         free(key);
     }
+    while (ctx->convs) {
+        openpim_he_baseconv *bc = ctx->convs;
+        ctx->convs = bc->next_in_ctx;
+        free(bc);
+    }
     while (ctx->blocks) {
         struct he_block *b = ctx->blocks;
         ctx->blocks = b->next;

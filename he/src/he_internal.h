@@ -46,6 +46,15 @@ struct openpim_he_relin_key {
     openpim_he_relin_key *next_in_ctx;
 };
 
+struct openpim_he_baseconv {
+    openpim_he_context *ctx;
+    uint32_t nr_from, nr_to;
+    uint32_t from[OPENPIM_HE_MAX_MODULI];
+    uint8_t role[OPENPIM_HE_MAX_MODULI]; /* enum he_bconv_role of each modulus */
+    struct he_block *block;     /* per DPU: struct he_bconv_consts + weights */
+    openpim_he_baseconv *next_in_ctx;
+};
+
 struct openpim_he_context {
     struct openpim_he_params params;
     uint32_t nr_groups;         /* k, or k + 1 with a special modulus (group k) */
@@ -55,6 +64,7 @@ struct openpim_he_context {
     struct he_block *blocks;    /* allocated heap blocks, by offset */
     openpim_he_poly *polys;     /* live arrays, freed with the context */
     openpim_he_relin_key *keys; /* live relinearisation keys, freed with the context */
+    openpim_he_baseconv *convs; /* live base conversions, freed with the context */
     double last_us;
     uint64_t last_cycles;
 };
