@@ -663,9 +663,10 @@ static int write_piece(struct remote *r, const uint32_t *list, uint32_t n, enum 
                 req.data.where == OPD_INLINE ? total : 0, -1, NULL, 0, err, errlen);
 }
 
-/* Large writes in pieces through two parts of the window, two requests in
- * flight: the client fills one part while the daemon copies the other out,
- * so the two copies of the shared-memory path overlap. */
+/* Large writes (and reads, read_pipelined) in pieces through two parts of
+ * the window, two requests in flight: the client fills one part while the
+ * daemon copies the other out, so the two copies of the shared-memory path
+ * overlap. */
 #define HALF (4ull << 20)          /* one piece (a round trip per 4 MB is ~1 % of its copies) */
 #define PIPELINE_MIN (2ull << 20) /* below this, one request (its round trip costs more than the overlap gains) */
 struct pipeline {
@@ -780,6 +781,39 @@ static int remote_check_room(struct op_backend *b, const uint32_t *dpus, uint32_
     return rc;
 }
 
+/* A large read in pieces through two parts of the window, two requests in
+ * flight: the daemon fills one part while the client copies the other out. */
+static int read_pipelined(struct remote *r, uint32_t p, enum op_region region, uint32_t off, void *dst, size_t len,
+                          char *err, size_t errlen)
+{
+    if (window(r, err, errlen) != 0)
+        return -1;
+    size_t pieces = (len + HALF - 1) / HALF, sent = 0, got = 0;
+    uint32_t seq[2];
+    int failed = 0;
+    char later[256]; /* errors after the first: its message stays in err */
+    while (got < pieces && !r->dead[0]) {
+        for (; !failed && sent < pieces && sent - got < 2; sent++) {
+            size_t at = sent * HALF, piece = len - at < HALF ? len - at : HALF;
+            struct opd_read req = {.dpu = p, .region = (uint32_t)region, .off = (uint32_t)(off + at), .len = piece,
+                                   .data = {.where = OPD_SHM, .shm_off = sent % 2 * HALF}};
+            if (send_request(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, &seq[sent % 2], err, errlen) != 0)
+                return -1; /* the connection is lost: nothing more to read */
+        }
+        if (got == sent)
+            break;
+        if (recv_reply(r, OPD_READ, seq[got % 2], NULL, 0, failed ? later : err, failed ? sizeof later : errlen) == 0) {
+            size_t at = got * HALF, piece = len - at < HALF ? len - at : HALF;
+            if (!failed)
+                memcpy((uint8_t *)dst + at, r->shm + got % 2 * HALF, piece);
+        } else {
+            failed = 1;
+        }
+        got++;
+    }
+    return failed || r->dead[0] ? -1 : 0;
+}
+
 static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region, uint32_t off, void *dst, size_t len,
                        char *err, size_t errlen)
 {
@@ -793,6 +827,11 @@ static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region
             pthread_mutex_unlock(&r->lock);
             return served < 0 ? -1 : 0;
         }
+    }
+    if (rc == 0 && len >= PIPELINE_MIN) {
+        rc = read_pipelined(r, p, region, off, dst, len, err, errlen);
+        pthread_mutex_unlock(&r->lock);
+        return rc;
     }
     for (size_t at = 0; rc == 0 && (at < len || len == 0);) {
         size_t piece = len - at < WINDOW_SIZE ? len - at : WINDOW_SIZE;
