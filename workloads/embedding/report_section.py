@@ -1,0 +1,537 @@
+"""Section: embedding tables (paper 000, Jonatan et al., §4: Figures 5-11,
+Observations #1-#5) on OpenPIM's embedding library (workloads/embedding).
+
+Every OpenPIM value comes from bench/embedding/run.sh, run here once per
+study (CSV rows).  PIM times are modelled (the timing model's v1A server);
+the CPU baseline is wall time measured on this host in the same run (one
+thread, the minimum of 11 runs after a warm-up: other work on a shared host only
+slows it down; on a shared 2-CPU host it still varies between runs, most for
+RM2).  The published values are the numbers and statements of the
+paper's text (its figures' bar heights are not in the text), so most rows
+compare trends.
+
+Environment:
+  OPENPIM_REPORT_EMB_SCALE   RM1-RM3 table heights divided by this (default 128)
+  OPENPIM_REPORT_EMB_DPUS    DPUs of the RM1-RM3 study (default 2560, the whole emulated server)
+"""
+import csv
+import io
+import os
+
+from openpim_report import INFO, MISS, WITHIN, ReportError, Row, Section, Table, matplotlib_pyplot
+
+TITLE = "Embedding tables: partitioning across DPUs (paper 000 §4, Figs. 5-11)"
+ORDER = 70
+
+SRC = "paper 000 (Jonatan et al.) §4.3"
+WHY_FLOAT = ("the model charges an emulated float add 65 cycles (timing/presets/v1A.desc, from PrIM's "
+             "measurements), so each fetched row's adds cost far more than its DMA (77 + 0.5 B cycles): the kernel "
+             "is compute-bound at every size and its time is linear in the work")
+
+
+def _stmt(quantity, params, holds, modelled, published, note_if_not, how="", source=SRC):
+    return Row(quantity, params, modelled, published, source, status=WITHIN if holds else MISS,
+               note="" if holds else note_if_not, target=None, how=how)
+
+
+def _bench(ctx, study, *extra):
+    cmd, out = ctx.run(["bench/embedding/run.sh", ctx.build, study] + [str(x) for x in extra], timeout=3600)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if not rows:
+        raise ReportError("bench/embedding/run.sh %s printed no rows" % study)
+    for r in rows:
+        for k, v in list(r.items()):
+            if k not in ("fig", "series", "type"):
+                r[k] = float(v)
+    return cmd, rows
+
+
+def _sel(rows, **kw):
+    return [r for r in rows if all(r[k] == v for k, v in kw.items())]
+
+
+def _one(rows, **kw):
+    s = _sel(rows, **kw)
+    if len(s) != 1:
+        raise ReportError("embedding bench: %d rows for %r" % (len(s), kw))
+    return s[0]
+
+
+# ---- Fig. 5 ----------------------------------------------------------------------------------------
+
+def fig5(ctx, plt, sec):
+    cmd, rows = _bench(ctx, "fig5")
+    fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
+    for ax, (series, xlabel) in zip(axes, (("tasklets", "tasklets (T)"), ("dim", "dim"), ("height", "height (H)"),
+                                           ("pooling", "pooling factor (P)"))):
+        ax2 = ax.twinx()
+        for ty, style in (("fp32", "-"), ("int32", "--")):
+            rs = sorted(_sel(rows, series=series, type=ty), key=lambda r: r["x"])
+            x = [r["x"] for r in rs]
+            ax.plot(x, [r["kernel_us"] / rs[0]["kernel_us"] for r in rs], "o" + style, ms=3, color="C0",
+                    label="kernel time (%s)" % ty)
+            ax2.plot(x, [r["ipc"] for r in rs], "s" + style, ms=3, color="C1", label="IPC (%s)" % ty)
+            ax2.plot(x, [r["mram_gbps"] for r in rs], "^" + style, ms=3, color="C2", label="MRAM GB/s (%s)" % ty)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        if series == "height":  # flat: keep the scale of the other panels, not a zoom on rounding
+            ax.set_ylim(0.5, 2)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("kernel time / leftmost")
+        ax2.set_ylabel("IPC, MRAM GB/s")
+        ax2.set_ylim(0, 1.1)
+        if series == "tasklets":
+            h1, l1 = ax.get_legend_handles_labels()
+            h2, l2 = ax2.get_legend_handles_labels()
+            ax.legend(h1 + h2, l1 + l2, fontsize=6, loc="center right")
+    fig.suptitle("One DPU (Fig. 5): dim 64, H 1k, T 24, P 16 unless varied; batch 512", fontsize=10)
+    sec.figures.append(ctx.figure(fig, "Fig. 5 analogue: modelled kernel time (normalised to the leftmost point), "
+                                  "DPU IPC and MRAM bandwidth (DMA bytes / kernel time) on one DPU", [cmd]))
+    out = []
+    for ty in ("fp32", "int32"):
+        ts = sorted(_sel(rows, series="tasklets", type=ty), key=lambda r: r["x"])
+        top = max(r["ipc"] for r in ts)
+        sat = next(int(r["x"]) for r in ts if r["ipc"] >= 0.95 * top)
+        out.append(Row("tasklets that saturate the pipeline (IPC >= 95 %% of its maximum), %s" % ty,
+                       "dim 64, H 1k, P 16", sat, 11, SRC + " (Fig. 5a)", target=0.20, unit="tasklets",
+                       how="smallest T of 1, 2, 4, 6, 8, 11, 12, ...",
+                       note="the model issues one instruction of a tasklet every 11 cycles, so 11 tasklets "
+                            "fill the pipeline of a compute-bound kernel"))
+        bw = {int(r["x"]): r["mram_gbps"] for r in ts}
+        peak = max(bw, key=bw.get)
+        out.append(_stmt("MRAM bandwidth stops growing at ~11 tasklets and drops beyond, %s" % ty, "T 1 -> 24",
+                         bw[11] >= 0.95 * bw[peak] and bw[24] <= bw[peak],
+                         "peak %.4f GB/s at T = %d; %.4f at T = 24 (%+.1f %%)" %
+                         (bw[peak], peak, bw[24], 100 * (bw[24] / bw[peak] - 1)),
+                         "drops beyond 11 (compute-bound)", "the bandwidth still grows past 11 tasklets",
+                         how="DMA bytes / modelled kernel time"))
+        ds = sorted(_sel(rows, series="dim", type=ty), key=lambda r: r["x"])
+        ratio = ds[-1]["kernel_us"] / ds[0]["kernel_us"]
+        dim_ratio = ds[-1]["x"] / ds[0]["x"]
+        out.append(_stmt("kernel time proportional to dim, %s" % ty, "dim %d -> %d" % (ds[0]["x"], ds[-1]["x"]),
+                         abs(ratio / dim_ratio - 1) < 0.25, "%.1fx for %.0fx the columns" % (ratio, dim_ratio),
+                         "proportional increase",
+                         "with native int32 adds each bag's fixed work (header DMA, zeroing, the output write, the "
+                         "row DMA's 77-cycle set-up) is a visible part at small dims, so 8 columns cost more than "
+                         "1/32 of 256"))
+        hs = _sel(rows, series="height", type=ty)
+        spread = max(r["kernel_us"] for r in hs) / min(r["kernel_us"] for r in hs)
+        out.append(_stmt("height has no effect, %s" % ty, "H 1k -> 128k", spread < 1.02,
+                         "spread %.3fx" % spread, "does not impact performance", "height changes the time"))
+        ps = {int(r["x"]): r["kernel_us"] for r in _sel(rows, series="pooling", type=ty)}
+        small, large = ps[8] / ps[1], ps[64] / ps[16]
+        out.append(_stmt("pooling: little effect up to P = 8, large from 16, %s" % ty, "P 1 -> 8 and 16 -> 64",
+                         small < 2 and large > 2, "P1->8: %.1fx, P16->64: %.1fx" % (small, large),
+                         "small for P <= 8, significant beyond 16",
+                         "the time is linear in P from P = 1: each bag's fixed work (its header DMA, the output "
+                         "write) is small next to P rows' adds (%s)" % WHY_FLOAT.split(", so")[0]))
+        last = ts[-1]
+        out.append(_stmt("Observation #1: compute-bound near memory, %s" % ty, "T 24, dim 64, P 16",
+                         last["ipc"] > 0.9, "IPC %.2f, MRAM %.3f GB/s" % (last["ipc"], last["mram_gbps"]),
+                         "compute-bound (pipeline full)", "the kernel is not compute-bound in the model"))
+    sec.tables.append(Table("One DPU (Fig. 5, Observation #1)", out, [cmd], intro=(
+        "Single-DPU runs of the kernel (workloads/embedding/dpu/emb_kernel.c): tasklets share the (table, "
+        "sample) items; each DMAs its rows into WRAM and sums them there. fp32 adds are software-emulated as on "
+        "the hardware (65 cycles each in the model), int32 adds are native.")))
+    return rows
+
+
+# ---- Figs. 6 and 9 ---------------------------------------------------------------------------------
+
+def _stack(ax, rows, title, labels=None):
+    labels = labels or ["%s\n%d" % (r["series"][:3], r["dpus"]) for r in rows]
+    bottom = [0.0] * len(rows)
+    for key, name in (("kernel_us", "Kernel"), ("host_us", "Host (split, concat)"), ("inter_dpu_us", "Host reduction"),
+                      ("cpu_dpu_us", "CPU-DPU"), ("dpu_cpu_us", "DPU-CPU")):
+        vals = [r[key] / 1e3 for r in rows]
+        ax.bar(labels, vals, bottom=bottom, label=name)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_ylabel("modelled ms")
+    ax.set_title(title, fontsize=9)
+    ax.tick_params(axis="x", labelsize=6)
+    ax.legend(fontsize=6)
+
+
+def fig6(ctx, plt, sec):
+    cmd, rows = _bench(ctx, "fig6")
+    f6 = _sel(rows, fig="fig6")
+    row_ = sorted(_sel(f6, series="row"), key=lambda r: r["dpus"])
+    col = sorted(_sel(f6, series="column"), key=lambda r: r["dpus"])
+    cpu = min(r["cpu_min_us"] for r in f6)
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(15, 3.8))
+    for rs, name in ((row_, "Row"), (col, "Column")):
+        a1.plot([r["dpus"] for r in rs], [r["kernel_us"] / 1e3 for r in rs], "o-", label=name)
+        a2.plot([r["dpus"] for r in rs], [r["total_us"] / 1e3 for r in rs], "o-", label=name)
+    for a in (a1, a2):
+        a.axhline(cpu / 1e3, color="k", ls="--", label="CPU (this host, measured)")
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        a.set_xlabel("DPUs")
+        a.set_ylabel("ms")
+        a.legend(fontsize=7)
+    a1.set_title("(a) kernel", fontsize=9)
+    a2.set_title("(b) total", fontsize=9)
+    pick = [r for r in row_ + col if r["dpus"] in (4, 16, 64, 256, 1024)]
+    _stack(a3, sorted(pick, key=lambda r: (r["series"], r["dpus"])), "(c) breakdown")
+    fig.suptitle("One table, dim 64, H 128k, P 32, batch 512, fp32 (Fig. 6)", fontsize=10)
+    sec.figures.append(ctx.figure(fig, "Fig. 6 analogue: row-wise vs column-wise vs the CPU (measured on this host)",
+                                  [cmd]))
+    by_r = {int(r["dpus"]): r for r in row_}
+    by_c = {int(r["dpus"]): r for r in col}
+    out = []
+    best64 = min(by_r[64]["total_us"], by_c[64]["total_us"])
+    out.append(Row("CPU faster than PIM in total time, at 64 DPUs", "best of row / column", best64 / cpu, 2.27,
+                   SRC + " (Fig. 6b)", unit="x", target=0.5, how="modelled PIM total / measured CPU minimum",
+                   note="the CPU is this host's core (one thread, the table at 32 MB), not the paper's Xeon; "
+                        "the PIM side is the calibrated model; a factor of the same order is the claim"))
+    first = next((n for n in sorted(by_r) if by_r[n]["kernel_us"] < cpu), None)
+    out.append(_stmt("PIM kernel beats the CPU with more than 64 DPUs (row-wise)", "DPUs 1-1024",
+                     first is not None and first >= 32, "from %s DPUs" % first, "beyond 64 DPUs",
+                     "the kernel never beats the CPU" if first is None else "beats it earlier",
+                     how="modelled kernel vs measured CPU"))
+    grows = by_r[1024]["total_us"] > by_r[64]["total_us"] and by_r[256]["total_us"] > by_r[64]["total_us"]
+    out.append(_stmt("row-wise total time grows beyond 64 DPUs (Observation #2)", "64 -> 256 -> 1024 DPUs", grows,
+                     "%.1f -> %.1f -> %.1f ms" % (by_r[64]["total_us"] / 1e3, by_r[256]["total_us"] / 1e3,
+                                                 by_r[1024]["total_us"] / 1e3), "increases", "it does not grow"))
+    share = 100 * by_r[1024]["kernel_us"] / by_r[1024]["total_us"]
+    out.append(Row("kernel share of the total, row-wise, 1024 DPUs", "", share, 2.3, SRC + " (Fig. 6c)", unit="%",
+                   target=1.0, how="modelled",
+                   note="the host reduction is comm's baseline (one thread at 3 GB/s, PID-Comm's host model) and "
+                        "the transfers the calibrated SDK model; the paper's host differs"))
+    sim = max(by_r[n]["kernel_us"] / by_c[n]["kernel_us"] for n in by_c if n > 1)
+    out.append(_stmt("row and column kernels similar up to 64 DPUs", "2-64 DPUs", 0.67 < sim < 1.5,
+                     "row / column at most %.2fx" % sim, "relatively similar", "they differ"))
+    sec.tables.append(Table("Row-wise vs column-wise vs CPU (Fig. 6, Observation #2)", out, [cmd]))
+
+    f9 = _sel(rows, fig="fig9")
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for ty, rs, style in (("fp32", row_, "-"), ("int32", sorted(_sel(f9, series="row"), key=lambda r: r["dpus"]), "--")):
+        rs = [r for r in rs if r["dpus"] <= 128]
+        a1.plot([r["dpus"] for r in rs], [r["kernel_us"] / 1e3 for r in rs], "o" + style, label="row, %s" % ty)
+        a2.plot([r["dpus"] for r in rs], [r["total_us"] / 1e3 for r in rs], "o" + style, label="row, %s" % ty)
+    for a, t in ((a1, "kernel"), (a2, "total")):
+        a.set_xscale("log", base=2)
+        a.set_yscale("log")
+        a.set_xlabel("DPUs")
+        a.set_ylabel("modelled ms")
+        a.set_title("INT vs FP (Fig. 9): %s" % t, fontsize=9)
+        a.legend(fontsize=7)
+    sec.figures.append(ctx.figure(fig, "Fig. 9 analogue: int32 against fp32 tables, row-wise", [cmd]))
+    i9 = {int(r["dpus"]): r for r in _sel(f9, series="row")}
+    out = []
+    sp = by_r[64]["kernel_us"] / i9[64]["kernel_us"]
+    out.append(_stmt("INT kernel much faster than FP", "64 DPUs, row-wise", sp > 2, "%.1fx" % sp,
+                     "significant reduction", "not faster"))
+    flat = min(i9, key=lambda n: i9[n]["total_us"])
+    out.append(_stmt("INT total time stops improving early", "1-128 DPUs", 4 <= flat <= 32,
+                     "fastest at %d DPUs" % flat, "flattens at around 8 DPUs",
+                     "the fastest point is elsewhere"))
+    kflat = next((n for n in sorted(i9) if n > 1 and i9[n]["kernel_us"] > 0.7 * i9[n // 2]["kernel_us"]), None)
+    out.append(_stmt("INT kernel stops improving at 16-32 DPUs", "1-128 DPUs",
+                     kflat is not None and 16 <= kflat <= 64, "gains < 1.43x per doubling from %s DPUs" % kflat,
+                     "stops improving at around 16 or 32", "the kernel keeps scaling (fixed per-bag work is "
+                     "small for int32 in the model)"))
+    cpu_int = min(r["cpu_min_us"] for r in f9)
+    out.append(Row("CPU: INT vs FP", "measured on this host", cpu_int / cpu, 1.0, SRC + " (Fig. 9)", unit="x",
+                   target=0.5, how="measured minimum, int32 / fp32", note="measured CPU time varies on a shared host"))
+    sec.tables.append(Table("INT vs FP (Fig. 9)", out, [cmd]))
+    return row_, col
+
+
+# ---- Figs. 7 and 8 ---------------------------------------------------------------------------------
+
+def fig7_8(ctx, plt, sec):
+    c7, r7 = _bench(ctx, "fig7")
+    c8, r8 = _bench(ctx, "fig8")
+    fig, axes = plt.subplots(1, 4, figsize=(16, 3.5))
+    for ax, rows, key, xl, t in ((axes[0], r7, "kernel_us", "biased:random of P = 64", "Fig. 7a kernel"),
+                                 (axes[1], r7, "total_us", "biased:random of P = 64", "Fig. 7b total"),
+                                 (axes[2], r8, "kernel_us", "pooling factor", "Fig. 8a kernel"),
+                                 (axes[3], r8, "total_us", "pooling factor", "Fig. 8b total")):
+        xk = "x" if rows is r7 else "pooling"
+        for s in ("row", "column"):
+            rs = sorted(_sel(rows, series=s), key=lambda r: r[xk])
+            ax.plot([r[xk] for r in rs], [r[key] / 1e3 for r in rs], "o-", label=s)
+        ax.set_yscale("log")
+        ax.set_xlabel(xl)
+        ax.set_ylabel("modelled ms")
+        ax.set_title(t, fontsize=9)
+        ax.legend(fontsize=7)
+    axes[0].set_xticks([0, 16, 32, 48, 64])
+    axes[0].set_xticklabels(["0:64", "16:48", "32:32", "48:16", "64:0"], fontsize=7)
+    axes[2].set_xscale("log", base=2)
+    axes[3].set_xscale("log", base=2)
+    sec.figures.append(ctx.figure(fig, "Figs. 7 and 8 analogues: 64 DPUs, one table (dim 64, H 128k), batch 512, "
+                                  "fp32; Fig. 7: x of each bag's 64 indices fall in the first DPU's rows", [c7, c8]))
+    out = []
+    rk = {int(r["x"]): r["kernel_us"] for r in _sel(r7, series="row")}
+    ck = {int(r["x"]): r["kernel_us"] for r in _sel(r7, series="column")}
+    cs = max(ck.values()) / min(ck.values())
+    out.append(_stmt("column-wise insensitive to imbalance", "0:64 -> 64:0", cs < 1.05, "spread %.3fx" % cs,
+                     "negligible impact", "column-wise time changes with the bias"))
+    out.append(_stmt("row-wise slowed by imbalance (Observation #3)", "0:64 -> 64:0", rk[64] > 2 * rk[0],
+                     "%.1fx slower at 64:0" % (rk[64] / rk[0]), "noticeable impact", "row-wise is not slowed"))
+    r8r = {int(r["pooling"]): r for r in _sel(r8, series="row")}
+    r8c = {int(r["pooling"]): r for r in _sel(r8, series="column")}
+    small = r8c[1]["kernel_us"] / r8r[1]["kernel_us"]
+    large = r8c[128]["kernel_us"] / r8r[128]["kernel_us"]
+    out.append(_stmt("small P: row-wise kernel much faster than column-wise (Observation #4)", "P = 1",
+                     small > 1.5, "column / row = %.2fx" % small, "significant improvement (row)",
+                     "at P = 1 each row-wise DPU still walks all 512 bags (header DMA, zeroing and writing a "
+                     "64-wide partial), which dominates its ~8 lookups; column-wise 4-byte slices cost an 8-byte "
+                     "DMA (77 + 4 cycles) next to one emulated add (65): the granularity penalty is small in the model"))
+    out.append(_stmt("the row / column gap narrows as P grows", "P 1 -> 128", large < small,
+                     "column / row %.2fx -> %.2fx" % (small, large), "the gap decreases",
+                     "row-wise gains on column-wise as P grows (its per-bag overhead amortises)"))
+    sec.tables.append(Table("Load imbalance and pooling (Figs. 7, 8; Observations #3, #4)", out, [c7, c8]))
+    return rk, ck, small
+
+
+# ---- Fig. 10 ---------------------------------------------------------------------------------------
+
+def fig10(ctx, plt, sec):
+    cmd, rows = _bench(ctx, "fig10")
+    row_ = {int(r["dpus"]): r for r in _sel(rows, series="row")}
+    col = {int(r["dpus"]): r for r in _sel(rows, series="column")}
+    cr = {int(r["dpus"]): r for r in _sel(rows, series="column-row")}
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(14, 4))
+    pick = [row_[n] for n in sorted(row_) if n <= 128] + [col[n] for n in sorted(col) if n <= 128]
+    _stack(a1, pick, "(a) breakdown, 4 -> 128 DPUs (128 MB table)")
+    for d, name in ((row_, "Row"), (col, "Column"), (cr, "Column-row (C = 128)")):
+        ns = sorted(d)
+        a2.plot(ns, [d[n]["total_us"] / 1e3 for n in ns], "o-", label=name)
+    a2.set_xscale("log", base=2)
+    a2.set_yscale("log")
+    a2.set_xlabel("DPUs")
+    a2.set_ylabel("modelled total ms")
+    a2.set_title("(b) overall scalability", fontsize=9)
+    a2.legend(fontsize=7)
+    sec.figures.append(ctx.figure(fig, "Fig. 10 analogue: one fp32 table of dim 128 x 256k rows (128 MB, fits 4 "
+                                  "DPUs), P 32, batch 512; Host reduction = comm's Reduce minus its transfer", [cmd]))
+    out = []
+    rs = row_[4]["kernel_us"] / row_[128]["kernel_us"]
+    cs = col[4]["kernel_us"] / col[128]["kernel_us"]
+    out.append(Row("row-wise compute speedup, 4 -> 128 DPUs", "32x the DPUs", rs, 30.0, SRC + " (Fig. 10a)",
+                   unit="x", target=0.25, how="modelled kernel time",
+                   note="at 128 DPUs each row-wise DPU has ~0.25 lookups per bag but still walks all 512 bags "
+                        "(header, zeroing, a 512-byte partial write): that fixed work bounds the speedup; "
+                        "lookups are also uneven across DPUs (random indices)"))
+    out.append(_stmt("column-wise compute speedup below 16x", "4 -> 128 DPUs", cs < 16, "%.1fx" % cs, "< 16x",
+                     "column slices of 1 column cost an 8-byte DMA (77 + 4 cycles) per row next to one emulated add "
+                     "(65 cycles): the small-granularity penalty is mild in the model, so column-wise scales"))
+    out.append(_stmt("row-wise scales compute better than column-wise", "4 -> 128 DPUs", rs > cs,
+                     "%.1fx vs %.1fx" % (rs, cs), "row better (~30x vs < 16x)", "column-wise scales better here "
+                     "(see the two rows above)"))
+    slow = row_[128]["total_us"] > row_[32]["total_us"]
+    out.append(_stmt("row-wise overall slows at 64-128 DPUs", "32 -> 128 DPUs", slow,
+                     "%.1f -> %.1f ms" % (row_[32]["total_us"] / 1e3, row_[128]["total_us"] / 1e3),
+                     "slowdown (DPU-CPU and host reduction grow)", "no slowdown"))
+    keep = all(col[b]["total_us"] < col[a]["total_us"] for a, b in zip(sorted(col), sorted(col)[1:]))
+    out.append(_stmt("column-wise overall keeps improving", "4 -> 128 DPUs", keep,
+                     " -> ".join("%.1f" % (col[n]["total_us"] / 1e3) for n in sorted(col)) + " ms",
+                     "continues to improve", "it does not improve at every step"))
+    if cr:
+        top = max(cr)
+        better = all(cr[n]["total_us"] < row_[n]["total_us"] for n in cr)
+        out.append(_stmt("Observation #5: hybrid (C-R) better than row-wise beyond 128 DPUs",
+                         "%s DPUs" % sorted(cr), better,
+                         "C-R / row at %d DPUs: %.2fx" % (top, cr[top]["total_us"] / row_[top]["total_us"]),
+                         "hybrid performs better", "row-wise is faster somewhere"))
+        lim = cr[top]["total_us"] >= 0.8 * min(c["total_us"] for c in cr.values())
+        out.append(_stmt("Observation #5: hybrid scalability still limited", "256 -> %d DPUs" % top, lim,
+                         " -> ".join("%.1f" % (cr[n]["total_us"] / 1e3) for n in sorted(cr)) + " ms",
+                         "limited by inter-PIM communication", "C-R keeps scaling"))
+    sec.tables.append(Table("Strong scaling of a 128 MB table (Fig. 10, Observations #4, #5)", out, [cmd]))
+    return rs, cs, cr, row_
+
+
+# ---- Fig. 11 ---------------------------------------------------------------------------------------
+
+def fig11(ctx, plt, sec):
+    scale = int(os.environ.get("OPENPIM_REPORT_EMB_SCALE", "128"))
+    dpus = int(os.environ.get("OPENPIM_REPORT_EMB_DPUS", "2560"))
+    cmd, rows = _bench(ctx, "fig11", scale, dpus)
+    rms = ["RM1", "RM2", "RM3"]
+    parts = ["R", "C-R", "T-R"]
+    get = {(s.split()[0], s.split()[1]): r for r in rows for s in [r["series"]]}
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(16, 4))
+    w = 0.25
+    for i, p in enumerate(parts):
+        a1.bar([k + (i - 1) * w for k in range(3)], [get[(m, p)]["cpu_min_us"] / get[(m, p)]["total_us"] for m in rms],
+               w, label=p)
+        a2.bar([k + (i - 1) * w for k in range(3)],
+               [(get[(m, p)]["cpu_min_us"] + get[(m, p)]["mlp_us"]) / get[(m, p)]["e2e_pim_us"] for m in rms], w, label=p)
+    for a, t in ((a1, "(a) embedding only: CPU / PIM"), (a2, "(a) end-to-end DLRM: CPU / PIM")):
+        a.set_xticks(range(3))
+        a.set_xticklabels(rms)
+        a.axhline(1, color="k", lw=0.8)
+        a.set_yscale("log")
+        a.set_ylabel("speedup over the CPU")
+        a.set_title(t, fontsize=9)
+        a.legend(fontsize=7)
+    _stack(a3, [get[(m, p)] for m in rms for p in parts], "(b) breakdown, embedding only",
+           labels=["%s\n%s" % (m, p) for m in rms for p in parts])
+    sec.figures.append(ctx.figure(fig, "Fig. 11 analogue: RM1-RM3 (Table 3) at 1/%d of their heights, %d DPUs, batch "
+                                  "16, fp32; C-R: 32 column slices x %d row slices; T-R: one group per table; "
+                                  "end-to-end adds the MLPs measured on this host" % (scale, dpus, dpus // 32), [cmd]))
+    out = []
+    for m in rms:
+        sp = {p: get[(m, p)]["cpu_min_us"] / get[(m, p)]["total_us"] for p in parts}
+        out.append(Row("embedding-only speedup over the CPU, %s" % m,
+                       "CPU %.0f us (measured); " % get[(m, "R")]["cpu_min_us"] +
+                       " / ".join("%s %.3g" % (p, sp[p]) for p in parts),
+                       "%.3gx (best: %s)" % (max(sp.values()), max(sp, key=sp.get)), None, SRC + " (Fig. 11a)",
+                       status=INFO, target=None, how="measured CPU minimum / modelled PIM total"))
+    rm1r = get[("RM1", "R")]["cpu_min_us"] / get[("RM1", "R")]["total_us"]
+    rm3 = max(get[("RM3", p)]["cpu_min_us"] / get[("RM3", p)]["total_us"] for p in ("C-R", "T-R"))
+    why_cpu = ("the CPU baseline here is one core of this host on tables 1/%d of the paper's (RM3: %.0f MB instead "
+               "of 100 GB), and its batch of 16 takes %.0f-%.0f us; the PIM side pays per-call transfer costs on %d "
+               "DPUs (CPU-DPU alone %.1f-%.1f ms in the model) that a batch of 16 cannot amortise. The paper's "
+               "CPU time for these batches is not stated" %
+               (scale, 5 * 160e6 / scale * 32 * 4 / 1e6, min(r["cpu_min_us"] for r in rows),
+                max(r["cpu_min_us"] for r in rows), dpus, min(r["cpu_dpu_us"] for r in rows) / 1e3,
+                max(r["cpu_dpu_us"] for r in rows) / 1e3))
+    out.append(Row("row-wise speedup over the CPU, RM1 (embedding only)", "R", rm1r, 1 / 1.54, SRC + " (Fig. 11a)",
+                   unit="x", target=0.25, how="measured CPU minimum / modelled PIM total; published: 54 % degradation "
+                   "read as 1.54x the CPU's time", note="row-wise is slower than the CPU, as published, but by far "
+                   "more: " + why_cpu))
+    out.append(Row("hybrid speedup over the CPU, RM3 (embedding only)", "best of C-R, T-R", rm3, 13.2,
+                   SRC + " (Fig. 11a)", unit="x", target=0.25, how="measured CPU minimum / modelled PIM total",
+                   note=why_cpu))
+    e2e = (get[("RM3", "C-R")]["cpu_min_us"] + get[("RM3", "C-R")]["mlp_us"]) / get[("RM3", "C-R")]["e2e_pim_us"]
+    out.append(Row("end-to-end DLRM speedup, RM3, C-R", "MLPs on the host", e2e, 8.0, SRC + " (Fig. 11a: > 8x)",
+                   unit="x", target=0.25, how="(CPU embedding + MLP) / (PIM embedding + MLP)", note=why_cpu))
+    hyb = all(min(get[(m, "C-R")]["total_us"], get[(m, "T-R")]["total_us"]) < get[(m, "R")]["total_us"] for m in rms)
+    out.append(_stmt("hybrids faster than row-wise", "RM1-RM3", hyb, "yes" if hyb else "no",
+                     "hierarchical (hybrid) approaches provide benefits", "row-wise is faster for some model"))
+    for m in rms:
+        auto = [r for r in rows if r["series"].startswith(m + " auto:")]
+        if not auto:
+            continue
+        a = auto[0]
+        best = min(parts, key=lambda p: get[(m, p)]["total_us"])
+        ok = a["total_us"] <= 1.05 * get[(m, best)]["total_us"]
+        out.append(_stmt("the planner's pick (of %d shapes that fit), %s" % (a["x"], m),
+                         "%s R %d C %d G %d; estimate %.1f ms" % (a["series"].split(":")[1], a["R"], a["C"], a["G"],
+                                                                 a["estimate_us"] / 1e3),
+                         ok, "measured %.2f ms vs best of R / C-R / T-R %.2f ms (%s)" %
+                         (a["total_us"] / 1e3, get[(m, best)]["total_us"] / 1e3, best),
+                         "picks a plan as fast as the best hybrid", "the planner's estimate ranks the plans wrongly "
+                         "here (it assumes uniform indices and interpolates transfer costs from two probe sizes)",
+                         how="openpim_emb_plan_auto, then the same lookup", source="issue 12 (OpenPIM's planner)"))
+    host = max((get[(m, "R")]["inter_dpu_us"] + get[(m, "R")]["dpu_cpu_us"]) / get[(m, "R")]["total_us"] for m in rms)
+    out.append(_stmt("host computation and DPU-CPU a large share (row-wise)", "RM1-RM3, R", host > 0.3,
+                     "up to %.0f %%" % (100 * host), "a significant fraction", "small share"))
+    sec.notes.append("The CPU baseline of Fig. 11 varies by an order of magnitude between runs on this shared VM: "
+                     "one plain loop over RM2's 640 MB of tables takes 4-16 ms here against 0.3 ms for RM1's 160 MB "
+                     "(TLB misses under nested paging, transparent huge pages only on madvise, other tenants), and "
+                     "RM1 itself measured 0.6 ms in one run and ~12 ms in another. The PIM side is modelled and "
+                     "does not vary; read the speedups over the CPU with that spread in mind.")
+    sec.tables.append(Table("RM1-RM3 (Table 3) at batch 16 (Fig. 11)", out, [cmd], intro=(
+        "Table 3's models with their heights divided by %d (RM1: 10 x 125k rows, RM2: 40 x 125k, RM3: 5 x 1.25M; "
+        "dim 32, P 80/80/20), so that the tables fit this host twice (its copy and the emulated MRAM); the DPU "
+        "count is the emulated server's %d, enough for the full-size tables. Kernel time per DPU does not depend "
+        "on the table height (uniform indices), so the PIM side is what the full-size tables would give on this "
+        "grid; the CPU side is faster than at full size (smaller tables, fewer TLB and cache misses). DLRM's MLPs "
+        "(bottom 13-512-256-32, top (32 + 32 x tables)-512-256-1, concatenation interaction) run on the host in "
+        "plain C, measured here, for both sides." % (scale, dpus))))
+    return get
+
+
+def fig11c(ctx, plt, sec):
+    scale = int(os.environ.get("OPENPIM_REPORT_EMB_SCALE", "128"))
+    dpus = int(os.environ.get("OPENPIM_REPORT_EMB_DPUS", "2560"))
+    cmd, rows = _bench(ctx, "fig11c", scale, dpus)
+    parts = ["R", "C-R", "T-R"]
+    by = {(r["series"].split()[1], int(r["batch"])): r for r in rows}
+    batches = sorted({int(r["batch"]) for r in rows})
+    lo, hi = batches[0], batches[-1]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 3.6))
+    for p in parts:
+        a1.plot(batches, [(b / lo) * by[(p, lo)]["total_us"] / by[(p, b)]["total_us"] for b in batches], "o-", label=p)
+        a2.plot(batches, [by[(p, b)]["cpu_min_us"] / by[(p, b)]["total_us"] for b in batches], "o-", label=p)
+    a1.plot(batches, [b / lo for b in batches], "k--", lw=0.8, label="linear")
+    for a, t, yl in ((a1, "(c) throughput vs batch %d of the same plan" % lo, "samples/s, normalised"),
+                     (a2, "speedup over the CPU (measured here)", "CPU / PIM")):
+        a.set_xscale("log", base=2)
+        a.set_yscale("log", base=2)
+        a.set_xlabel("batch")
+        a.set_ylabel(yl)
+        a.set_title(t, fontsize=9)
+        a.legend(fontsize=7)
+    sec.figures.append(ctx.figure(fig, "Fig. 11c analogue: RM2 (1/%d height, %d DPUs) by batch, embedding only"
+                                  % (scale, dpus), [cmd]))
+    gain = {p: (hi / lo) * by[(p, lo)]["total_us"] / by[(p, hi)]["total_us"] for p in parts}
+    out = [
+        _stmt("row-wise gains least from a larger batch", "RM2, batch %d -> %d" % (lo, hi),
+              gain["R"] < min(gain["C-R"], gain["T-R"]),
+              " / ".join("%s %.2fx" % (p, gain[p]) for p in parts), "R: lower benefits as the batch grows",
+              "a hybrid gains less than row-wise",
+              how="throughput at the largest batch / at the smallest, same plan"),
+        _stmt("hybrids approach linear speedup with the batch", "RM2, batch %d -> %d (%.0fx)" % (lo, hi, hi / lo),
+              max(gain["C-R"], gain["T-R"]) > 0.7 * hi / lo,
+              "best hybrid %.2fx of %.0fx" % (max(gain["C-R"], gain["T-R"]), hi / lo), "approaches linear speedup",
+              "per-bag and per-lookup transfer bytes grow with the batch: the indices pushed to every DPU and the "
+              "partial outputs brought back scale with it, and at 2,560 DPUs the model's per-byte transfer cost "
+              "(not only a fixed per-call cost) dominates"),
+    ]
+    sec.tables.append(Table("RM2 by batch (Fig. 11c)", out, [cmd]))
+
+
+def run(ctx):
+    plt = matplotlib_pyplot()
+    sec = Section(title=TITLE, intro=(
+        "workloads/embedding places embedding tables on DPUs with TorchRec's sharding types (table_wise, "
+        "row_wise, column_wise, table_row_wise, grid_shard = the paper's column-row hybrid, table_column_wise), "
+        "runs lookups with sum pooling in a DPU kernel (tasklets, WRAM buffering, int32 and emulated fp32), and "
+        "brings row-wise partial sums back through comm's Reduce (the baseline: host-mediated, as in the paper). "
+        "Every run's outputs are checked against the CPU's in the benchmark (int32 exactly, fp32 exactly or "
+        "within its rounding bound). PIM times are modelled; the CPU baseline is measured on this host in the "
+        "same run (%s)." % _cpu_name()))
+    f5 = fig5(ctx, plt, sec)
+    row6, col6 = fig6(ctx, plt, sec)
+    rk7, ck7, small8 = fig7_8(ctx, plt, sec)
+    rs10, cs10, cr10, row10 = fig10(ctx, plt, sec)
+    fig11(ctx, plt, sec)
+    fig11c(ctx, plt, sec)
+    # ---- the five observations ------------------------------------------------------------------
+    cmds = list(ctx.commands)
+    last = _sel(f5, series="tasklets", type="fp32")[-1]
+    by_r = {int(r["dpus"]): r for r in row6}
+    obs = [
+        _stmt("Observation #1: compute-bound near memory", "Fig. 5", last["ipc"] > 0.9,
+              "reproduced: IPC %.2f at 24 tasklets, saturating at 11" % last["ipc"],
+              "compute resources become the limit", "not reproduced"),
+        _stmt("Observation #2: host communication erodes PIM's gains as DPUs grow", "Figs. 6, 10",
+              by_r[1024]["total_us"] > by_r[64]["total_us"],
+              "reproduced: row-wise total %.1f ms at 64 DPUs, %.1f ms at 1024" %
+              (by_r[64]["total_us"] / 1e3, by_r[1024]["total_us"] / 1e3), "overhead limits the benefit",
+              "not reproduced"),
+        _stmt("Observation #3: spatial locality creates imbalance across DPUs", "Fig. 7", rk7[64] > 2 * rk7[0],
+              "reproduced: row-wise kernel %.0fx slower at 64:0, column-wise unchanged" % (rk7[64] / rk7[0]),
+              "imbalance for row-based partitioning", "not reproduced"),
+        _stmt("Observation #4: small-granularity accesses degrade performance", "Figs. 8, 10",
+              small8 > 1.5 and rs10 > cs10,
+              "not reproduced: column / row kernel %.2fx at P = 1; compute speedup 4 -> 128 DPUs row %.1fx, "
+              "column %.1fx" % (small8, rs10, cs10),
+              "column-wise's 4-byte accesses waste MRAM bandwidth",
+              "in the model an 8-byte DMA costs 77 + 4 cycles against 65 for one emulated float add, so the "
+              "granularity penalty is mild; row-wise pays per-bag work on every DPU instead"),
+        _stmt("Observation #5: hybrid partitioning needed, yet limited by inter-PIM communication", "Fig. 10b, 11",
+              bool(cr10) and all(cr10[n]["total_us"] < row10[n]["total_us"] for n in cr10),
+              "reproduced: C-R faster than row-wise at every count beyond 128 DPUs and flat from 256 to %d" %
+              (max(cr10) if cr10 else 0), "hybrid better, scalability still limited", "not reproduced"),
+    ]
+    sec.tables.append(Table("Observations #1-#5 of paper 000 §4", obs, cmds))
+    return sec
+
+
+def _cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return "%s, %d CPUs" % (line.split(":", 1)[1].strip(), os.cpu_count() or 1)
+    except OSError:
+        pass
+    return "this host"

@@ -1,0 +1,80 @@
+/* The planner on 8 DPUs: its candidates are exactly the shapes that suit the
+ * tables and fit, sorted by estimate, the same on a second call (modelled
+ * probes are deterministic); every candidate runs exactly; the kernel
+ * estimate is close to the measured kernel time for uniform indices; a set
+ * where nothing fits gets a clear capacity error. */
+#include <dpu.h>
+
+#include "emb_test.h"
+
+#define NT 4
+static const uint32_t rows[NT] = {4000, 1000, 3000, 500};
+static const uint32_t dims[NT] = {32, 32, 64, 16};
+static const uint32_t pool[NT] = {20, 8, 4, 30};
+
+int main(void)
+{
+    struct dpu_set_t set;
+    DPU_ASSERT(dpu_alloc(8, "nrRanks=1", &set));
+    struct tables x;
+    tables_make(&x, NT, rows, dims, pool, 0, 64);
+    struct openpim_emb_config cfg = {OPENPIM_EMB_INT32, 64, 16, -1};
+    struct openpim_emb_estimate est[32], again[32];
+    struct openpim_emb_plan best;
+    uint32_t n = 0, n2 = 0;
+    CHECK_EQ(openpim_emb_plan_auto(set, &cfg, NT, x.t, &best, est, 32, &n), OPENPIM_EMB_OK);
+    CHECK_EQ(openpim_emb_plan_auto(set, &cfg, NT, x.t, NULL, again, 32, &n2), OPENPIM_EMB_OK);
+    /* 8 DPUs, 4 tables, dims multiples of 16 only for C | 16: row_wise; column_wise (C = 8 > 16? no: 16 % 8
+     * == 0, so yes); table_row_wise R = 2 (G = 4); grid_shard R = 2, 4 (C = 4, 2); table_column_wise C = 2
+     * (G = 4); table_wise needs 8 tables: no.  Shapes (R,C,G): (8,1,1) (1,8,1) (2,1,4) (2,4,1) (4,2,1)
+     * (1,2,4) and with 2 groups (4,1,2) (1,4,2): 8. */
+    CHECK_EQ(n, 8);
+    CHECK_EQ(n2, n);
+    CHECK(n > 0 && memcmp(&best, &est[0].plan, sizeof best) == 0);
+    double measured[32] = {0}, fastest = 1e300;
+    for (uint32_t i = 0; i < n && i < 32; i++) {
+        /* the same plans in the same order; estimates equal up to the rounding of clock differences */
+        CHECK(memcmp(&est[i].plan, &again[i].plan, sizeof est[i].plan) == 0 && est[i].mram_need == again[i].mram_need);
+        CHECK(fabs(est[i].total_us - again[i].total_us) <= 1e-9 * est[i].total_us);
+        if (i)
+            CHECK(est[i].total_us >= est[i - 1].total_us);
+        const struct openpim_emb_plan *p = &est[i].plan;
+        CHECK_EQ((uint64_t)p->row_shards * p->col_shards * p->groups, 8);
+        CHECK(p->sharding != OPENPIM_EMB_TABLE_WISE);
+        CHECK(est[i].kernel_us > 0 && est[i].cpu_dpu_us > 0 && est[i].dpu_cpu_us > 0 && est[i].host_us > 0);
+        CHECK(est[i].mram_need > 0 && est[i].mram_need <= (64u << 20));
+        openpim_emb_t *emb = NULL;
+        CHECK_EQ(openpim_emb_create(set, &cfg, NT, x.t, p, &emb), OPENPIM_EMB_OK);
+        if (!emb)
+            continue;
+        void *out = malloc((size_t)64 * x.total_dim * 4);
+        tables_indices(&x, 64);
+        struct openpim_emb_times tm;
+        CHECK_EQ(openpim_emb_lookup(emb, 64, (const uint32_t *const *)x.idx, out, &tm), OPENPIM_EMB_OK);
+        CHECK_EQ(compare(&x, 64, out, 0, p->row_shards), 0);
+        double r = est[i].kernel_us / tm.kernel_us;
+        printf("%-18s R%u C%u G%u: estimate %8.1f us (kernel %7.1f, measured %7.1f, ratio %.2f), measured total %8.1f\n",
+               openpim_emb_sharding_name(p->sharding), p->row_shards, p->col_shards, p->groups, est[i].total_us,
+               est[i].kernel_us, tm.kernel_us, r, tm.total_us);
+        CHECK(r > 0.85 && r < 1.15); /* uniform indices: the estimate's premise */
+        CHECK(est[i].total_us / tm.total_us > 0.85 && est[i].total_us / tm.total_us < 1.15);
+        measured[i] = tm.total_us;
+        if (tm.total_us < fastest)
+            fastest = tm.total_us;
+        free(out);
+        openpim_emb_destroy(emb);
+    }
+    /* the pick is as fast as the fastest candidate, measured, within 10 % */
+    CHECK(n > 0 && measured[0] <= 1.10 * fastest);
+    tables_free(&x);
+    /* nothing fits: one DPU, a table of 2^24 + 1 int32 rows */
+    DPU_ASSERT(dpu_free(set));
+    DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
+    struct openpim_emb_table huge = {(1u << 24) + 1, 1, 1, NULL};
+    CHECK_EQ(openpim_emb_plan_auto(set, &cfg, 1, &huge, &best, est, 32, &n), OPENPIM_EMB_ERR_CAPACITY);
+    CHECK(n == 0 && strstr(openpim_emb_last_error(), "no plan fits") != NULL);
+    CHECK_EQ(openpim_emb_plan_auto(set, NULL, 1, &huge, &best, est, 32, &n), OPENPIM_EMB_ERR_ARGUMENT);
+    CHECK_EQ(openpim_emb_plan_auto(set, &cfg, 1, &huge, &best, NULL, 32, &n), OPENPIM_EMB_ERR_ARGUMENT);
+    DPU_ASSERT(dpu_free(set));
+    return check_done("test_emb_planner");
+}
