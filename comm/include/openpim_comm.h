@@ -70,7 +70,9 @@
  *   with SIMD; Broadcast, Scatter and Gather are one push from or into the
  *   caller's buffers in both implementations).  Non-power-of-two lengths are
  *   fine on either path (e.g. 8 x 8 x 40 on 2,560 DPUs uses the view).
- *   Results are identical on every path.
+ *   Results are identical on every path.  With one node per instance and the
+ *   destination at the source, the four DPU-to-DPU primitives have nothing to
+ *   do: they return at once (no transfer, no modelled time).
  *   With dimension 0 in the communicator, AlltoAll and AllGather load the
  *   library's DPU kernel on the set (PE-assisted reordering): load your
  *   program again before your next dpu_launch (PID-Comm has the same rule).

@@ -112,6 +112,36 @@ int main(int argc, char **argv)
     double tr = 8.0 * (8 * 512 + 512) * ((bytes / 8) / 8 / 8);
     CHECK(near(r1 - r2, tr / 300e3 - tr / 600e3));
 
+    /* a communicator of one node per instance, in place: nothing to move, nothing charged, data kept;
+     * not in place it still copies */
+    uint32_t one_len[3] = {8, 8, 1};
+    openpim_cube_t *c3;
+    openpim_comm_t *solo;
+    CHECK_EQ(openpim_cube_create(t.set, 3, one_len, &c3), OPENPIM_COMM_OK);
+    CHECK_EQ(openpim_comm_create_mask(c3, "001", &solo), OPENPIM_COMM_OK);
+    uint32_t mark = 0x5eed1234, seen = 0;
+    struct dpu_set_t d0;
+    DPU_FOREACH(t.set, d0) {
+        break;
+    }
+    struct dpu_symbol_t mram = {0x08000000u, 64u << 20}; /* comm's offsets: from the start of MRAM */
+    CHECK_EQ(dpu_copy_to_symbol(d0, mram, 0, &mark, 4), DPU_OK);
+    for (int impl = 0; impl < 2; impl++) {
+        openpim_cube_set_impl(c3, impl ? OPENPIM_COMM_OPTIMISED : OPENPIM_COMM_BASELINE);
+        double t0 = openpim_modelled_time_us();
+        CHECK_EQ(openpim_alltoall(solo, 0, 0, bytes), OPENPIM_COMM_OK);
+        CHECK_EQ(openpim_allgather(solo, 0, 0, bytes), OPENPIM_COMM_OK);
+        CHECK_EQ(openpim_allreduce(solo, 0, 0, bytes, OPENPIM_INT32, OPENPIM_SUM), OPENPIM_COMM_OK);
+        CHECK_EQ(openpim_reduce_scatter(solo, 0, 0, bytes, OPENPIM_INT32, OPENPIM_MAX), OPENPIM_COMM_OK);
+        CHECK(openpim_modelled_time_us() == t0);
+        CHECK(openpim_modelled_time_us() < t0 + delta(openpim_alltoall, solo, bytes)); /* a copy is charged */
+        CHECK_EQ(dpu_copy_from_symbol(d0, mram, 0, &seen, 4), DPU_OK);
+        CHECK_EQ(seen, mark);
+        CHECK_EQ(dpu_copy_from_symbol(d0, mram, 1 << 20, &seen, 4), DPU_OK); /* the copy did happen */
+        CHECK_EQ(seen, mark);
+    }
+    openpim_cube_destroy(c3);
+
     /* a bad model value restores the default */
     struct openpim_comm_cost_model bad = {NAN, -1, 0, NAN, -2, 0, -1};
     openpim_comm_set_cost_model(&bad);
