@@ -50,8 +50,8 @@ typedef enum _dpu_callback_flags_t {
 
 typedef enum _dpu_sg_xfer_flags_t {
     DPU_SG_XFER_DEFAULT = 0,
-    DPU_SG_XFER_ASYNC = 1 << 0,
-    DPU_SG_XFER_DISABLE_LENGTH_CHECK = 1 << 1,
+    DPU_SG_XFER_ASYNC = 1 << 1, /* the SDK's values (dpu.h of SDK 2025.1) */
+    DPU_SG_XFER_DISABLE_LENGTH_CHECK = 1 << 2,
 } dpu_sg_xfer_flags_t;
 
 /* One block of a scatter-gather transfer. */

@@ -315,8 +315,22 @@ static void test_misc(void)
     CHECK_EQ(dpu_copy_to(bogus, "w_in", 0, "x", 4), DPU_ERR_INVALID_DPU_SET);
 }
 
+/* Flag values programs may pass as numbers (or through bindings): the SDK's
+ * (SDK 2025.1 dpu.h). */
+static void test_flag_values(void)
+{
+    CHECK_EQ(DPU_XFER_NO_RESET, 1);
+    CHECK_EQ(DPU_XFER_ASYNC, 2);
+    CHECK_EQ(DPU_SG_XFER_ASYNC, 2);
+    CHECK_EQ(DPU_SG_XFER_DISABLE_LENGTH_CHECK, 4);
+    CHECK_EQ(DPU_CALLBACK_ASYNC, 1);
+    CHECK_EQ(DPU_CALLBACK_NONBLOCKING, 2);
+    CHECK_EQ(DPU_CALLBACK_SINGLE_CALL, 4);
+}
+
 int main(void)
 {
+    test_flag_values();
     test_alloc();
     test_iteration();
     test_load();
