@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#define OP_ABI_VERSION 2u
+#define OP_ABI_VERSION 3u
 
 #define OP_MRAM_BASE 0x08000000u
 #define OP_WRAM_BASE 0x10000000u /* the WRAM window: 64 KB, the largest WRAM */
@@ -130,7 +130,8 @@ struct op_env {
     uint32_t wram_size;    /* bytes of WRAM (64 KiB on v1A) */
     uint32_t mram_size;    /* bytes of MRAM (64 MiB) */
     uint32_t perf_mode;    /* last perfcounter_config mode */
-    uint64_t perf_base;    /* counter value at the last reset */
+    uint64_t perf_base;    /* counter value at the last reset (cycles in COUNT_ENABLE_BOTH) */
+    uint64_t perf_base_instr; /* COUNT_ENABLE_BOTH (v1B): the instruction counter's */
     OP_IMG_PTR(const struct op_services, svc);
 };
 

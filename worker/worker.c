@@ -570,6 +570,7 @@ static void run_dpu(uint32_t dpu)
     env->mram_size = (uint32_t)ctrl->mram_size;
     env->perf_mode = 0;
     env->perf_base = 0;
+    env->perf_base_instr = 0;
     /* the tasklets' stacks: their budgets in this DPU's WRAM, as on hardware */
     for (unsigned t = 0; t < p->nr_tasklets && t < OP_MAX_TASKLETS; t++) {
         sched.t[t].stack_lo = (uint8_t *)(uintptr_t)img.stack_lo[t];

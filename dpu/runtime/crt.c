@@ -22,6 +22,7 @@ void __op_boot(void)
         __stdout_buffer_state = 0;
     __op_env->perf_mode = COUNT_CYCLES;
     __op_env->perf_base = 0;
+    __op_env->perf_base_instr = 0;
 }
 
 /* The body of every tasklet: main() (exit() ends the tasklet in the worker). */

@@ -34,6 +34,10 @@ case $case in
         must_fail "OpenPIM does not support <wramfifo.h>" dpu_cc -o fifo fifo.c
         printf '#include <profiling.h>\nint main(void) { return 0; }\n' > prof.c
         must_fail "OpenPIM does not support <profiling.h>" dpu_cc -o prof prof.c ;;
+    dpu_perfcounter_both) # both counters exist on v1B only, as in the SDK
+        printf '#include <perfcounter.h>\nint main(void) { perfcounter_get_both(false); return 0; }\n' > both.c
+        must_fail "perfcounter_get_both is only available on v1B" dpu_cc -o both both.c
+        dpu_cc -mcpu=v1B -o both_v1B both.c || { echo "FAIL: v1B build refused"; fails=$((fails + 1)); } ;;
     dpu_pg)
         printf 'int main(void) { return 0; }\n' > main.c
         must_fail "-pg: DPU profiling (dpu-profiling, mcount) is not supported" dpu_cc -pg -o main main.c ;;
