@@ -3,7 +3,7 @@
 # the benchmarks of every registered section (report/sections/*.py and
 # <folder>/report_section.py) and writes ONE self-contained HTML page, then
 # checks that page in headless chromium (images load, layout holds).
-#   scripts/report.sh [--only NAME,...]        (~25 min on 2 cores, set-up included)
+#   scripts/report.sh [--only NAME,...]        (~70 min on 2 cores, set-up included)
 # Environment:
 #   OPENPIM_BUILD                build folder (default build/, as setup.sh)
 #   OPENPIM_REPORT_OUT           the page (default <build>/reproduction-report/index.html)
