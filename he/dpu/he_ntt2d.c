@@ -100,6 +100,43 @@ static void ntt_rows(uint32_t *x0, const uint32_t *tws, uint32_t rows, uint32_t 
     }
 }
 
+/* The inverse of ntt_rows without its scaling (2^-log_n, folded into the
+ * host's tables): the same groups of layers last to first, each layer's
+ * butterflies undone by Gentleman-Sande ones (u + v, (u - v) t^-1) with
+ * the inverse twiddles itws (same layout); ends with a barrier. */
+static void intt_rows(uint32_t *x0, const uint32_t *itws, uint32_t rows, uint32_t log_n)
+{
+    for (uint32_t group = (log_n + 3) / 4; group-- > 0;) {
+        const uint32_t layer = 4 * group;
+        const uint32_t log_r = log_n - layer < 4 ? log_n - layer : 4, radix = 1u << log_r;
+        const uint32_t log_stride = log_n - layer - log_r, log_units = log_n - log_r;
+        for (uint32_t u = me(); u < rows << log_units; u += NR_TASKLETS) {
+            const uint32_t b = u >> log_units, unit = u & ((1u << log_units) - 1);
+            const uint32_t base = ((unit >> log_stride) << (log_n - layer)) + (unit & ((1u << log_stride) - 1));
+            uint32_t *x = x0 + (b << log_n);
+            const uint32_t *w = itws + (b << log_n);
+            const struct he_mod m = mods[b];
+            uint32_t v[16];
+            for (uint32_t e = 0; e < radix; e++)
+                v[e] = x[base + (e << log_stride)];
+            for (uint32_t l = log_r; l-- > 0;) {
+                const uint32_t h = radix >> (l + 1), shift = log_n - layer - l;
+                for (uint32_t e = 0; e < radix; e++) {
+                    if (e & h)
+                        continue;
+                    const uint32_t t = w[(1u << (layer + l)) + ((base + (e << log_stride)) >> shift)];
+                    const uint32_t p = v[e], q = v[e + h];
+                    v[e] = he_addmod(p, q, m);
+                    v[e + h] = he_mulmod(he_submod(p, q, m), t, m);
+                }
+            }
+            for (uint32_t e = 0; e < radix; e++)
+                x[base + (e << log_stride)] = v[e];
+        }
+        barrier_wait(&sync_all);
+    }
+}
+
 static void load_mods(const struct he2d_consts *c, uint32_t first_slot, const uint32_t *slot_of_row, uint32_t rows)
 {
     if (me() == 0)
@@ -211,6 +248,114 @@ static void step_rows(const struct he2d_consts *c)
     }
 }
 
+/* Inverse step 1: the rows (s_loc, slot) batched as in step_rows, read from
+ * a, inverted, scattered into b in the layout step_rows gathers from (row
+ * q r2 + s_loc, word kappa), so the All-to-All brings each DPU its columns. */
+static void step_inv_rows(const struct he2d_consts *c)
+{
+    const uint32_t n1 = c->n1, c1 = c->c1, g = c->group_dpus, log_c1 = c->log_c1, rows = c->r2 * c->valid;
+    const uint32_t odd = c->row_words & 1, log_stride = log_c1 + __builtin_ctz(BW), mask_c1 = c1 - 1;
+    const uint32_t piece = n1 / 8;
+    uint32_t slot = 0, s_loc = 0; /* of row r0 */
+    for (uint32_t r0 = 0; r0 < rows; r0 += BW) {
+        const uint32_t bw = rows - r0 < BW ? rows - r0 : BW;
+        uint32_t slot_of_row[BW], sloc_of_row[BW];
+        for (uint32_t b = 0; b < bw; b++) {
+            slot_of_row[b] = slot, sloc_of_row[b] = s_loc;
+            if (++slot == c->valid)
+                slot = 0, s_loc++;
+        }
+        load_mods(c, 0, slot_of_row, bw);
+        for (uint32_t p = me(); p < bw * 8; p += NR_TASKLETS) {
+            const uint32_t b = p / 8, off = (p % 8) * piece;
+            read_words(at(c->a) + (slot_of_row[b] * c->r2 + sloc_of_row[b]) * n1 + off, data + b * n1 + off, piece);
+        }
+        for (uint32_t b = 0; b < bw; b++)
+            if (me() == b % NR_TASKLETS)
+                read_words(at(c->itw2) + slot_of_row[b] * n1, tw + b * n1, n1);
+        barrier_wait(&sync_all);
+        intt_rows(data, tw, bw, c->log_n1);
+        if (odd) {
+            /* c1 = 1, r2 = 1, one batch holds every row (host): row q of b is word slot of i1 = q; rows q,
+             * q + 1 together are 2 row_words words from an even offset (g = n1 is even) */
+            const uint32_t rw = c->row_words;
+            uint32_t *o = out_words[me()];
+            for (uint32_t q = 2 * me(); q < g; q += 2 * NR_TASKLETS) {
+                for (uint32_t b = 0; b < rw; b++) {
+                    o[b] = b < bw ? data[b * n1 + q] : 0;
+                    o[rw + b] = b < bw ? data[b * n1 + q + 1] : 0;
+                }
+                mram_write(o, at(c->b) + q * rw, 2 * rw * 4);
+            }
+            barrier_wait(&sync_all);
+            continue;
+        }
+        /* aux[q][b][i1 local], the inverse of step_rows's gather */
+        for (uint32_t e = me(); e < bw * n1; e += NR_TASKLETS) {
+            const uint32_t b = e >> c->log_n1, i1 = e & (n1 - 1);
+            aux[((i1 >> log_c1) << log_stride) + (b << log_c1) + (i1 & mask_c1)] = data[e];
+        }
+        barrier_wait(&sync_all);
+        /* rows of one s_loc are consecutive slots: to DPU q's block, words slot c1 .. of its row q r2 +
+         * s_loc; the offsets are even (c1 even, or c1 = 1 with r2 = 1 and batches starting at multiples of
+         * BW), a run rounded up to even ends in a padding or not-valid column */
+        for (uint32_t b0 = 0, b1; b0 < bw; b0 = b1) {
+            for (b1 = b0; b1 < bw && sloc_of_row[b1] == sloc_of_row[b0]; b1++)
+                ;
+            for (uint32_t q = me(); q < g; q += NR_TASKLETS)
+                write_words(aux + (q << log_stride) + b0 * c1,
+                            at(c->b) + (q * c->r2 + sloc_of_row[b0]) * c->row_words + slot_of_row[b0] * c1,
+                            ((b1 - b0) * c1 + 1) & ~1u);
+        }
+        barrier_wait(&sync_all);
+    }
+}
+
+/* Inverse step 2: column kappa gathered from c (word kappa of every row s,
+ * the layout step_columns writes), times the inverse twist, inverted, written
+ * in natural order into a as [kappa][n2]. */
+static void step_inv_columns(const struct he2d_consts *c)
+{
+    const uint32_t n2 = c->n2, cols = c->valid * c->c1, piece = n2 / 8;
+    for (uint32_t k0 = 0; k0 < cols; k0 += BW) {
+        const uint32_t bw = cols - k0 < BW ? cols - k0 : BW;
+        uint32_t slot_of_row[BW];
+        for (uint32_t b = 0; b < bw; b++)
+            slot_of_row[b] = (k0 + b) >> c->log_c1;
+        load_mods(c, 0, slot_of_row, bw);
+        load_rows(at(c->itwist) + k0 * n2, n2, aux, bw, n2);
+        for (uint32_t b = 0; b < bw; b++)
+            if (me() == b % NR_TASKLETS)
+                read_words(at(c->itw1) + slot_of_row[b] * n2, tw + b * n2, n2);
+        barrier_wait(&sync_all);
+        uint32_t *o = out_words[me()];
+        if (c->row_words & 1) { /* odd rows: one batch holds every column, rows s, s + 1 read together */
+            const uint32_t rw = c->row_words;
+            for (uint32_t s = 2 * me(); s < n2; s += 2 * NR_TASKLETS) {
+                mram_read(at(c->c) + s * rw, o, 2 * rw * 4);
+                for (uint32_t b = 0; b < bw; b++) {
+                    data[b * n2 + s] = he_mulmod(o[b], aux[b * n2 + s], mods[b]);
+                    data[b * n2 + s + 1] = he_mulmod(o[rw + b], aux[b * n2 + s + 1], mods[b]);
+                }
+            }
+        } else {
+            const uint32_t run = (bw + 1) & ~1u;
+            for (uint32_t s = me(); s < n2; s += NR_TASKLETS) {
+                mram_read(at(c->c) + s * c->row_words + k0, o, run * 4);
+                for (uint32_t b = 0; b < bw; b++)
+                    data[b * n2 + s] = he_mulmod(o[b], aux[b * n2 + s], mods[b]);
+            }
+        }
+        barrier_wait(&sync_all);
+        intt_rows(data, tw, bw, c->log_n2);
+        for (uint32_t p = me(); p < bw * 8; p += NR_TASKLETS) {
+            const uint32_t b = p / 8, off = (p % 8) * piece;
+            write_words(data + b * n2 + off, at(c->a) + (k0 + b) * n2 + off, piece);
+        }
+        barrier_wait(&sync_all);
+    }
+}
+
 int main(void)
 {
     struct he2d_consts c __attribute__((aligned(8)));
@@ -219,6 +364,10 @@ int main(void)
         step_columns(&c);
     else if (he2d_step == HE2D_STEP_ROWS)
         step_rows(&c);
+    else if (he2d_step == HE2D_STEP_INV_ROWS)
+        step_inv_rows(&c);
+    else if (he2d_step == HE2D_STEP_INV_COLUMNS)
+        step_inv_columns(&c);
     else
         halt();
     return 0;

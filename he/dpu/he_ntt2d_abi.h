@@ -13,6 +13,18 @@
  *           output slot t is slot s n1 + t of the whole NTT in SEAL's
  *           bit-reversed order, so DPU x ends with words
  *           [x n / g, (x + 1) n / g) of the result.
+ * The inverse (input in SEAL's bit-reversed form, DPU x holding words
+ * [x n / g, (x + 1) n / g) as above) runs the same network backwards:
+ *   inverse step 1: the rows s (held as [slots][r2][n1] in a) go through
+ *           Gentleman-Sande butterflies, the forward layers undone last to
+ *           first with the inverse twiddles (unscaled), written into b in
+ *           the layout c has in the forward (row q r2 + s_loc, word kappa:
+ *           block q is what DPU q needs);
+ *   All-to-All b -> c, after which c has the forward's b layout (row s,
+ *           word kappa = slot c1 + i1_local);
+ *   inverse step 2: column kappa gathered from c, multiplied by the inverse
+ *           twist times n^-1 (all scaling folded in), unscaled GS butterflies
+ *           of size n2, written in natural order into a as [slots * c1][n2].
  * A DPU holds `slots` such NTTs (residue polynomials, each with its own
  * modulus); only the first `valid` are real (the last groups of a batch that
  * does not divide evenly hold fewer).
@@ -23,8 +35,10 @@
  *   tw1, tw2  [slots][n2], [slots][n1]: forward twiddles of the step sizes,
  *             tw[m + i] = root^bitrev(m + i) (the layout of he_ntt.c)
  *   twist     [slots * c1][n2]: column kappa = slot c1 + i1_local
+ *   itw1, itw2  [slots][n2], [slots][n1]: inverse twiddles, itw[i] = tw[i]^-1
+ *   itwist    [slots * c1][n2]: n^-1 / twist, the inverse's
  *   a         [slots * c1][n2]: the input columns; step 2 writes its output
- *             here as [slots][r2][n1]
+ *             here as [slots][r2][n1] (the inverse: the other way round)
  *   b         [n2][row_words]: step 1's output, row s = slot s of every column
  *             kappa (row_words = slots c1, rounded up to even when it
  *             exceeds HE2D_BATCH; an odd count is written in pairs of rows); rows
@@ -46,6 +60,7 @@ struct he2d_consts {
     uint32_t valid, row_words, log_c1, pad1;
     uint32_t mods, tw1, tw2, twist;
     uint32_t a, b, c, pad2;
+    uint32_t itw1, itw2, itwist, pad3;
 };
 
 struct he2d_mod {
@@ -53,6 +68,6 @@ struct he2d_mod {
 };
 
 /* The step a launch runs (symbol he2d_step). */
-enum he2d_step { HE2D_STEP_COLUMNS = 1, HE2D_STEP_ROWS = 2 };
+enum he2d_step { HE2D_STEP_COLUMNS = 1, HE2D_STEP_ROWS = 2, HE2D_STEP_INV_ROWS = 3, HE2D_STEP_INV_COLUMNS = 4 };
 
 #endif

@@ -236,7 +236,8 @@ openpim_he_status openpim_he_base_convert(openpim_he_context *ctx, const openpim
  * the paper's "hybrid").  The result is the same NTT form as openpim_he_ntt
  * (SEAL's), computed without the 1D path's one-DPU-per-residue limit.
  * Data does not stay on the DPUs between calls: each call moves its inputs
- * in and its outputs out, as the paper's experiment does.  Forward only. */
+ * in and its outputs out, as the paper's experiment does.  The inverse runs
+ * the same steps backwards on the same object (rows, All-to-All, columns). */
 
 /* Which collective implementation the All-to-All uses (comm's). */
 enum openpim_he_comm {
@@ -259,11 +260,12 @@ struct openpim_he_ntt2d_config {
  * OpenPIM clock, openpim_modelled_time_us), and the slowest DPU of each step. */
 struct openpim_he_ntt2d_times {
     double cpu_dpu_us;    /* the host's transposition of the inputs into columns (charged at
-                             9.9 GB/s, one core's strided DRAM-to-DRAM gather) and their transfer */
-    double kernel1_us;    /* launch of step 1 (columns, twiddles) */
+                             9.9 GB/s, one core's strided DRAM-to-DRAM gather) and their transfer
+                             (the inverse: the transfer only) */
+    double kernel1_us;    /* launch of step 1 (columns, twiddles; the inverse: rows) */
     double inter_dpu_us;  /* the All-to-All */
-    double kernel2_us;    /* launch of step 2 (rows) */
-    double dpu_cpu_us;    /* transfer of the results */
+    double kernel2_us;    /* launch of step 2 (rows; the inverse: twiddles, columns) */
+    double dpu_cpu_us;    /* transfer of the results (the inverse: and their transposition) */
     double total_us;
     uint64_t kernel1_cycles, kernel2_cycles; /* slowest DPU's cycles of each step */
     double kernel1_dpu_us, kernel2_dpu_us;   /* the same at the DPU clock */
@@ -293,6 +295,19 @@ openpim_he_status openpim_he_ntt2d_shape(const openpim_he_ntt2d *ntt, struct ope
  * checked to be below its modulus); out: the same in NTT form, equal to
  * openpim_he_ntt's.  times may be NULL.  in and out may be the same buffer. */
 openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *ntt, const uint32_t *in, uint32_t *out,
+                                           struct openpim_he_ntt2d_times *times);
+
+/* The exact inverse (openpim_he_intt's answer): in: count * k * n words in
+ * NTT form (SEAL's bit-reversed order, each word checked to be below its
+ * modulus); out: coefficient form.  The steps are reversed: each DPU gets its
+ * words of the inputs as they are (no host transposition on the way in),
+ * kernel1 = the row inverse NTTs (Gentleman-Sande, inverse twiddles),
+ * inter_dpu = the All-to-All, kernel2 = the inverse twist with n^-1 and the
+ * column inverse NTTs, and dpu_cpu_us counts the transfer of the results and
+ * the host's transposition out of columns (charged as the forward's).  times
+ * may be NULL; in and out may be the same buffer; on an argument error
+ * nothing is written. */
+openpim_he_status openpim_he_ntt2d_inverse(openpim_he_ntt2d *ntt, const uint32_t *in, uint32_t *out,
                                            struct openpim_he_ntt2d_times *times);
 
 #ifdef __cplusplus

@@ -1,6 +1,7 @@
-/* The 2D NTT across DPUs (layouts and maths in dpu/he_ntt2d_abi.h): the
- * host's part is the tables, the transposition of the inputs into columns,
- * the two launches and the All-to-All between them, done by comm. */
+/* The 2D NTT across DPUs and its inverse (layouts and maths in
+ * dpu/he_ntt2d_abi.h): the host's part is the tables, the transposition of
+ * the inputs into columns (of the inverse's outputs out of columns), the two
+ * launches and the All-to-All between them, done by comm. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +21,7 @@
 struct openpim_he_ntt2d {
     struct openpim_he_params params;
     uint32_t n1, n2, log_n1, log_n2, g, groups, nr_dpus, count, nr_ntts, slots, c1, r2, row_words;
-    uint32_t off_mods, off_tw1, off_tw2, off_twist, off_a, off_b, off_c;
+    uint32_t off_mods, off_tw1, off_tw2, off_twist, off_a, off_b, off_c, off_itw1, off_itw2, off_itwist;
     struct dpu_set_t set;
     struct dpu_set_t *node_dpu; /* [nr_dpus], node x + g * group */
     openpim_cube_t *cube;
@@ -109,10 +110,11 @@ static openpim_he_status write_tables(openpim_he_ntt2d *h)
     const size_t twist_words = (size_t)S * h->c1 * h->n2;
     struct he2d_mod *mods = calloc((size_t)G * S, sizeof *mods);
     uint32_t *tw1 = calloc((size_t)G * S * h->n2, 4), *tw2 = calloc((size_t)G * S * h->n1, 4);
+    uint32_t *itw1 = calloc((size_t)G * S * h->n2, 4), *itw2 = calloc((size_t)G * S * h->n1, 4);
     uint32_t *twist = malloc((size_t)h->nr_dpus * twist_words * 4), *pw = malloc((size_t)2 * n * 4);
-    uint32_t *br = malloc((size_t)h->n2 * 4);
+    uint32_t *itwist = malloc((size_t)h->nr_dpus * twist_words * 4), *br = malloc((size_t)h->n2 * 4);
     openpim_he_status st = OPENPIM_HE_OK;
-    if (!mods || !tw1 || !tw2 || !twist || !pw || !br) {
+    if (!mods || !tw1 || !tw2 || !itw1 || !itw2 || !twist || !itwist || !pw || !br) {
         st = he_fail(OPENPIM_HE_ERR_NO_MEMORY, "2D NTT: out of host memory for the twiddle tables");
         goto out;
     }
@@ -130,13 +132,21 @@ static openpim_he_status write_tables(openpim_he_ntt2d *h)
                 pw[e] = he_mul_mod(pw[e - 1], psi, q);
             forward_table(q, pw[h->n1], h->n2, tw1 + ((size_t)grp * S + slot) * h->n2);
             forward_table(q, pw[h->n2], h->n1, tw2 + ((size_t)grp * S + slot) * h->n1);
-            /* column i1's output slot s: psi^(i1 (2 bitrev(s) + 1 - n2)), exponents mod 2n */
+            /* the inverse tables: the roots' inverses psi^(2n - n1), psi^(2n - n2) (psi^(2n) = 1) */
+            forward_table(q, pw[2 * n - h->n1], h->n2, itw1 + ((size_t)grp * S + slot) * h->n2);
+            forward_table(q, pw[2 * n - h->n2], h->n1, itw2 + ((size_t)grp * S + slot) * h->n1);
+            const uint32_t n_inv = he_pow_mod(n % q, q - 2, q);
+            /* column i1's output slot s: psi^(i1 (2 bitrev(s) + 1 - n2)), exponents mod 2n; the inverse's:
+             * psi^-(...) n^-1 (the scaling of both inverse steps) */
             for (uint32_t x = 0; x < h->g; x++)
                 for (uint32_t il = 0; il < h->c1; il++) {
                     const uint64_t i1 = (uint64_t)x * h->c1 + il;
-                    uint32_t *row = twist + (size_t)(grp * h->g + x) * twist_words + ((size_t)slot * h->c1 + il) * h->n2;
-                    for (uint32_t s = 0; s < h->n2; s++)
-                        row[s] = pw[i1 * (2ull * br[s] + 1 + 2ull * n - h->n2) % (2ull * n)];
+                    const size_t at = (size_t)(grp * h->g + x) * twist_words + ((size_t)slot * h->c1 + il) * h->n2;
+                    for (uint32_t s = 0; s < h->n2; s++) {
+                        const uint64_t e = i1 * (2ull * br[s] + 1 + 2ull * n - h->n2) % (2ull * n);
+                        twist[at + s] = pw[e];
+                        itwist[at + s] = he_mul_mod(pw[(2ull * n - e) % (2ull * n)], n_inv, q);
+                    }
                 }
         }
     struct he2d_consts *consts = calloc(G, sizeof *consts);
@@ -153,6 +163,7 @@ static openpim_he_status write_tables(openpim_he_ntt2d *h)
             .row_words = h->row_words, .log_c1 = he_log2(h->c1),
             .mods = h->off_mods, .tw1 = h->off_tw1, .tw2 = h->off_tw2, .twist = h->off_twist,
             .a = h->off_a, .b = h->off_b, .c = h->off_c,
+            .itw1 = h->off_itw1, .itw2 = h->off_itw2, .itwist = h->off_itwist,
         };
     }
     if ((st = push(h, DPU_XFER_TO_DPU, 0, sizeof *consts, (uint32_t *)consts, sizeof *consts / 4, true,
@@ -162,15 +173,24 @@ static openpim_he_status write_tables(openpim_he_ntt2d *h)
         (st = push(h, DPU_XFER_TO_DPU, h->off_tw1, (uint64_t)S * h->n2 * 4, tw1, (size_t)S * h->n2, true,
                    "writing the step 1 twiddles")) == OPENPIM_HE_OK &&
         (st = push(h, DPU_XFER_TO_DPU, h->off_tw2, (uint64_t)S * h->n1 * 4, tw2, (size_t)S * h->n1, true,
-                   "writing the step 2 twiddles")) == OPENPIM_HE_OK)
-        st = push(h, DPU_XFER_TO_DPU, h->off_twist, twist_words * 4, twist, twist_words, false,
-                  "writing the twists");
+                   "writing the step 2 twiddles")) == OPENPIM_HE_OK &&
+        (st = push(h, DPU_XFER_TO_DPU, h->off_itw1, (uint64_t)S * h->n2 * 4, itw1, (size_t)S * h->n2, true,
+                   "writing the inverse step 2 twiddles")) == OPENPIM_HE_OK &&
+        (st = push(h, DPU_XFER_TO_DPU, h->off_itw2, (uint64_t)S * h->n1 * 4, itw2, (size_t)S * h->n1, true,
+                   "writing the inverse step 1 twiddles")) == OPENPIM_HE_OK &&
+        (st = push(h, DPU_XFER_TO_DPU, h->off_twist, twist_words * 4, twist, twist_words, false,
+                   "writing the twists")) == OPENPIM_HE_OK)
+        st = push(h, DPU_XFER_TO_DPU, h->off_itwist, twist_words * 4, itwist, twist_words, false,
+                  "writing the inverse twists");
     free(consts);
 out:
     free(mods);
     free(tw1);
     free(tw2);
+    free(itw1);
+    free(itw2);
     free(twist);
+    free(itwist);
     free(pw);
     free(br);
     return st;
@@ -208,9 +228,9 @@ openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params
     /* MRAM layout (byte offsets in the heap, all multiples of 8) */
     const uint64_t S = h->slots, col_bytes = S * h->c1 * h->n2 * 4, tr_bytes = (uint64_t)h->n2 * h->row_words * 4;
     uint64_t end = (sizeof(struct he2d_consts) + 7) & ~7ull;
-    uint64_t offs[7], sizes[7] = {S * sizeof(struct he2d_mod), S * h->n2 * 4, S * h->n1 * 4, col_bytes, col_bytes,
-                                  tr_bytes, tr_bytes};
-    for (int i = 0; i < 7; i++) {
+    uint64_t offs[10], sizes[10] = {S * sizeof(struct he2d_mod), S * h->n2 * 4, S * h->n1 * 4, col_bytes, col_bytes,
+                                    tr_bytes, tr_bytes, S * h->n2 * 4, S * h->n1 * 4, col_bytes};
+    for (int i = 0; i < 10; i++) {
         offs[i] = end;
         end += (sizes[i] + 7) & ~7ull;
     }
@@ -247,7 +267,8 @@ openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params
     }
     h->off_mods = (uint32_t)offs[0], h->off_tw1 = (uint32_t)offs[1], h->off_tw2 = (uint32_t)offs[2];
     h->off_twist = (uint32_t)offs[3], h->off_a = (uint32_t)offs[4], h->off_b = (uint32_t)offs[5];
-    h->off_c = (uint32_t)offs[6];
+    h->off_c = (uint32_t)offs[6], h->off_itw1 = (uint32_t)offs[7], h->off_itw2 = (uint32_t)offs[8];
+    h->off_itwist = (uint32_t)offs[9];
 
     const uint32_t lengths[2] = {g, h->groups}, dims[1] = {0};
     openpim_comm_status cs = openpim_cube_create(h->set, 2, lengths, &h->cube);
@@ -333,17 +354,40 @@ static double since(double *mark)
     return d;
 }
 
-openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
-                                           struct openpim_he_ntt2d_times *times)
+/* The arguments of a transform: nothing NULL, every input word below its modulus. */
+static openpim_he_status check_inputs(const openpim_he_ntt2d *h, const uint32_t *in, const uint32_t *out)
 {
     if (!h || !in || !out)
         return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: NULL argument");
-    const uint32_t n = h->params.n, k = h->params.nr_moduli, S = h->slots, n1 = h->n1;
-    const size_t per_dpu = (size_t)S * h->c1 * h->n2; /* words of a column block, = S n / g */
+    const uint32_t n = h->params.n, k = h->params.nr_moduli;
     for (size_t w = 0; w < (size_t)h->nr_ntts * n; w++)
         if (in[w] >= h->params.moduli[(w / n) % k])
             return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D NTT: polynomial %zu, residue %zu, coefficient %zu: %u is not "
                            "below its modulus %u", w / n / k, (w / n) % k, w % n, in[w], h->params.moduli[(w / n) % k]);
+    return OPENPIM_HE_OK;
+}
+
+/* b -> c between the g DPUs of each group: block p of a node = rows p r2 .. p r2 + r2 - 1 of b, r2
+ * row_words words; then this program again (comm may have loaded its reordering kernel, openpim_comm.h;
+ * MRAM is kept). */
+static openpim_he_status exchange(openpim_he_ntt2d *h)
+{
+    openpim_comm_status cs = openpim_alltoall(h->comm, h->off_b, h->off_c, (uint64_t)h->n2 * h->row_words * 4);
+    if (cs != OPENPIM_COMM_OK)
+        return comm_fail(cs, "All-to-All");
+    h->comm_view = openpim_cube_last_used_view(h->cube);
+    dpu_error_t err = dpu_load(h->set, h->path, NULL);
+    return err == DPU_OK ? OPENPIM_HE_OK : sdk_fail(err, "reloading the kernel after the All-to-All");
+}
+
+openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
+                                           struct openpim_he_ntt2d_times *times)
+{
+    openpim_he_status st = check_inputs(h, in, out);
+    if (st != OPENPIM_HE_OK)
+        return st;
+    const uint32_t n = h->params.n, S = h->slots, n1 = h->n1;
+    const size_t per_dpu = (size_t)S * h->c1 * h->n2; /* words of a column block, = S n / g */
     struct openpim_he_ntt2d_times t = {0};
     double start = openpim_modelled_time_us(), mark = start;
 
@@ -362,8 +406,7 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *
                                                 (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
     if (err != DPU_OK)
         return sdk_fail(err, "recording the host transposition");
-    openpim_he_status st = push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload");
-    if (st != OPENPIM_HE_OK)
+    if ((st = push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
         return st;
     t.cpu_dpu_us = since(&mark);
 
@@ -371,14 +414,8 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *
         return st;
     t.kernel1_us = since(&mark);
 
-    /* block p of a node = rows p r2 .. p r2 + r2 - 1 of b, r2 row_words words */
-    openpim_comm_status cs = openpim_alltoall(h->comm, h->off_b, h->off_c, (uint64_t)h->n2 * h->row_words * 4);
-    if (cs != OPENPIM_COMM_OK)
-        return comm_fail(cs, "All-to-All");
-    h->comm_view = openpim_cube_last_used_view(h->cube);
-    /* comm may have loaded its reordering kernel (openpim_comm.h): ours again, MRAM is kept */
-    if ((err = dpu_load(h->set, h->path, NULL)) != DPU_OK)
-        return sdk_fail(err, "reloading the kernel after the All-to-All");
+    if ((st = exchange(h)) != OPENPIM_HE_OK)
+        return st;
     t.inter_dpu_us = since(&mark);
 
     if ((st = launch(h, HE2D_STEP_ROWS, &t.kernel2_cycles, &t.kernel2_dpu_us)) != OPENPIM_HE_OK)
@@ -395,6 +432,64 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *
         for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
             memcpy(out + (size_t)(grp * S + slot) * n + x * share, h->stage + i * per_dpu + slot * share, share * 4);
     }
+    t.dpu_cpu_us = since(&mark);
+    t.total_us = mark - start;
+    if (times)
+        *times = t;
+    return OPENPIM_HE_OK;
+}
+
+openpim_he_status openpim_he_ntt2d_inverse(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
+                                           struct openpim_he_ntt2d_times *times)
+{
+    openpim_he_status st = check_inputs(h, in, out);
+    if (st != OPENPIM_HE_OK)
+        return st;
+    const uint32_t n = h->params.n, S = h->slots, n1 = h->n1;
+    const size_t per_dpu = (size_t)S * h->c1 * h->n2, share = n / h->g;
+    struct openpim_he_ntt2d_times t = {0};
+    double start = openpim_modelled_time_us(), mark = start;
+
+    /* CPU-DPU: node (x, grp) gets words [x n / g, (x + 1) n / g) of each of its group's inputs (rows
+     * x r2 .., the forward's output layout): no reordering */
+    for (uint32_t i = 0; i < h->nr_dpus; i++) {
+        const uint32_t x = i % h->g, grp = i / h->g;
+        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
+            memcpy(h->stage + i * per_dpu + slot * share, in + (size_t)(grp * S + slot) * n + x * share, share * 4);
+    }
+    if ((st = push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
+        return st;
+    t.cpu_dpu_us = since(&mark);
+
+    if ((st = launch(h, HE2D_STEP_INV_ROWS, &t.kernel1_cycles, &t.kernel1_dpu_us)) != OPENPIM_HE_OK)
+        return st;
+    t.kernel1_us = since(&mark);
+    if ((st = exchange(h)) != OPENPIM_HE_OK)
+        return st;
+    t.inter_dpu_us = since(&mark);
+    if ((st = launch(h, HE2D_STEP_INV_COLUMNS, &t.kernel2_cycles, &t.kernel2_dpu_us)) != OPENPIM_HE_OK)
+        return st;
+    t.kernel2_us = since(&mark);
+
+    /* DPU-CPU: node (x, grp) holds columns i1 = x c1 .. of its group's results as [slot][i1 local][i2],
+     * transposed back on the host (charged as the forward's gather) */
+    if ((st = push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
+        OPENPIM_HE_OK)
+        return st;
+    for (uint32_t i = 0; i < h->nr_dpus; i++) {
+        const uint32_t x = i % h->g, grp = i / h->g;
+        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
+            uint32_t *dst = out + (size_t)(grp * S + slot) * n + (size_t)x * h->c1;
+            const uint32_t *src = h->stage + i * per_dpu + (size_t)slot * h->c1 * h->n2;
+            for (uint32_t il = 0; il < h->c1; il++)
+                for (uint32_t i2 = 0; i2 < h->n2; i2++)
+                    dst[il + (size_t)n1 * i2] = src[il * h->n2 + i2];
+        }
+    }
+    dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_DPU_CPU, "he 2D NTT: outputs out of columns",
+                                                (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
+    if (err != DPU_OK)
+        return sdk_fail(err, "recording the host transposition");
     t.dpu_cpu_us = since(&mark);
     t.total_us = mark - start;
     if (times)

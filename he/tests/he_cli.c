@@ -5,6 +5,7 @@
  *   he_cli primes N K BITS          print openpim_he_params_generate's moduli
  *   he_cli root Q N                 print the minimal primitive 2N-th root
  *   he_cli OP IN.bin OUT.bin        OP: ntt intt ntt_intt add sub neg mul polymul bgv relin ntt2d
+ *                                       intt2d ntt2d_intt2d
  *
  * IN.bin, little-endian uint32: n, k, nr_dpus, mul (0 custom, 1 native), count,
  * nr_inputs, special modulus (0: none), plain modulus t, moduli[k], then
@@ -13,7 +14,10 @@
  * (modelled cycles of the operation).  ntt2d: the 2D NTT across DPUs, with
  * the plain-modulus word giving group_dpus (0: automatic) and the collective
  * implementation from OPENPIM_COMM_IMPL; prints "cycles C1 C2" (the steps)
- * and "view V" (whether comm used its physical-view path). */
+ * and "view V" (whether comm used its physical-view path).  intt2d: the
+ * inverse 2D NTT alone; ntt2d_intt2d: the forward then, on the same object,
+ * the inverse of its output in place (two output arrays), printing the
+ * inverse's steps as "icycles C1 C2". */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +90,9 @@ int main(int argc, char **argv)
         key = read_words(in, (size_t)params.nr_moduli * 2 * (params.nr_moduli + 1) * params.n);
     fclose(in);
 
-    if (strcmp(op, "ntt2d") == 0) {
+    const int fwd2d = strcmp(op, "ntt2d") == 0, inv2d = strcmp(op, "intt2d") == 0;
+    const int both2d = strcmp(op, "ntt2d_intt2d") == 0;
+    if (fwd2d || inv2d || both2d) {
         struct openpim_he_ntt2d_config c2 = {
             .nr_dpus = hdr[2], .group_dpus = hdr[7], .count = count, .mul = (enum openpim_he_mul)hdr[3]};
         openpim_he_ntt2d *h;
@@ -94,16 +100,29 @@ int main(int argc, char **argv)
         struct openpim_he_ntt2d_shape shape;
         uint32_t *res = malloc(words * 4 + 4);
         CHECK(openpim_he_ntt2d_create(&params, &c2, &h));
-        CHECK(openpim_he_ntt2d_forward(h, inputs[0], res, &t));
+        if (inv2d)
+            CHECK(openpim_he_ntt2d_inverse(h, inputs[0], res, &t));
+        else
+            CHECK(openpim_he_ntt2d_forward(h, inputs[0], res, &t));
         CHECK(openpim_he_ntt2d_shape(h, &shape));
         FILE *o2 = fopen(argv[3], "wb");
         if (!res || !o2 || fwrite(res, 4, words, o2) != words) {
             perror(argv[3]);
             return 1;
         }
+        struct openpim_he_ntt2d_times ti = {0};
+        if (both2d) {
+            CHECK(openpim_he_ntt2d_inverse(h, res, res, &ti));
+            if (fwrite(res, 4, words, o2) != words) {
+                perror(argv[3]);
+                return 1;
+            }
+        }
         fclose(o2);
         printf("groups %u group_dpus %u slots %u view %d\ncycles %" PRIu64 " %" PRIu64 "\n", shape.nr_groups,
                shape.group_dpus, shape.slots, shape.comm_view, t.kernel1_cycles, t.kernel2_cycles);
+        if (both2d)
+            printf("icycles %" PRIu64 " %" PRIu64 "\n", ti.kernel1_cycles, ti.kernel2_cycles);
         openpim_he_ntt2d_destroy(h);
         free(res);
         free(inputs[0]);

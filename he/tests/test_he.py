@@ -12,6 +12,8 @@ MODE relin_seal  relinearisation vs SEAL's Evaluator.relinearize, decryption
 MODE ntt2d     the 2D NTT across DPUs vs the reference and the 1D NTT: group
                sizes 1 ... 256, several groups, uneven batches, both
                multiply variants, both All-to-All implementations of comm
+MODE intt2d    the inverse 2D NTT: vs the reference's inverse on random NTT-form
+               inputs, inverse(forward(x)) = x, at the ntt2d shapes
 MODE ntt2d_seal  the 2D NTT of real BGV ciphertexts = SEAL's NTT form,
                n = 4096 ... 65536
 
@@ -320,8 +322,10 @@ def mode_relin_seal(cli):
         print("%s: relinearisation bit-exact with SEAL, %d cycles" % (tag, cycles), flush=True)
 
 
-def run_2d(cli, n, moduli, nr_dpus, group_dpus, mul, a, comm_impl=None):
-    """The 2D NTT of a (count, k, n); returns the output and he_cli's report (groups, slots, view, cycles)."""
+def run_2d(cli, n, moduli, nr_dpus, group_dpus, mul, a, comm_impl=None, op="ntt2d"):
+    """The 2D NTT of a (count, k, n) (op intt2d: the inverse; ntt2d_intt2d: the forward, then the inverse of
+    its output, both returned stacked); returns the output and he_cli's report (groups, slots, view,
+    cycles)."""
     env = dict(os.environ)
     env.pop("OPENPIM_COMM_IMPL", None)
     if comm_impl:
@@ -332,29 +336,34 @@ def run_2d(cli, n, moduli, nr_dpus, group_dpus, mul, a, comm_impl=None):
         hdr = np.array([n, len(moduli), nr_dpus, mul, count, 1, 0, group_dpus] + list(moduli), dtype="<u4")
         with open(fin, "wb") as f:
             f.write(hdr.tobytes() + np.ascontiguousarray(a, dtype="<u4").tobytes())
-        r = subprocess.run([cli, "ntt2d", fin, fout], capture_output=True, text=True, env=env)
+        r = subprocess.run([cli, op, fin, fout], capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            raise SystemExit("he_cli ntt2d failed:\n%s%s" % (r.stdout, r.stderr))
+            raise SystemExit("he_cli %s failed:\n%s%s" % (op, r.stdout, r.stderr))
         words = r.stdout.split()
         info = dict(zip(words[0:8:2], (int(x) for x in words[1:8:2])))
         info["cycles"] = (int(words[9]), int(words[10]))
+        if op == "ntt2d_intt2d":
+            info["icycles"] = (int(words[12]), int(words[13]))
+            return np.fromfile(fout, dtype="<u4").reshape(2, count, len(moduli), n), info
         return np.fromfile(fout, dtype="<u4").reshape(count, len(moduli), n), info
+
+
+# (n, k, polynomials, DPUs, group DPUs, multiply variant, comm implementation, groups, slots, view)
+NTT2D_CASES = [
+    (1024, 2, 3, 4, 4, MUL_CUSTOM, None, 1, 6, 0),          # 32 x 32, one group, 6 residue NTTs
+    (2048, 1, 5, 8, 4, MUL_NATIVE, None, 2, 3, 0),          # 64 x 32 (odd log n), 2 groups, 3 + 2 NTTs
+    (8192, 3, 1, 6, 2, MUL_NATIVE, "baseline", 3, 1, 0),    # 128 x 64, 3 groups of 2 DPUs
+    (4096, 1, 4, 64, 0, MUL_CUSTOM, "optimised", 1, 4, 1),  # a whole rank: comm's physical-view path
+    (4096, 1, 4, 64, 64, MUL_CUSTOM, "baseline", 1, 4, 0),  # the same through the host-mediated path
+    (4096, 1, 5, 128, 64, MUL_NATIVE, None, 2, 3, 0),       # one column per DPU, 3 + 2 NTTs: odd rows
+    (4096, 1, 9, 64, 64, MUL_CUSTOM, None, 1, 9, 1),        # one column per DPU, 9 NTTs: padded rows
+    (16384, 1, 9, 128, 16, MUL_CUSTOM, None, 8, 2, 1),      # 8 groups, 9 NTTs: the last 7 groups hold 1
+]
 
 
 def mode_ntt2d(cli):
     rng = random.Random(6)
-    # (n, k, polynomials, DPUs, group DPUs, multiply variant, comm implementation, groups, slots, view)
-    cases = [
-        (1024, 2, 3, 4, 4, MUL_CUSTOM, None, 1, 6, 0),          # 32 x 32, one group, 6 residue NTTs
-        (2048, 1, 5, 8, 4, MUL_NATIVE, None, 2, 3, 0),          # 64 x 32 (odd log n), 2 groups, 3 + 2 NTTs
-        (8192, 3, 1, 6, 2, MUL_NATIVE, "baseline", 3, 1, 0),    # 128 x 64, 3 groups of 2 DPUs
-        (4096, 1, 4, 64, 0, MUL_CUSTOM, "optimised", 1, 4, 1),  # a whole rank: comm's physical-view path
-        (4096, 1, 4, 64, 64, MUL_CUSTOM, "baseline", 1, 4, 0),  # the same through the host-mediated path
-        (4096, 1, 5, 128, 64, MUL_NATIVE, None, 2, 3, 0),       # one column per DPU, 3 + 2 NTTs: odd rows
-        (4096, 1, 9, 64, 64, MUL_CUSTOM, None, 1, 9, 1),        # one column per DPU, 9 NTTs: padded rows
-        (16384, 1, 9, 128, 16, MUL_CUSTOM, None, 8, 2, 1),      # 8 groups, 9 NTTs: the last 7 groups hold 1
-    ]
-    for n, k, count, dpus, g, mul, impl, want_groups, want_slots, want_view in cases:
+    for n, k, count, dpus, g, mul, impl, want_groups, want_slots, want_view in NTT2D_CASES:
         moduli = ref.ntt_friendly_primes(n, k, 30)
         a = random_array(rng, count, moduli, n)
         got, info = run_2d(cli, n, moduli, dpus, g, mul, a, impl)
@@ -389,6 +398,51 @@ def mode_ntt2d(cli):
     _, four = run_2d(cli, n, moduli, 128, 32, MUL_CUSTOM, np.concatenate([a, a]))  # 8 NTTs on 4 groups
     check(one["cycles"] == four["cycles"], "kernel cycles independent of the number of groups: %s vs %s"
           % (one["cycles"], four["cycles"]))
+
+
+def mode_intt2d(cli):
+    rng = random.Random(16)
+    for n, k, count, dpus, g, mul, impl, want_groups, want_slots, want_view in NTT2D_CASES:
+        moduli = ref.ntt_friendly_primes(n, k, 30)
+        tag = "inverse 2D NTT n=%d k=%d count=%d dpus=%d g=%d mul=%d comm=%s" % (n, k, count, dpus, g, mul, impl)
+        y = random_array(rng, count, moduli, n)  # any words below the moduli are an NTT form
+        got, info = run_2d(cli, n, moduli, dpus, g, mul, y, impl, op="intt2d")
+        same(got, ref_each(ref.intt, y, moduli), tag + " vs reference")
+        check((info["groups"], info["slots"], info["view"]) == (want_groups, want_slots, want_view),
+              "%s: shape %s" % (tag, info))
+        a = random_array(rng, count, moduli, n)
+        both, info2 = run_2d(cli, n, moduli, dpus, g, mul, a, impl, op="ntt2d_intt2d")
+        same(both[1], a, tag + ": inverse(forward(a)) = a")
+        if mul == MUL_CUSTOM:  # constant time (the native multiply's time depends on the operands)
+            check(info2["icycles"] == info["cycles"], "%s: inverse's kernel cycles independent of the data: %s vs %s"
+                  % (tag, info2["icycles"], info["cycles"]))
+        print("%s: ok, kernel cycles %s (forward %s)" % (tag, info["cycles"], info2["cycles"]), flush=True)
+    # against the 1D library's iNTT too
+    n, moduli = 2048, ref.ntt_friendly_primes(2048, 2, 30)
+    y = random_array(rng, 3, moduli, n)
+    got, _ = run_2d(cli, n, moduli, 4, 2, MUL_NATIVE, y, op="intt2d")
+    (one_d,), _ = run_cli(cli, "intt", n, moduli, 2, MUL_NATIVE, [y])
+    same(got, one_d, "inverse 2D NTT vs the 1D iNTT")
+    # n = 2^16 (256 x 256) on 1, 16 and 256 DPUs per NTT
+    n, moduli = 65536, ref.ntt_friendly_primes(65536, 1, 30)
+    y = random_array(rng, 1, moduli, n)
+    want = ref_each(ref.intt, y, moduli)
+    for dpus, g in ((1, 1), (16, 16), (256, 256)):
+        both, info = run_2d(cli, n, moduli, dpus, g, MUL_CUSTOM, y, op="ntt2d_intt2d")
+        same(both[1], y, "2D NTT n=65536 g=%d: inverse(forward(y)) = y" % g)
+        got, _ = run_2d(cli, n, moduli, dpus, g, MUL_NATIVE, y, op="intt2d")
+        same(got, want, "inverse 2D NTT n=65536 g=%d vs reference" % g)
+        print("inverse 2D NTT n=65536 on %d DPUs: ok, kernel cycles %s" % (dpus, info["icycles"]), flush=True)
+    # edge values: all q - 1, all 0, all ones (the inverse of NTT(delta): delta)
+    n, moduli = 4096, ref.ntt_friendly_primes(4096, 2, 30)
+    edge = np.zeros((3, 2, n), dtype=np.uint32)
+    edge[0] = np.array(moduli, dtype=np.uint32)[:, None] - 1
+    edge[2] = 1
+    got, _ = run_2d(cli, n, moduli, 8, 8, MUL_CUSTOM, edge, op="intt2d")
+    same(got, ref_each(ref.intt, edge, moduli), "inverse 2D NTT of edge values")
+    delta = np.zeros((2, n), dtype=np.uint32)
+    delta[:, 0] = 1
+    check(np.array_equal(got[2], delta) and not got[1].any(), "inverse 2D NTT(ones) = delta, of 0 = 0")
 
 
 def mode_ntt2d_seal(cli):

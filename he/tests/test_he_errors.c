@@ -261,7 +261,7 @@ static void test_relin(void)
     openpim_he_context_destroy(ctx); /* frees the arrays */
 }
 
-/* The 2D NTT: bad configurations, inputs not reduced (output untouched), MRAM. */
+/* The 2D NTT and its inverse: bad configurations, inputs not reduced (output untouched), MRAM. */
 static void test_ntt2d(void)
 {
     struct openpim_he_params p;
@@ -341,6 +341,38 @@ static void test_ntt2d(void)
     CHECK(t.total_us == t.cpu_dpu_us + t.kernel1_us + t.inter_dpu_us + t.kernel2_us + t.dpu_cpu_us);
     CHECK_EQ(openpim_he_ntt2d_shape(h, &shape), OPENPIM_HE_OK);
     CHECK_EQ(shape.comm_view, 0); /* 8 DPUs: not whole ranks */
+
+    /* the inverse: the same checks, nothing written; then iNTT(0) = 0 in place, times as the forward's */
+    memset(out, 0xab, words * 4);
+    in[4096 * 0 + 4095] = p.moduli[0] + 5; /* residue 0, coefficient 4095: not reduced */
+    CHECK_EQ(openpim_he_ntt2d_inverse(h, in, out, &t), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK(error_mentions("coefficient 4095"));
+    untouched = 0;
+    for (size_t i = 0; i < words; i++)
+        untouched += out[i] == 0xabababab;
+    CHECK_EQ(untouched, words);
+    CHECK_EQ(openpim_he_ntt2d_inverse(h, NULL, out, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK_EQ(openpim_he_ntt2d_inverse(h, in, NULL, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK_EQ(openpim_he_ntt2d_inverse(NULL, in, out, NULL), OPENPIM_HE_ERR_ARGUMENT);
+    CHECK(error_mentions("NULL"));
+    in[4095] = 0;
+    memset(&t, 0, sizeof t);
+    CHECK_EQ(openpim_he_ntt2d_inverse(h, in, in, &t), OPENPIM_HE_OK);
+    zeros = 0;
+    for (size_t i = 0; i < words; i++)
+        zeros += in[i] == 0;
+    CHECK_EQ(zeros, words);
+    CHECK(t.kernel1_cycles > 0 && t.kernel2_cycles > 0 && t.inter_dpu_us > 0 && t.cpu_dpu_us > 0 &&
+          t.dpu_cpu_us > 0 && t.kernel1_us > 0 && t.kernel2_us > 0);
+    CHECK(t.total_us == t.cpu_dpu_us + t.kernel1_us + t.inter_dpu_us + t.kernel2_us + t.dpu_cpu_us);
+    /* inverse of all ones (NTT(delta)) = delta, a result the zeros cannot fake; times may be NULL */
+    for (size_t i = 0; i < words; i++)
+        in[i] = 1;
+    CHECK_EQ(openpim_he_ntt2d_inverse(h, in, out, NULL), OPENPIM_HE_OK);
+    size_t delta = 0;
+    for (size_t i = 0; i < words; i++)
+        delta += out[i] == (i % 4096 == 0);
+    CHECK_EQ(delta, words);
     openpim_he_ntt2d_destroy(h);
     openpim_he_ntt2d_destroy(NULL);
     free(in);
