@@ -669,6 +669,7 @@ static int write_piece(struct remote *r, const uint32_t *list, uint32_t n, enum 
  * overlap. */
 #define HALF (4ull << 20)          /* one piece (a round trip per 4 MB is ~1 % of its copies) */
 #define PIPELINE_MIN (2ull << 20) /* below this, one request (its round trip costs more than the overlap gains) */
+_Static_assert(2 * HALF <= WINDOW_SIZE && PIPELINE_MIN <= WINDOW_SIZE, "two pieces, or one smaller request, fit the window");
 struct pipeline {
     uint32_t seq[2]; /* requests in flight, oldest first */
     unsigned inflight, next_half;
@@ -830,23 +831,16 @@ static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region
     }
     if (rc == 0 && len >= PIPELINE_MIN) {
         rc = read_pipelined(r, p, region, off, dst, len, err, errlen);
-        pthread_mutex_unlock(&r->lock);
-        return rc;
-    }
-    for (size_t at = 0; rc == 0 && (at < len || len == 0);) {
-        size_t piece = len - at < WINDOW_SIZE ? len - at : WINDOW_SIZE;
-        struct opd_read req = {.dpu = p, .region = (uint32_t)region, .off = (uint32_t)(off + at), .len = piece};
-        if (piece <= OPD_INLINE_MAX) {
-            rc = call(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, (uint8_t *)dst + at, piece, err, errlen);
+    } else if (rc == 0) { /* one request: inline, or through the window (len < PIPELINE_MIN < WINDOW_SIZE) */
+        struct opd_read req = {.dpu = p, .region = (uint32_t)region, .off = off, .len = len};
+        if (len <= OPD_INLINE_MAX) {
+            rc = call(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, dst, len, err, errlen);
         } else if ((rc = window(r, err, errlen)) == 0) {
             req.data.where = OPD_SHM;
             rc = call(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
             if (rc == 0)
-                memcpy((uint8_t *)dst + at, r->shm, piece);
+                memcpy(dst, r->shm, len);
         }
-        at += piece;
-        if (len == 0)
-            break;
     }
     pthread_mutex_unlock(&r->lock);
     return rc;

@@ -24,7 +24,6 @@
 #define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
 #endif
 
-
 static _Atomic uint32_t *chunks(struct op_machine *m, uint32_t dpu)
 {
     return op_ctrl_chunks(m->ctrl, dpu);

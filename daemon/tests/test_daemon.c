@@ -1002,31 +1002,21 @@ int main(int argc, char **argv)
     unsetenv("UPMEM_PROFILE");
     unsetenv("UPMEM_PROFILE_BASE");
     signal(SIGPIPE, SIG_IGN);
-    const char *s = argv[1];
-    if (!strcmp(s, "isolation"))
-        isolation();
-    else if (!strcmp(s, "kill"))
-        kill_mid_transfer();
-    else if (!strcmp(s, "tenants"))
-        tenants();
-    else if (!strcmp(s, "queue"))
-        queue();
-    else if (!strcmp(s, "malformed"))
-        malformed();
-    else if (!strcmp(s, "shutdown"))
-        shutdown_scenario();
-    else if (!strcmp(s, "profile"))
-        profile_keys();
-    else if (!strcmp(s, "batch"))
-        batch();
-    else if (!strcmp(s, "large"))
-        large();
-    else if (!strcmp(s, "ctl"))
-        ctl();
-    else {
-        fprintf(stderr, "unknown scenario %s\n", s);
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } scenarios[] = {{"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
+                     {"queue", queue},         {"malformed", malformed},  {"shutdown", shutdown_scenario},
+                     {"profile", profile_keys}, {"batch", batch},         {"large", large},
+                     {"ctl", ctl}};
+    size_t k = 0;
+    while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
+        k++;
+    if (k == sizeof scenarios / sizeof *scenarios) {
+        fprintf(stderr, "unknown scenario %s\n", argv[1]);
         return 2;
     }
+    scenarios[k].run();
     if (daemon_pid > 0)
         CHECK_EQ(stop_daemon(daemon_pid), 0);
     if (check_failures)
@@ -1035,5 +1025,5 @@ int main(int argc, char **argv)
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!check_failures && system(cmd) != 0)
         fprintf(stderr, "cannot remove %s\n", dir);
-    return check_done(s);
+    return check_done(argv[1]);
 }
