@@ -17,36 +17,18 @@
 #include <string.h>
 
 #include "../bench.h"
+#include "pim_app.h"
 #include "dlrm.h"
 
 static void csv(const char *app, const char *variant, uint32_t pes, const struct dlrm_times *t, double cpu_us)
 {
-    const char *path = getenv("PIDCOMM_APPS_CSV");
-    if (path && *path) {
-        FILE *f = fopen(path, "a");
-        if (!f) {
-            perror(path);
-            exit(1);
-        }
-        fprintf(f, "%s,%s,%u,int32,%.3f,%.3f,%.3f,%.3f,%.3f\n", app, variant, pes, t->total, t->kernel, t->comm,
-                t->host, cpu_us);
-        fclose(f);
-    }
-    path = getenv("PIDCOMM_APPS_STEPS_CSV");
-    if (path && *path) {
-        FILE *f = fopen(path, "a");
-        if (!f) {
-            perror(path);
-            exit(1);
-        }
-        const char *names[] = {"scatter",     "kernel_pack",     "alltoall_xyz",   "kernel_lookup", "reduce_scatter_y",
-                               "alltoall_xz", "kernel_interact", "kernel_top_mlp", "gather"};
-        const double v[] = {t->scatter,     t->pack,     t->alltoall_xyz, t->lookup, t->reduce_scatter_y,
-                            t->alltoall_xz, t->interact, t->top_mlp,      t->gather};
-        for (int i = 0; i < 9; i++)
-            fprintf(f, "%s,%s,%u,int32,%s,%.3f\n", app, variant, pes, names[i], v[i]);
-        fclose(f);
-    }
+    static const char *const names[] = {"scatter",          "kernel_pack", "alltoall_xyz",    "kernel_lookup",
+                                        "reduce_scatter_y", "alltoall_xz", "kernel_interact", "kernel_top_mlp",
+                                        "gather"};
+    const double v[] = {t->scatter,     t->pack,     t->alltoall_xyz, t->lookup, t->reduce_scatter_y,
+                        t->alltoall_xz, t->interact, t->top_mlp,      t->gather};
+    pim_write_rows(getenv("PIDCOMM_APPS_CSV"), getenv("PIDCOMM_APPS_STEPS_CSV"), app, variant, pes, "int32", t->total,
+                   t->kernel, t->comm, t->host, cpu_us, (int)(sizeof names / sizeof names[0]), names, v);
 }
 
 int main(int argc, char **argv)

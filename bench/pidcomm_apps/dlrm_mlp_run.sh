@@ -19,15 +19,16 @@ build=${1:?usage: dlrm_mlp_run.sh BUILD (dlrm ...|mlp ...|fig15|fig21) [-- ...]}
 build=$(cd "$build" && pwd)
 shift
 source "$here/../sdk_env.sh" "$build"
-for lib in workloads/dlrm/libopenpim_dlrm.a workloads/mlp/libopenpim_mlp.a comm/libopenpim_comm.a \
+for lib in workloads/dlrm/libopenpim_dlrm.a workloads/mlp/libopenpim_mlp.a workloads/graph/libopenpim_pimapp.a \
+           comm/libopenpim_comm.a \
            workloads/dlrm/dlrm_kernel workloads/mlp/mlp_kernel; do
     [ -e "$build/$lib" ] || { echo "dlrm_mlp_run.sh: $build/$lib missing (cmake --build $build)" >&2; exit 1; }
 done
-cflags="-std=c11 -O2 -Wall -Wextra -Werror -I$root/comm/include"
+cflags="-std=c11 -O2 -Wall -Wextra -Werror -I$root/comm/include -I$root/workloads/graph"
 gcc $cflags -I"$root/workloads/dlrm" -o "$work/dlrm_bench" "$here/dlrm_bench.c" \
-    "$build/workloads/dlrm/libopenpim_dlrm.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu) -lm
+    "$build/workloads/dlrm/libopenpim_dlrm.a" "$build/workloads/graph/libopenpim_pimapp.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu) -lm
 gcc $cflags -I"$root/workloads/mlp" -o "$work/mlp_bench" "$here/mlp_bench.c" \
-    "$build/workloads/mlp/libopenpim_mlp.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu) -lm
+    "$build/workloads/mlp/libopenpim_mlp.a" "$build/workloads/graph/libopenpim_pimapp.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu) -lm
 echo "host: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs"
 
 F=${PIDCOMM_APPS_MLP_F:-8192}

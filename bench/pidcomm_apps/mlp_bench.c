@@ -17,34 +17,15 @@
 #include <string.h>
 
 #include "../bench.h"
+#include "pim_app.h"
 #include "mlp.h"
 
 static void csv(const char *app, const char *variant, uint32_t pes, const struct mlp_times *t, double cpu_us)
 {
-    const char *path = getenv("PIDCOMM_APPS_CSV");
-    if (path && *path) {
-        FILE *f = fopen(path, "a");
-        if (!f) {
-            perror(path);
-            exit(1);
-        }
-        fprintf(f, "%s,%s,%u,int32,%.3f,%.3f,%.3f,%.3f,%.3f\n", app, variant, pes, t->total, t->kernel, t->comm,
-                t->host, cpu_us);
-        fclose(f);
-    }
-    path = getenv("PIDCOMM_APPS_STEPS_CSV");
-    if (path && *path) {
-        FILE *f = fopen(path, "a");
-        if (!f) {
-            perror(path);
-            exit(1);
-        }
-        const char *names[] = {"scatter", "kernel_layers", "reduce_scatter", "gather"};
-        const double v[] = {t->scatter, t->layers_kernel, t->reduce_scatter, t->gather};
-        for (int i = 0; i < 4; i++)
-            fprintf(f, "%s,%s,%u,int32,%s,%.3f\n", app, variant, pes, names[i], v[i]);
-        fclose(f);
-    }
+    static const char *const names[] = {"scatter", "kernel_layers", "reduce_scatter", "gather"};
+    const double v[] = {t->scatter, t->layers_kernel, t->reduce_scatter, t->gather};
+    pim_write_rows(getenv("PIDCOMM_APPS_CSV"), getenv("PIDCOMM_APPS_STEPS_CSV"), app, variant, pes, "int32", t->total,
+                   t->kernel, t->comm, t->host, cpu_us, (int)(sizeof names / sizeof names[0]), names, v);
 }
 
 int main(int argc, char **argv)

@@ -59,14 +59,9 @@ def run(ctx):
     B = os.environ.get("OPENPIM_REPORT_DLRM_BATCH", "8192")
     csv_path = os.path.join(ctx.work, "apps.csv")
     steps_path = os.path.join(ctx.work, "steps.csv")
-    for p in (csv_path, steps_path):
+    for p in (csv_path, steps_path):  # the benchmarks append (header first into an empty file)
         if os.path.exists(p):
             os.remove(p)
-    header = "app,variant,pes,dtype,total_us,kernel_us,comm_us,host_us,cpu_us\n"
-    with open(csv_path, "w") as f:
-        f.write(header)
-    with open(steps_path, "w") as f:
-        f.write("app,variant,pes,dtype,step,us\n")
     cmd, _ = ctx.run(["bench/pidcomm_apps/dlrm_mlp_run.sh", ctx.build, "fig21"],
                      env={"PIDCOMM_APPS_CSV": csv_path, "PIDCOMM_APPS_STEPS_CSV": steps_path,
                           "PIDCOMM_APPS_MLP_F": F, "PIDCOMM_APPS_DLRM_BATCH": B}, timeout=3 * 3600)
@@ -115,7 +110,7 @@ def run(ctx):
             continue
         k = (s["app"], s["variant"])
         br.setdefault(k, {c: 0.0 for c, _ in cats})
-        br[k][cat_of(s["step"])] += float(s["us"])
+        br[k][cat_of(s["phase"])] += float(s["us"])
     fig, ax = plt.subplots(figsize=(8, 3.4))
     labels, x = [], 0
     for a in apps:
@@ -249,8 +244,8 @@ def run(ctx):
     sec.tables.append(Table("Fig. 21: against the CPU, %d-%d PEs" % (pes[0], pes[-1]), r21, [cmd]))
     if os.environ.get("OPENPIM_REPORT_MLP_16K") == "1":
         p16 = os.path.join(ctx.work, "mlp16k.csv")
-        with open(p16, "w") as f:
-            f.write(header)
+        if os.path.exists(p16):
+            os.remove(p16)
         c16, _ = ctx.run(["bench/pidcomm_apps/dlrm_mlp_run.sh", ctx.build, "mlp", "1024", "16384", "1", "5"],
                          env={"PIDCOMM_APPS_CSV": p16}, timeout=3600)
         m16 = {r["variant"]: r for r in _read(p16)}

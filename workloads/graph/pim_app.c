@@ -77,22 +77,30 @@ static FILE *open_csv(const char *path, const char *header)
     return f;
 }
 
+void pim_write_rows(const char *csv, const char *steps, const char *app, const char *variant, uint32_t pes,
+                    const char *dtype, double total_us, double kernel_us, double comm_us, double host_us,
+                    double cpu_us, int n, const char *const names[], const double us[])
+{
+    if (csv && *csv) {
+        FILE *f = open_csv(csv, "app,variant,pes,dtype,total_us,kernel_us,comm_us,host_us,cpu_us");
+        fprintf(f, "%s,%s,%u,%s,%.3f,%.3f,%.3f,%.3f,%.3f\n", app, variant, pes, dtype, total_us, kernel_us, comm_us,
+                host_us, cpu_us);
+        fclose(f);
+    }
+    if (steps && *steps) {
+        FILE *f = open_csv(steps, "app,variant,pes,dtype,phase,us");
+        for (int i = 0; i < n; i++)
+            fprintf(f, "%s,%s,%u,%s,%s,%.3f\n", app, variant, pes, dtype, names[i], us[i]);
+        fclose(f);
+    }
+}
+
 void pim_write_csv(const char *csv, const char *breakdown, const char *app, const char *variant, uint32_t pes,
                    const char *dtype, const struct pim_times *t, double cpu_us)
 {
-    if (csv) {
-        FILE *f = open_csv(csv, "app,variant,pes,dtype,total_us,kernel_us,comm_us,host_us,cpu_us");
-        double comm = pim_comm_us(t), kern = t->us[PH_KERNEL], tot = pim_total_us(t);
-        fprintf(f, "%s,%s,%u,%s,%.3f,%.3f,%.3f,%.3f,%.3f\n", app, variant, pes, dtype, tot, kern, comm,
-                tot - kern - comm, cpu_us);
-        fclose(f);
-    }
-    if (breakdown) {
-        FILE *f = open_csv(breakdown, "app,variant,pes,dtype,phase,us");
-        for (int i = 0; i < PH_COUNT; i++)
-            fprintf(f, "%s,%s,%u,%s,%s,%.3f\n", app, variant, pes, dtype, pim_phase_names[i], t->us[i]);
-        fclose(f);
-    }
+    double comm = pim_comm_us(t), kern = t->us[PH_KERNEL], tot = pim_total_us(t);
+    pim_write_rows(csv, breakdown, app, variant, pes, dtype, tot, kern, comm, tot - kern - comm, cpu_us, PH_COUNT,
+                   pim_phase_names, t->us);
 }
 
 uint32_t pim_mram_take(struct pim_mram *m, uint64_t bytes, const char *what)

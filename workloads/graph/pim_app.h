@@ -67,6 +67,11 @@ double pim_wall_us(void);
  * `app,variant,pes,dtype,phase,us` per phase to breakdown; NULL skips a file. */
 void pim_write_csv(const char *csv, const char *breakdown, const char *app, const char *variant, uint32_t pes,
                    const char *dtype, const struct pim_times *t, double cpu_us);
+/* The same rows from any breakdown (DLRM's and the MLP's steps are their own):
+ * totals as given, one `...,step,us` row per name; NULL or "" skips a file. */
+void pim_write_rows(const char *csv, const char *steps, const char *app, const char *variant, uint32_t pes,
+                    const char *dtype, double total_us, double kernel_us, double comm_us, double host_us,
+                    double cpu_us, int n, const char *const names[], const double us[]);
 
 /* Offsets of an MRAM region list: bump allocation in 8-byte units from `base`. */
 struct pim_mram {
