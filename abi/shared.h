@@ -68,6 +68,7 @@ struct op_chunk {
  * launch does not use, so a worker steals only within its launch. */
 struct op_launch_slot {
     struct op_chunk chunks[OP_MAX_WORKERS];
+    _Atomic uint32_t done; /* DPUs of the launch its workers finished (the host's progress line) */
 };
 
 /* Identifies the layout below: libdpu and openpim-worker of different builds refuse each other. */

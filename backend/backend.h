@@ -46,6 +46,10 @@ struct op_machine_config {
 struct op_backend;
 struct op_backend_program; /* a program as the backend holds it */
 
+/* A progress report of a launch or a write: `done` of its DPUs have finished. */
+typedef void op_watch_fn(void *arg, uint32_t done);
+#define OP_WATCH_PERIOD_MS 100 /* how often a watched launch reports */
+
 struct op_backend_ops {
     const char *name;
     void (*close)(struct op_backend *b);
@@ -71,6 +75,11 @@ struct op_backend_ops {
      * be passed.  read: one DPU, MRAM never written reads as zeros. */
     int (*write)(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
                  const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen);
+    /* Optional (NULL: not counted): write, calling watch(arg, done) on the
+     * calling thread after each DPU written (the SDK's progress line). */
+    int (*write_watched)(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
+                         const void *const *src, uint32_t nsrc, size_t len, op_watch_fn *watch, void *arg,
+                         char *err, size_t errlen);
     /* Whether writing len bytes at MRAM offset off of each DPU would fit the
      * host memory limit (for a transfer made of several writes). */
     int (*check_room)(struct op_backend *b, const uint32_t *dpus, uint32_t n, uint32_t off, size_t len, char *err,
@@ -89,6 +98,11 @@ struct op_backend_ops {
      * from several threads at once.  -1 only when the machine could not run
      * (per-DPU faults are results). */
     int (*launch)(struct op_backend *b, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
+    /* Optional (NULL: the backend cannot count finished DPUs): launch, and
+     * call watch(arg, done) on the calling thread about every
+     * OP_WATCH_PERIOD_MS while it runs (the SDK's progress line). */
+    int (*launch_watched)(struct op_backend *b, const uint32_t *dpus, uint32_t n, op_watch_fn *watch,
+                          void *arg, char *err, size_t errlen);
     /* The outcome of the DPU's last launch (a copy). */
     void (*result)(struct op_backend *b, uint32_t dpu, struct op_dpu_status *out);
 

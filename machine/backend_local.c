@@ -137,8 +137,9 @@ static uint8_t *place(struct local *l, uint32_t dpu, enum op_region region, uint
     return (region == OP_REGION_MRAM ? op_machine_mram(l->m, dpu) : op_machine_wram(l->m, dpu)) + off;
 }
 
-static int local_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
-                       const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen)
+static int local_write_watched(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region,
+                               uint32_t off, const void *const *src, uint32_t nsrc, size_t len, op_watch_fn *watch,
+                               void *arg, char *err, size_t errlen)
 {
     struct local *l = L(b);
     if (nsrc != 1 && nsrc != n)
@@ -147,10 +148,19 @@ static int local_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, e
         if (!place(l, dpus[i], region, off, len, err, errlen))
             return -1;
     if (region == OP_REGION_MRAM)
-        return op_machine_mram_write(l->m, dpus, n, off, src, nsrc, len, err, errlen);
-    for (uint32_t i = 0; i < n; i++)
+        return op_machine_mram_write_watched(l->m, dpus, n, off, src, nsrc, len, watch, arg, err, errlen);
+    for (uint32_t i = 0; i < n; i++) {
         memcpy(place(l, dpus[i], region, off, len, err, errlen), src[nsrc == 1 ? 0 : i], len);
+        if (watch)
+            watch(arg, i + 1);
+    }
     return 0;
+}
+
+static int local_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
+                       const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen)
+{
+    return local_write_watched(b, dpus, n, region, off, src, nsrc, len, NULL, NULL, err, errlen);
 }
 
 static int local_check_room(struct op_backend *b, const uint32_t *dpus, uint32_t n, uint32_t off, size_t len,
@@ -265,7 +275,8 @@ static int local_view_read(struct op_backend *b, const uint32_t dpus[8], uint64_
     return 0;
 }
 
-static int local_launch(struct op_backend *b, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
+static int local_launch_watched(struct op_backend *b, const uint32_t *dpus, uint32_t n, op_watch_fn *watch,
+                                void *arg, char *err, size_t errlen)
 {
     struct local *l = L(b);
     if (check_dpus(l, dpus, n, err, errlen) != 0)
@@ -273,7 +284,12 @@ static int local_launch(struct op_backend *b, const uint32_t *dpus, uint32_t n, 
     for (uint32_t i = 0; i < n; i++)
         if (!op_machine_program(l->m, dpus[i]))
             return fail(err, errlen, "DPU %u has no program", dpus[i]);
-    return op_machine_launch(l->m, dpus, n, err, errlen);
+    return op_machine_launch_watched(l->m, dpus, n, watch, arg, err, errlen);
+}
+
+static int local_launch(struct op_backend *b, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
+{
+    return local_launch_watched(b, dpus, n, NULL, NULL, err, errlen);
 }
 
 static void local_result(struct op_backend *b, uint32_t dpu, struct op_dpu_status *out)
@@ -306,11 +322,13 @@ static const struct op_backend_ops local_ops = {
     .program_close = local_program_close,
     .load = local_load,
     .write = local_write,
+    .write_watched = local_write_watched,
     .check_room = local_check_room,
     .read = local_read,
     .view_write = local_view_write,
     .view_read = local_view_read,
     .launch = local_launch,
+    .launch_watched = local_launch_watched,
     .result = local_result,
     .memory = local_memory,
 };

@@ -497,6 +497,8 @@ static int32_t running_dpu(struct op_worker_slot *s, uint64_t *since)
 
 /* What one launch holds. */
 struct claim {
+    op_watch_fn *watch;             /* the caller's progress callback, or NULL */
+    void *watch_arg;
     unsigned slot;
     uint32_t base;                  /* its region: launch_list[base, base + n) */
     unsigned want;                  /* workers, one per chunk */
@@ -640,6 +642,8 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         s->chunks[w].end = 0;
         atomic_store(&s->chunks[w].next, 0);
     }
+    atomic_store(&s->done, 0);
+    uint64_t watched = monotonic_ns(); /* when watch was last called */
     for (unsigned k = 0; k < c->want; k++) {
         s->chunks[c->ws[k]].end = c->base + slice_start(n, c->want, k + 1);
         atomic_store(&s->chunks[c->ws[k]].next, c->base + slice_start(n, c->want, k));
@@ -716,6 +720,14 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
             }
             if (!busy)
                 break;
+            if (c->watch) { /* wake up to report progress even while no worker answers */
+                if (now - watched >= OP_WATCH_PERIOD_MS * 1000000ull) {
+                    c->watch(c->watch_arg, atomic_load(&s->done));
+                    watched = now;
+                }
+                if (timeout_ms < 0 || timeout_ms > OP_WATCH_PERIOD_MS)
+                    timeout_ms = OP_WATCH_PERIOD_MS;
+            }
             if (poll(pfd, np, timeout_ms) < 0) {
                 if (errno == EINTR)
                     continue;
@@ -757,6 +769,12 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
 
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
 {
+    return op_machine_launch_watched(m, dpus, n, NULL, NULL, err, errlen);
+}
+
+int op_machine_launch_watched(struct op_machine *m, const uint32_t *dpus, uint32_t n, op_watch_fn *watch,
+                              void *watch_arg, char *err, size_t errlen)
+{
     if (n == 0)
         return 0;
     if (n > m->nr_dpus)
@@ -764,7 +782,7 @@ int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, ch
     for (uint32_t i = 0; i < n; i++)
         if (dpus[i] >= m->nr_dpus)
             return op_fail(err, errlen, "DPU %u does not exist (the machine has %u)", dpus[i], m->nr_dpus);
-    struct claim c = {.want = 0};
+    struct claim c = {.want = 0, .watch = watch, .watch_arg = watch_arg};
     pthread_mutex_lock(&m->lock);
     m->launches++;
     int rc = claim(m, dpus, n, &c, err, errlen);

@@ -52,6 +52,10 @@ int op_machine_mram_prepare(struct op_machine *m, uint32_t dpu, uint64_t off, ui
  * -1 (err) with nothing written when over it. */
 int op_machine_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off,
                           const void *const *src, uint32_t nsrc, uint64_t len, char *err, size_t errlen);
+/* The same, calling watch(watch_arg, i + 1) once DPU dpus[i] is written (watch NULL: never). */
+int op_machine_mram_write_watched(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off,
+                                  const void *const *src, uint32_t nsrc, uint64_t len, op_watch_fn *watch,
+                                  void *watch_arg, char *err, size_t errlen);
 
 /* Programs: parsed from bytes; reference counted. */
 struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen);
@@ -89,6 +93,12 @@ void op_machine_reset(struct op_machine *m, uint32_t dpu);
  * that are not in a running launch.  Results and modelled cycles do not
  * depend on what runs beside a launch. */
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen);
+/* The same, calling watch(watch_arg, done) on the calling thread about every
+ * OP_WATCH_PERIOD_MS while it runs (watch NULL: never), done being the
+ * number of its DPUs that finished so far (those a dying worker was running are
+ * not counted). */
+int op_machine_launch_watched(struct op_machine *m, const uint32_t *dpus, uint32_t n, op_watch_fn *watch,
+                              void *watch_arg, char *err, size_t errlen);
 const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu);
 
 /* Number of worker processes (all launches together). */

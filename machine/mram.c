@@ -320,6 +320,13 @@ static int blank_around(struct op_machine *m, uint32_t dpu, uint64_t c, uint64_t
 int op_machine_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off,
                           const void *const *src, uint32_t nsrc, uint64_t len, char *err, size_t errlen)
 {
+    return op_machine_mram_write_watched(m, dpus, n, off, src, nsrc, len, NULL, NULL, err, errlen);
+}
+
+int op_machine_mram_write_watched(struct op_machine *m, const uint32_t *dpus, uint32_t n, uint64_t off,
+                                  const void *const *src, uint32_t nsrc, uint64_t len, op_watch_fn *watch,
+                                  void *watch_arg, char *err, size_t errlen)
+{
     /* the chunks a broadcast to several DPUs writes enough of: [ca, cb) */
     uint64_t end = off + len, ca = off / OP_MRAM_CHUNK, cb = (end + OP_MRAM_CHUNK - 1) / OP_MRAM_CHUNK;
     uint64_t lo = ca * OP_MRAM_CHUNK;
@@ -335,9 +342,12 @@ int op_machine_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n
     if (!k) {
         if (op_machine_check_mram_write(m, dpus, n, off, len, err, errlen) != 0)
             return -1;
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; i < n; i++) {
             if (copy_in(m, dpus[i], off, src[nsrc == 1 ? 0 : i], len, err, errlen) != 0)
                 return -1;
+            if (watch)
+                watch(watch_arg, i + 1);
+        }
         return 0;
     }
     uint64_t hi = cb * OP_MRAM_CHUNK;               /* chunks [lo, hi) shared where possible */
@@ -373,6 +383,8 @@ int op_machine_mram_write(struct op_machine *m, const uint32_t *dpus, uint32_t n
         if (rc == 0 && last > first &&
             share(m, d, (uint32_t)first, (uint32_t)(last - first), s0 + (first - ca)) != 0)
             rc = op_fail(err, errlen, "cannot map shared MRAM for DPU %u: %s", d, strerror(errno));
+        if (rc == 0 && watch)
+            watch(watch_arg, i + 1);
     }
     for (uint32_t i = 0; i < k; i++) /* the holds of take_slots */
         drop_slot(m, (uint32_t)(s0 + i + 1));

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "openpim_ext.h"
+#include "progress.h"
 
 static const char *describe(dpu_error_t e)
 {
@@ -113,6 +114,7 @@ void op_warn(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+    op_progress_break(); /* a message never lands at the end of the progress line */
     fprintf(stderr, "openpim: %s\n", last_error);
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "progress.h"
 #include "report.h"
 #include "vclock.h"
 
@@ -95,10 +96,23 @@ struct launch_job {
     char err[256];
 };
 
+static void launch_watch(void *arg, uint32_t done)
+{
+    op_progress_update(arg, done);
+}
+
+/* The launch, watched for the progress line when that is on and the backend
+ * can count finished DPUs (the embedded machine; not openpimd's). */
 static void launch_run(struct op_job *j)
 {
     struct launch_job *l = (struct launch_job *)j;
-    l->rc = OP_BACKEND(launch, l->ids, l->n, l->err, sizeof l->err);
+    struct op_progress p;
+    op_progress_begin(&p, "launch", l->n);
+    if (p.on && op_sdk_backend()->ops->launch_watched)
+        l->rc = OP_BACKEND(launch_watched, l->ids, l->n, launch_watch, &p, l->err, sizeof l->err);
+    else
+        l->rc = OP_BACKEND(launch, l->ids, l->n, l->err, sizeof l->err);
+    op_progress_end(&p);
 }
 
 /* Concludes an asynchronous launch: the host did not wait for it. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "progress.h"
 #include "report.h"
 #include "vclock.h"
 
@@ -78,15 +79,26 @@ static dpu_error_t check_access(struct dpu_symbol_t sym, uint32_t off, size_t le
     }
 }
 
+static void write_watch(void *arg, uint32_t done)
+{
+    op_progress_update(arg, done);
+}
+
 /* Writes len bytes at the target of the given DPUs, from src[i] each or from
- * src[0] for all (nsrc 1); a refusal (the host memory limit) is a warning. */
+ * src[0] for all (nsrc 1); a refusal (the host memory limit) is a warning.
+ * With p on, the DPUs written so far go to the progress line if the backend
+ * counts them. */
 static dpu_error_t write_dpus(const uint32_t *ids, uint32_t n, const struct target *t, const void *const *src,
-                              uint32_t nsrc, size_t len)
+                              uint32_t nsrc, size_t len, struct op_progress *p)
 {
     char err[256];
     if (n == 0 || len == 0)
         return DPU_OK;
-    if (OP_BACKEND(write, ids, n, t->region, t->offset, src, nsrc, len, err, sizeof err) != 0) {
+    int rc = p && p->on && op_sdk_backend()->ops->write_watched
+                 ? OP_BACKEND(write_watched, ids, n, t->region, t->offset, src, nsrc, len, write_watch, p, err,
+                              sizeof err)
+                 : OP_BACKEND(write, ids, n, t->region, t->offset, src, nsrc, len, err, sizeof err);
+    if (rc != 0) {
         op_warn("%s", err);
         return DPU_ERR_SYSTEM;
     }
@@ -174,9 +186,14 @@ static void xfer_run(struct op_job *j)
 {
     struct xfer_job *x = (struct xfer_job *)j;
     /* (write_dpus and read_dpu warn through op_warn, which takes no lock) */
-    x->rc = x->to_dpu ? write_dpus(x->ids, x->n, &x->t, x->src, x->nsrc, x->len) : DPU_OK;
-    for (uint32_t i = 0; !x->to_dpu && i < x->n && x->rc == DPU_OK; i++)
+    struct op_progress p;
+    op_progress_begin(&p, "transfer", x->n);
+    x->rc = x->to_dpu ? write_dpus(x->ids, x->n, &x->t, x->src, x->nsrc, x->len, &p) : DPU_OK;
+    for (uint32_t i = 0; !x->to_dpu && i < x->n && x->rc == DPU_OK; i++) {
         x->rc = read_dpu(x->ids[i], &x->t, 0, x->dst[i], x->len);
+        op_progress_update(&p, i + 1);
+    }
+    op_progress_end(&p);
 }
 
 static void xfer_free(struct xfer_job *x)
@@ -387,6 +404,43 @@ dpu_error_t dpu_push_xfer_symbol(struct dpu_set_t dpu_set, dpu_xfer_t xfer, stru
     OP_LOCKED_RETURN(push(dpu_set, xfer, &symbol, NULL, symbol_offset, length, flags));
 }
 
+/* sg_walk's work for one DPU (the index-th of the set). */
+static dpu_error_t sg_walk_dpu(struct dpu_t *d, uint32_t index, dpu_xfer_t xfer, const struct target *t, size_t len,
+                               get_block_t *gb, uint32_t max_blocks, dpu_sg_xfer_flags_t flags, bool copy,
+                               uint64_t *total_bytes, uint32_t *n)
+{
+    size_t done = 0;
+    struct sg_block_info blk;
+    /* b is 64-bit so that it cannot wrap while max_blocks is UINT32_MAX */
+    for (uint64_t b = 0; gb->f(&blk, index, (uint32_t)b, gb->args); b++) {
+        if (b >= max_blocks)
+            return DPU_ERR_SG_TOO_MANY_BLOCKS;
+        if (blk.length > len - done) /* done <= len: cannot wrap */
+            return DPU_ERR_SG_LENGTH_MISMATCH;
+        if (blk.length && !blk.addr)
+            return DPU_ERR_INVALID_MEMORY_TRANSFER;
+        if (blk.length == 0)
+            continue; /* an empty block may have no address */
+        if (copy && xfer == DPU_XFER_TO_DPU) {
+            struct target at = {t->region, t->offset + (uint32_t)done};
+            const void *src = blk.addr;
+            dpu_error_t rc = write_dpus(&d->id, 1, &at, &src, 1, blk.length, NULL);
+            if (rc != DPU_OK)
+                return rc;
+        } else if (copy) {
+            dpu_error_t rc = read_dpu(d->id, t, (uint32_t)done, blk.addr, blk.length);
+            if (rc != DPU_OK)
+                return rc;
+        }
+        done += blk.length;
+    }
+    if (done != len && !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK))
+        return DPU_ERR_SG_LENGTH_MISMATCH;
+    *total_bytes += done;
+    *n += done > 0;
+    return DPU_OK;
+}
+
 /* Walks the blocks of every DPU of the set; with copy false it only checks
  * them (block count, lengths, addresses), with copy true it moves the data.
  * *total_bytes and *n (DPUs with data) are set by either pass. */
@@ -398,39 +452,19 @@ static dpu_error_t sg_walk(struct dpu_set_t set, dpu_xfer_t xfer, const struct t
     uint32_t index = 0;
     *total_bytes = 0;
     *n = 0;
+    struct op_progress p = {.on = false}; /* the checking pass moves nothing */
+    if (copy)
+        op_progress_begin(&p, "transfer", op_set_count(set));
+    dpu_error_t rc = DPU_OK;
     OP_SET_FOREACH_DPU(set, d) {
-        size_t done = 0;
-        struct sg_block_info blk;
-        /* b is 64-bit so that it cannot wrap while max_blocks is UINT32_MAX */
-        for (uint64_t b = 0; gb->f(&blk, index, (uint32_t)b, gb->args); b++) {
-            if (b >= max_blocks)
-                return DPU_ERR_SG_TOO_MANY_BLOCKS;
-            if (blk.length > len - done) /* done <= len: cannot wrap */
-                return DPU_ERR_SG_LENGTH_MISMATCH;
-            if (blk.length && !blk.addr)
-                return DPU_ERR_INVALID_MEMORY_TRANSFER;
-            if (blk.length == 0)
-                continue; /* an empty block may have no address */
-            if (copy && xfer == DPU_XFER_TO_DPU) {
-                struct target at = {t->region, t->offset + (uint32_t)done};
-                const void *src = blk.addr;
-                dpu_error_t rc = write_dpus(&d->id, 1, &at, &src, 1, blk.length);
-                if (rc != DPU_OK)
-                    return rc;
-            } else if (copy) {
-                dpu_error_t rc = read_dpu(d->id, t, (uint32_t)done, blk.addr, blk.length);
-                if (rc != DPU_OK)
-                    return rc;
-            }
-            done += blk.length;
-        }
-        if (done != len && !(flags & DPU_SG_XFER_DISABLE_LENGTH_CHECK))
-            return DPU_ERR_SG_LENGTH_MISMATCH;
-        *total_bytes += done;
-        *n += done > 0;
+        if ((rc = sg_walk_dpu(d, index, xfer, t, len, gb, max_blocks, flags, copy, total_bytes, n)) != DPU_OK)
+            break;
         index++;
+        if (copy)
+            op_progress_update(&p, index);
     }
-    return DPU_OK;
+    op_progress_end(&p);
+    return rc;
 }
 
 static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,

@@ -651,6 +651,7 @@ static void serve(int sock, unsigned index)
             atomic_store(&slot->started_ns, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
             atomic_store(&slot->current_dpu, (int32_t)dpu);
             run_dpu(dpu);
+            atomic_fetch_add(&ctrl->slots[at].done, 1);
         }
         atomic_store(&slot->current_dpu, -1);
         uint32_t done = OP_CMD_DONE;

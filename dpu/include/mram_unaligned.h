@@ -8,15 +8,19 @@
 #define DPUSYSCORE_MRAM_UNALIGNED_H
 
 #include <stdint.h>
+#include <vmutex.h> /* as the SDK's header, whose macros use virtual mutexes */
 #include <attributes.h>
 #include <mram.h>
 #include <defs.h>
 
-/* Reads nb_of_bytes (at most 2048, any alignment) from MRAM into `buffer`, which
- * must be 8-aligned and hold nb_of_bytes + 16 bytes.  Returns the address in
- * `buffer` of the byte read from `from`. */
+/* Reads nb_of_bytes (at most 2048, any alignment; more faults) from MRAM into
+ * `buffer`, which must be 8-aligned and hold nb_of_bytes + 16 bytes.  Returns
+ * the address in `buffer` of the byte read from `from`. */
 void *mram_read_unaligned(const __mram_ptr void *from, void *buffer, unsigned int nb_of_bytes);
-/* Writes exactly nb_of_bytes (at most 2048, any alignment) from WRAM to MRAM. */
+/* Writes exactly nb_of_bytes (at most 2048, any alignment; more faults) from
+ * WRAM to MRAM.  `from` must have the alignment of `dest` modulo 8 (a fault
+ * otherwise, as the SDK's), except for whole words at an 8-aligned `dest`,
+ * which are a plain mram_write (whose WRAM address is taken down to 8). */
 void mram_write_unaligned(const void *from, __mram_ptr void *dest, unsigned int nb_of_bytes);
 
 /* Runtime helpers for the macros below: begin returns a host pointer to the

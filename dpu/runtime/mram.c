@@ -30,8 +30,18 @@ void mram_write(const void *from, __mram_ptr void *dest, unsigned int nb_of_byte
     __OP_SVC->dma((uint32_t)m, (uint32_t)w, size, OP_DMA_COPY | OP_DMA_WRITE | OP_DMA_YIELD);
 }
 
+/* The SDK documents at most 2048 bytes for both unaligned calls; its own
+ * versions go wrong past that (one DMA, whose size wraps), so more is a fault
+ * here rather than a result the hardware would not give. */
+static void check_unaligned_size(const char *who, unsigned int nb_of_bytes)
+{
+    if (nb_of_bytes > 2048)
+        __op_faultf(OP_FAULT_DMA, "%s: %u bytes (at most 2048)", who, (uint64_t)nb_of_bytes);
+}
+
 void *mram_read_unaligned(const __mram_ptr void *from, void *buffer, unsigned int nb_of_bytes)
 {
+    check_unaligned_size("mram_read_unaligned", nb_of_bytes);
     uint64_t a = (uint64_t)(uintptr_t)from;
     uint64_t start = a & ~(uint64_t)7;
     uint64_t end = (a + nb_of_bytes + 7) & ~(uint64_t)7;
@@ -49,7 +59,18 @@ void *mram_read_unaligned(const __mram_ptr void *from, void *buffer, unsigned in
 
 void mram_write_unaligned(const void *from, __mram_ptr void *dest, unsigned int nb_of_bytes)
 {
+    check_unaligned_size("mram_write_unaligned", nb_of_bytes);
     uint64_t a = __op_mram_dma_addr((uint64_t)(uintptr_t)dest);
+    if (nb_of_bytes != 0 && ((a | nb_of_bytes) & 7) == 0) { /* whole words: a plain DMA, as the SDK's */
+        mram_write(from, dest, nb_of_bytes);
+        return;
+    }
+    /* The SDK requires the WRAM source to sit at the MRAM address's offset in
+     * its 8-byte word, and its DPU code faults otherwise */
+    if (nb_of_bytes != 0 && (((uintptr_t)from ^ a) & 7) != 0)
+        __op_faultf(OP_FAULT_DMA,
+                    "mram_write_unaligned: WRAM address %x and MRAM address %x differ modulo 8 (the SDK requires "
+                    "the same alignment)", (uint64_t)(uintptr_t)from, a);
     if (nb_of_bytes == 0) {
         __op_yield();
         return;

@@ -38,6 +38,13 @@ case $case in
         printf '#include <perfcounter.h>\nint main(void) { perfcounter_get_both(false); return 0; }\n' > both.c
         must_fail "perfcounter_get_both is only available on v1B" dpu_cc -o both both.c
         dpu_cc -mcpu=v1B -o both_v1B both.c || { echo "FAIL: v1B build refused"; fails=$((fails + 1)); } ;;
+    dpu_sync_sizes) # pool and virtual-mutex sizes are checked at build time, as the SDK's
+        printf '#include <mutex_pool.h>\nMUTEX_POOL_INIT(p, 6);\nint main(void) { return 0; }\n' > pool.c
+        must_fail "the number of mutexes of a pool must be a power of 2" dpu_cc -o pool pool.c
+        printf '#include <vmutex.h>\nVMUTEX_INIT(v, 64, 3)\nint main(void) { return 0; }\n' > vm3.c
+        must_fail "the number of hardware mutexes must be a power of 2" dpu_cc -o vm3 vm3.c
+        printf '#include <vmutex.h>\nVMUTEX_INIT(v, 12, 2)\nint main(void) { return 0; }\n' > vm12.c
+        must_fail "the number of virtual mutexes must be a multiple of 8" dpu_cc -o vm12 vm12.c ;;
     dpu_pg)
         printf 'int main(void) { return 0; }\n' > main.c
         must_fail "-pg: DPU profiling (dpu-profiling, mcount) is not supported" dpu_cc -pg -o main main.c ;;
