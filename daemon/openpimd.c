@@ -37,7 +37,7 @@ static void usage(FILE *f)
             "usage: openpimd [options]\n"
             "  --socket PATH        UNIX socket to serve (default $XDG_RUNTIME_DIR/openpimd.sock, else "
             "/run/openpimd.sock)\n"
-            "  --machine PROFILE    the machine, as profile keys: chip=v1A|v1B, desc_file=PATH, nrRanks=N,\n"
+            "  --machine PROFILE    the machine, as profile keys: chip=v1A|v1B, desc_file=PATH, server=NAME, nrRanks=N,\n"
             "                       nrDpusPerRank=N, any machine-description key (default: v1A, 40 ranks)\n"
             "  --quota N            ranks one tenant (uid) may hold at once (default: all)\n"
             "  --max-wait-ms N      the longest a claim may wait for a free rank (default 60000)\n"
@@ -56,7 +56,7 @@ static int parse_machine(const char *text, struct op_machine_desc *desc, char *e
     op_machine_desc_preset("v1A", desc);
     if (!text)
         return op_machine_desc_validate(desc, err, errlen);
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 3; pass++) { /* as sdk/profile.c: chip and desc_file, then server, then the rest */
         char *copy = strdup(text), *save = NULL;
         if (!copy)
             return -1;
@@ -69,8 +69,8 @@ static int parse_machine(const char *text, struct op_machine_desc *desc, char *e
             }
             *eq = 0;
             const char *key = item, *val = eq + 1;
-            int first = !strcmp(key, "chip") || !strcmp(key, "desc_file");
-            if (first != (pass == 0))
+            int key_pass = !strcmp(key, "chip") || !strcmp(key, "desc_file") ? 0 : !strcmp(key, "server") ? 1 : 2;
+            if (key_pass != pass)
                 continue;
             char kv[512];
             int rc = 0;

@@ -9,7 +9,7 @@
 #   OPENPIM_REPORT_OUT           the page (default <build>/reproduction-report/index.html)
 #   OPENPIM_REPORT_PRESETS       calibration presets to run (default: all of timing/presets/)
 #   OPENPIM_REPORT_BUDGET_MB     host memory of the transfer study's end-to-end runs (8192)
-#   OPENPIM_REPORT_STUDY_PROFILE machine keys of the transfer study (default machine)
+#   OPENPIM_REPORT_STUDY_PROFILE machine keys of the transfer study (default server=xferstudy)
 # Exit status: 0 when every section ran and the page passes the browser check
 # (rows that miss their targets are results, not failures), 1 otherwise.
 set -euo pipefail

@@ -4,6 +4,9 @@
  * does.  The machine starts from the v1A description (timing/timing.h); keys:
  *   chip=v1A|v1B             start from that chip's description
  *   desc_file=PATH           a machine description file (timing/presets/)
+ *   server=NAME              a server preset (timing/presets/server-NAME.desc):
+ *                            topology, transfer and launch constants; applied
+ *                            after chip/desc_file and before the other keys
  *   nrRanks=N, nrDpusPerRank=N
  *   any key of the machine description (freq_mhz, dma_read_fixed, channels, ...)
  *   workers, timeoutMs, hostMemoryLimitMB, sgXferEnable, sgXferMaxBlocksPerDpu,
@@ -53,8 +56,11 @@ static int apply(struct op_profile *p, const char *key, const char *val, int pas
     uint32_t u;
     char kv[512];
     bool chip_key = !strcmp(key, "chip") || !strcmp(key, "desc_file");
-    if ((pass == 0) != chip_key) /* chip and description file first, then everything else */
+    int key_pass = chip_key ? 0 : !strcmp(key, "server") ? 1 : 2;
+    if (key_pass != pass) /* chip and description file first, then the server, then everything else */
         return 0;
+    if (!strcmp(key, "server"))
+        return op_machine_desc_server(&p->machine.desc, val, NULL, 0);
     if (!strcmp(key, "chip"))
         return op_machine_desc_preset(val, &p->machine.desc);
     if (!strcmp(key, "nrRanks")) {
@@ -164,7 +170,12 @@ static dpu_error_t parse_into(const char *text, struct op_profile *p, int pass, 
         }
         *eq = 0;
         if (apply(p, item, eq + 1, pass) != 0) {
-            snprintf(err, errlen, "profile key '%s' has an invalid value '%s'", item, eq + 1);
+            char why[256];
+            struct op_machine_desc scratch = p->machine.desc;
+            if (!strcmp(item, "server") && op_machine_desc_server(&scratch, eq + 1, why, sizeof why) != 0)
+                snprintf(err, errlen, "profile key 'server': %s", why);
+            else
+                snprintf(err, errlen, "profile key '%s' has an invalid value '%s'", item, eq + 1);
             rc = DPU_ERR_INVALID_PROFILE;
             break;
         }
@@ -179,7 +190,7 @@ dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *
     op_machine_desc_preset("v1A", &out->machine.desc); /* the embedded default: a 2560-DPU server */
     out->sg_max_blocks = UINT32_MAX;
     const char *parts[] = {getenv("UPMEM_PROFILE_BASE"), profile, getenv("UPMEM_PROFILE")};
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++)
         for (int i = 0; i < 3; i++) {
             dpu_error_t rc = parse_into(parts[i], out, pass, err, errlen);
             if (rc != DPU_OK)

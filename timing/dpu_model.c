@@ -18,7 +18,8 @@
  * issues every max(11,k) cycles; with k >= 11 in tid order the full pipeline
  * runs as a ring that tasklets leave and join without stopping it (ring_run),
  * so DMA-bound kernels cost O(1) per DMA.  Mutexes of op_dpu_trace_runtime are held in
- * modelled time (EV_LOCK/EV_UNLOCK); a barrier's last arrival runs its wake-up
+ * modelled time (EV_LOCK/EV_UNLOCK), and a tasklet that finds one taken spins
+ * in the pipeline as on the DPU (EV_SPIN); a barrier's last arrival runs its wake-up
  * work as a segment of its own (EV_RELEASE).
  * tests/test_dpu_model.c checks this against a cycle-by-cycle reference and
  * against stepping every cycle.
@@ -31,12 +32,17 @@
 
 /* EV_RELEASE: end of the last barrier arrival's wake-up work (a segment the
  * model inserts itself, see settle) */
-enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_BARRIER, EV_RELEASE, EV_LOCK, EV_UNLOCK, EV_END };
+/* EV_SPIN: a tasklet that found its mutex taken spins (SDK mutex_lock is an
+ * `acquire` that jumps to itself while the bit is set): a segment of retries
+ * that ends at the first retry issued while the mutex is free */
+enum { EV_OPEN = 0, EV_NOP, EV_DMA_R, EV_DMA_W, EV_BLOCK, EV_WAKE, EV_BARRIER, EV_RELEASE, EV_LOCK, EV_UNLOCK, EV_SPIN, EV_END };
 enum { T_RUN = 0, T_BLOCKED, T_DONE };
 
 #define NONE32 0xffffffffu
-#define LOCKDEP 0x80000000u /* BLOCKED on mutex (dep & ~LOCKDEP), not on a record */
 #define UNSET64 UINT64_MAX
+/* instructions of a spin segment while its mutex is taken: "not before an
+ * unlock", far beyond any horizon the model computes */
+#define SPIN_INF (1ull << 40)
 
 struct seg {
     uint64_t ninstr;
@@ -73,13 +79,13 @@ struct tsk {
     int arrive_fi;
     uint32_t dep;            /* BLOCKED: record waited for */
     uint64_t instr, end_time;
-    uint64_t lock_since;     /* BLOCKED on a mutex: since when */
+    uint64_t spins;          /* acquire retries issued (not in the recorded instructions) */
 };
 
 /* A mutex in modelled time (op_dpu_trace_runtime MUTEX_LOCK/UNLOCK). */
 struct mlock {
     int32_t holder;   /* tid, -1: free */
-    uint32_t waiters; /* tids blocked on it */
+    uint32_t waiters; /* tids spinning on it */
 };
 
 struct hent {
@@ -136,6 +142,9 @@ struct op_dpu_trace {
     uint64_t ring_v0[OP_TIMING_MAX_TASKLETS];  /* member's first visit in the ring (since it joined) */
     uint64_t ring_end[OP_TIMING_MAX_TASKLETS]; /* member's visit issuing its segment's last instruction */
     uint64_t ring_fin[OP_TIMING_MAX_TASKLETS]; /* visit at which a tasklet last left the ring */
+    int ring_on;       /* ring_run is running (mutex events update spinners' ends) */
+    int ring_dirty;    /* a mutex event changed ring_end[] */
+    uint32_t spinmask; /* tasklets spinning on a mutex */
     /* auto-advance */
     size_t buffered, advance_at;
 };
@@ -266,6 +275,17 @@ static inline struct seg *head_seg(struct tsk *t)
     return t->head < t->count ? &t->segs[t->head] : NULL;
 }
 
+/* Instructions the tasklet issues until its head segment ends: a spinner
+ * ends at its next retry if the mutex is free, else SPIN_INF (an unlock is an
+ * event of another tasklet, so every horizon stops before it). */
+static inline uint64_t seg_left(const struct op_dpu_trace *tr, const struct tsk *t)
+{
+    const struct seg *s = &t->segs[t->head];
+    if (s->kind == EV_SPIN)
+        return tr->mlocks[s->arg].holder < 0 ? 1 : SPIN_INF;
+    return s->ninstr - t->issued;
+}
+
 static void pop_seg(struct op_dpu_trace *tr, struct tsk *t)
 {
     t->head++;
@@ -338,6 +358,8 @@ static int push_front(struct op_dpu_trace *tr, struct tsk *t, uint64_t ninstr, u
     return 0;
 }
 
+static void ring_spinners(struct op_dpu_trace *tr, uint32_t waiters, int freed);
+
 /* Tasklet id reached the end of its head segment's known instructions at
  * `time` (fi: time is one of its issue cycles).  Process closed events.
  * Returns 1 if it needs a segment that has not been recorded yet. */
@@ -364,6 +386,7 @@ static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, in
             return 1;
         }
         uint32_t kind = s->kind, arg = s->arg;
+        uint64_t spun = s->ninstr;
         pop_seg(tr, t);
         switch (kind) {
         case EV_NOP:
@@ -427,34 +450,46 @@ static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, in
             release_waiters(tr, arg, time);
             break;
         case EV_LOCK: {
+            /* the lock call's last instruction was an acquire: taken if the
+             * mutex is free, else the tasklet retries at each of its issue
+             * slots (it stays in the pipeline, as on the DPU) */
             struct mlock *m = &tr->mlocks[arg];
             if (m->holder < 0) {
                 m->holder = (int32_t)id;
+                if (m->waiters && tr->ring_on) /* freed in this cycle, before their retries */
+                    ring_spinners(tr, m->waiters, 0);
                 break;
             }
-            t->state = T_BLOCKED;
-            t->dep = LOCKDEP | arg;
-            t->lock_since = time;
+            if (push_front(tr, t, SPIN_INF, EV_SPIN, arg) < 0) {
+                tr->error = 1;
+                break;
+            }
             m->waiters |= 1u << id;
+            tr->spinmask |= 1u << id;
             return 0;
         }
+        case EV_SPIN: {
+            /* a retry issued while the mutex was free: taken; the other
+             * spinners go on retrying */
+            struct mlock *m = &tr->mlocks[arg];
+            t->spins += spun;
+            if (m->holder >= 0) { /* cannot happen: retaken before this retry */
+                tr->error = 1;
+                break;
+            }
+            m->waiters &= ~(1u << id);
+            tr->spinmask &= ~(1u << id);
+            m->holder = (int32_t)id;
+            if (m->waiters && tr->ring_on)
+                ring_spinners(tr, m->waiters, 0);
+            break;
+        }
         case EV_UNLOCK: {
-            /* hand over to the waiter blocked longest (lowest tid on a tie) */
+            /* the first spinner to retry after this cycle takes it */
             struct mlock *m = &tr->mlocks[arg];
             m->holder = -1;
-            unsigned w = NONE32;
-            for (unsigned i = 0; i < tr->n; i++)
-                if ((m->waiters >> i & 1) && (w == NONE32 || tr->t[i].lock_since < tr->t[w].lock_since))
-                    w = i;
-            if (w != NONE32) {
-                struct tsk *u = &tr->t[w];
-                m->waiters &= ~(1u << w);
-                m->holder = (int32_t)w;
-                u->state = T_RUN;
-                u->dep = NONE32;
-                u->next_ok = max64(u->next_ok, time + 1);
-                make_pending(tr, u, time + 1);
-            }
+            if (m->waiters && tr->ring_on)
+                ring_spinners(tr, m->waiters, 1);
             break;
         }
         case EV_END:
@@ -478,8 +513,13 @@ static int issue(struct op_dpu_trace *tr, unsigned id, uint64_t c)
     tr->hist_cyc[tr->nissue & 63] = c;
     tr->hist_tid[tr->nissue & 63] = (uint8_t)id;
     tr->nissue++;
-    if (t->issued == t->segs[t->head].ninstr)
+    struct seg *s = &t->segs[t->head];
+    if (t->issued == s->ninstr)
         return settle(tr, id, c, 1);
+    if (s->kind == EV_SPIN && tr->mlocks[s->arg].holder < 0) { /* this retry takes it */
+        s->ninstr = t->issued;
+        return settle(tr, id, c, 1);
+    }
     tr->ready[id] = t->next_ok;
     return 0;
 }
@@ -606,8 +646,28 @@ static int ring_join(struct op_dpu_trace *tr, unsigned id)
     tr->ring_m |= 1u << id;
     tr->ring_k++;
     tr->ring_v0[id] = v0;
-    tr->ring_end[id] = v0 + 32 * (t->segs[t->head].ninstr - t->issued - 1);
+    const uint64_t left = seg_left(tr, t);
+    tr->ring_end[id] = left == SPIN_INF ? UNSET64 : v0 + 32 * (left - 1);
     return 0;
+}
+
+/* A mutex event inside the ring: its spinning members end (take it) at their
+ * next visit after the current one if it was freed, else never. */
+static void ring_spinners(struct op_dpu_trace *tr, uint32_t waiters, int freed)
+{
+    const uint64_t from = tr->ring_key;
+    for (uint32_t w = waiters & tr->ring_m; w; w &= w - 1) {
+        unsigned i = (unsigned)__builtin_ctz(w);
+        uint64_t v = UNSET64;
+        if (freed) {
+            v = (from & ~(uint64_t)31) + i;
+            if (v <= from)
+                v += 32;
+            v = max64(v, tr->ring_v0[i]);
+        }
+        tr->ring_end[i] = v;
+    }
+    tr->ring_dirty = 1;
 }
 
 /* The first segment end among the members: its key and cycle. */
@@ -622,7 +682,7 @@ static void ring_next_end(const struct op_dpu_trace *tr, uint64_t *key, uint64_t
     if (n & 1)
         a = min64(a, tr->ring_end[n - 1]);
     *key = min64(a, b);
-    *cyc = tr->now + ring_count(tr, tr->ring_key, *key) - 1;
+    *cyc = *key == UNSET64 ? UNSET64 : tr->now + ring_count(tr, tr->ring_key, *key) - 1;
 }
 
 /* Leave the ring: the members' issues up to the last visit (at tr->now - 1)
@@ -656,6 +716,7 @@ static void ring_exit(struct op_dpu_trace *tr)
     if (kp != tr->ring_entry)
         tr->rr = (unsigned)(kp & 31);
     tr->ring_m = 0;
+    tr->ring_on = 0;
     tr->nissue = 0; /* the issue history misses the ring's */
 }
 
@@ -679,10 +740,13 @@ static int ring_arrivals(struct op_dpu_trace *tr, uint64_t tj, uint64_t *e_key, 
         }
         t->pending = 0;
         tr->pendmask &= ~(1u << i);
+        tr->ring_dirty = 0;
         if (settle(tr, i, t->pend_time, 0)) {
             tr->pend_min = 0; /* recompute on resume */
             return 1;
         }
+        if (tr->ring_dirty) /* a mutex event moved spinners' ends */
+            ring_next_end(tr, e_key, e_cyc);
         if (t->state != T_RUN || t->pending)
             continue;
         if (!ok || ring_join(tr, i) < 0) {
@@ -693,7 +757,7 @@ static int ring_arrivals(struct op_dpu_trace *tr, uint64_t tj, uint64_t *e_key, 
         const uint64_t v0 = tr->ring_v0[i], end = tr->ring_end[i];
         if (end < *e_key)
             ring_next_end(tr, e_key, e_cyc);
-        else if (v0 < *e_key)
+        else if (*e_key != UNSET64 && v0 < *e_key)
             *e_cyc += (*e_key - v0) / 32 + 1;
     }
     return ok ? 0 : -1;
@@ -709,6 +773,7 @@ static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
     const uint64_t P = tr->period;
     tr->ring_m = 0;
     tr->ring_k = 0;
+    tr->ring_on = 1;
     tr->ring_key = tr->ring_entry = tr->rr;
     for (unsigned i = 0; i < n; i++) {
         tr->ring_end[i] = UNSET64;
@@ -727,6 +792,10 @@ static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
     uint64_t e_key, e_cyc;
     ring_next_end(tr, &e_key, &e_cyc);
     for (;;) {
+        if (e_key == UNSET64 && tr->pend_min == UNSET64) { /* only spinners, nobody to unlock */
+            ring_exit(tr);
+            return 0;
+        }
         if (tr->pend_min <= e_cyc) {
             int r = ring_arrivals(tr, tr->pend_min, &e_key, &e_cyc);
             if (r) {
@@ -741,6 +810,8 @@ static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
         uint64_t cnt = (e_key - tr->ring_v0[e]) / 32 + 1;
         t->instr += cnt;
         t->issued += cnt;
+        if (t->segs[t->head].kind == EV_SPIN) /* the retry that takes the mutex */
+            t->segs[t->head].ninstr = t->issued;
         t->last_issue = (int64_t)e_cyc;
         t->next_ok = e_cyc + P;
         tr->ring_key = e_key;
@@ -758,7 +829,8 @@ static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
             tr->ring_m |= 1u << e;
             tr->ring_k++;
             tr->ring_v0[e] = e_key + 32;
-            tr->ring_end[e] = e_key + 32 * (t->segs[t->head].ninstr - t->issued);
+            const uint64_t left = seg_left(tr, t);
+            tr->ring_end[e] = left == SPIN_INF ? UNSET64 : e_key + 32 * left;
         } else if (tr->ring_k < P) {
             ring_exit(tr);
             return 0;
@@ -825,8 +897,10 @@ static int try_jump(struct op_dpu_trace *tr)
     for (unsigned j = 0; j < k; j++) {
         const struct tsk *t = &tr->t[S[j]];
         first[j] = k > P ? now + j : max64(now, t->next_ok);
-        H = min64(H, first[j] + (t->segs[t->head].ninstr - t->issued - 1) * per);
+        H = min64(H, first[j] + (seg_left(tr, t) - 1) * per);
     }
+    if (H > now + SPIN_INF) /* only spinners whose mutexes nobody can unlock */
+        return 0;
     if (H < now + 2 * per) {
         tr->jump_at = H; /* the horizon is an event or a join */
         return 0;
@@ -841,7 +915,7 @@ static int try_jump(struct op_dpu_trace *tr)
             H = tjoin;
             for (unsigned i = 0; i < k; i++) {
                 const struct tsk *t = &tr->t[S[i]];
-                H = min64(H, first[i] + (t->segs[t->head].ninstr - t->issued - 1) * per);
+                H = min64(H, first[i] + (seg_left(tr, t) - 1) * per);
             }
             if (H < now + 2 * per)
                 return 0;
@@ -890,6 +964,19 @@ static int try_jump(struct op_dpu_trace *tr)
     return 0;
 }
 
+/* Every runnable tasklet spins on a taken mutex: nothing can unlock it. */
+static int spin_stuck(const struct op_dpu_trace *tr)
+{
+    for (unsigned i = 0; i < tr->n; i++) {
+        const struct tsk *t = &tr->t[i];
+        if (t->state != T_RUN)
+            continue;
+        if (!(tr->spinmask >> i & 1) || tr->mlocks[t->segs[t->head].arg].holder < 0)
+            return 0;
+    }
+    return 1;
+}
+
 /* Run as far as the recorded segments allow.  1: finished, 0: needs more. */
 static int advance(struct op_dpu_trace *tr)
 {
@@ -932,6 +1019,13 @@ static int advance(struct op_dpu_trace *tr)
                 tr->pend_min = m;
         }
         if (tr->ndone == n) {
+            tr->finished = 1;
+            return 1;
+        }
+        if (tr->spinmask && !tr->pendmask && spin_stuck(tr)) {
+            if (!tr->final)
+                return 0;
+            tr->deadlock = 1; /* would spin forever (a hang on the DPU) */
             tr->finished = 1;
             return 1;
         }
@@ -1036,6 +1130,8 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     map_clear(&tr->barriers);
     map_clear(&tr->mutexes);
     tr->nmlocks = 0;
+    tr->spinmask = 0;
+    tr->ring_on = tr->ring_dirty = 0;
     tr->now = 0;
     tr->engine_free = 0;
     tr->ndone = 0;
@@ -1335,8 +1431,9 @@ uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid)
     uint64_t unissued = 0, lat = 0;
     int events = 0;
     for (size_t i = t->head; i < t->count; i++) {
-        unissued += t->segs[i].ninstr - (i == t->head ? t->issued : 0);
         uint32_t k = t->segs[i].kind;
+        if (k != EV_SPIN)
+            unissued += t->segs[i].ninstr - (i == t->head ? t->issued : 0);
         if (k == EV_DMA_R || k == EV_DMA_W)
             lat += (uint64_t)ceil(tr->dma_fixed[k == EV_DMA_W] + tr->dma_pb * (double)t->segs[i].arg);
         if (k != EV_OPEN)
@@ -1380,8 +1477,12 @@ int op_dpu_model_run(struct op_dpu_trace *tr, struct op_dpu_result *res)
     uint64_t cycles = 0;
     for (unsigned i = 0; i < tr->n && i < OP_TIMING_MAX_TASKLETS; i++) {
         struct tsk *t = &tr->t[i];
-        res->tasklet_instructions[i] = t->instr;
-        res->instructions += t->instr;
+        uint64_t spins = t->spins; /* + a spin left unfinished (deadlock) */
+        if (t->state == T_RUN && t->head < t->count && t->segs[t->head].kind == EV_SPIN)
+            spins += t->issued;
+        res->tasklet_instructions[i] = t->instr - spins;
+        res->instructions += t->instr - spins;
+        res->spin_instructions += spins;
         uint64_t end = t->state == T_DONE ? t->end_time : tr->now;
         res->tasklet_end_cycle[i] = end;
         cycles = max64(cycles, end);

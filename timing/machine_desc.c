@@ -32,6 +32,11 @@ static unsigned ref_server_channel(unsigned rank)
     return socket * 6 + 3 + (j - 6) % 3;
 }
 
+/* The server of the compiled presets (ref §3.3/§3.4): its constants are the
+ * ones below, listed key by key in presets/v1A.desc; presets/server-cloud2024.desc
+ * sets no key. */
+#define OP_DEFAULT_SERVER "cloud2024"
+
 static void set_list(double *dst, const double *src, unsigned n)
 {
     for (unsigned i = 0; i < n; i++)
@@ -42,6 +47,7 @@ static void preset_v1a(struct op_machine_desc *d)
 {
     memset(d, 0, sizeof *d);
     strcpy(d->name, "v1A");
+    strcpy(d->server, OP_DEFAULT_SERVER);
     d->freq_mhz = 350.0;
     d->nr_tasklets = 24;
     d->mram_bytes = 64u << 20;
@@ -73,7 +79,7 @@ static void preset_v1a(struct op_machine_desc *d)
     };
     d->rt = (struct op_runtime_costs){
         .dma_call = 1, .barrier_wait = 20, .barrier_wake_per_tasklet = 2,
-        .mutex_lock = 3, .mutex_unlock = 2, .sem_take = 8, .sem_give = 8,
+        .mutex_lock = 1, .mutex_unlock = 1, .sem_take = 8, .sem_give = 8,
         .handshake_wait = 12, .handshake_notify = 12,
         .mem_alloc = 15, .mem_reset = 4, .perfcounter = 4, .boot = 16,
     };
@@ -84,6 +90,7 @@ static void preset_v1a(struct op_machine_desc *d)
     set_list(d->xfer_size, sizes, 5);
     d->xfer_nfixed = 6;
     set_list(d->xfer_fixed_ranks, fixed_ranks, 6);
+    d->xfer_threads = 4;
 
     static const double h_fixed[6] = {59, 89, 135, 168, 201, 327};
     static const double h_rank[5] = {4.883, 4.881, 10.16, 9.178, 6.848};
@@ -200,8 +207,8 @@ static const struct key keys[] = {
      "estimate: size encode (lsr_add, lsl_add) + ldma/sdma (upmem-sdk.md §5)"},
     {"rt_barrier_wait", K_UINT, D(rt.barrier_wait), "estimate: atomic-bit lock, count update, stop"},
     {"rt_barrier_wake_per_tasklet", K_UINT, D(rt.barrier_wake_per_tasklet), "estimate: resume loop of the last arrival"},
-    {"rt_mutex_lock", K_UINT, D(rt.mutex_lock), "estimate: acquire loop + call"},
-    {"rt_mutex_unlock", K_UINT, D(rt.mutex_unlock), "estimate: release + return"},
+    {"rt_mutex_lock", K_UINT, D(rt.mutex_lock), "the `acquire` of SDK mutex.h (static inline; the counting pass charges no call): its retries while taken are modelled as spinning"},
+    {"rt_mutex_unlock", K_UINT, D(rt.mutex_unlock), "the `release` of SDK mutex.h (static inline; no call)"},
     {"rt_sem_take", K_UINT, D(rt.sem_take), "estimate"},
     {"rt_sem_give", K_UINT, D(rt.sem_give), "estimate"},
     {"rt_handshake_wait", K_UINT, D(rt.handshake_wait), "estimate"},
@@ -212,6 +219,8 @@ static const struct key keys[] = {
     {"rt_boot", K_UINT, D(rt.boot), "estimate: crt0 per-tasklet boot chain"},
     {"xfer_size", K_SIZES, D(xfer_size), "ref §3.3 table rows (bytes per DPU)"},
     {"xfer_fixed_ranks", K_FIXED_RANKS, D(xfer_fixed_ranks), "ref §3.3 table columns (64..2,560 DPUs)"},
+    {"xfer_threads", K_UINT, D(xfer_threads),
+     "ref §3.1: SDK >= 2021.3 per-channel pool, 4 threads by default (2020.2: 8 per rank); one thread per DPU index"},
     {"h2d_fixed_us", K_LIST_FIXED, D(h2d.fixed_us), "ref §3.3: 32-B row, Host->DPU (59..327 us)"},
     {"h2d_rank_gbps", K_LIST_SIZE, D(h2d.rank_gbps), "fit §3.3 (64-DPU column ~ one rank)"},
     {"h2d_chan_gbps", K_LIST_SIZE, D(h2d.chan_gbps), "fit §3.3 (128-DPU column: 2 ranks on one channel)"},
@@ -226,6 +235,10 @@ static const struct key keys[] = {
     {"h2d_wram_fixed_us_per_doubling", K_DBL, D(h2d.wram_fixed_us_per_doubling), "fit §3.4 (2,560 DPUs)"},
     {"h2d_wram_ns_per_byte", K_DBL, D(h2d.wram_ns_per_byte), "fit §3.4 (~57 ns per byte per DPU)"},
     {"h2d_wram_channel_slowdown", K_DBL, D(h2d.wram_channel_slowdown), "fit §3.4 (2,560 vs 64 DPUs)"},
+    {"h2d_wram_bcast_factor", K_DBL, D(h2d.wram_bcast_factor),
+     "0 = off: a WRAM broadcast costs a parallel WRAM push (ref §3.4 has no broadcast data); paper 002: 3"},
+    {"host_llc_bytes", K_DBL, D(host_llc_bytes),
+     "0 = none modelled (ref §3.3 does not name the cloud server's CPU); paper 002: 11 MB"},
     {"d2h_fixed_us", K_LIST_FIXED, D(d2h.fixed_us), "ref §3.3: 32-B row, DPU->Host (157..432 us)"},
     {"d2h_rank_gbps", K_LIST_SIZE, D(d2h.rank_gbps), "fit §3.3 (64-DPU column)"},
     {"d2h_chan_gbps", K_LIST_SIZE, D(d2h.chan_gbps), "fit §3.3 (128-DPU column)"},
@@ -261,6 +274,7 @@ const char *op_machine_desc_key_name(unsigned i)
 /* ------------------------------------------------------------------------ */
 
 struct pctx {
+    int server_named; /* a 'server =' line since the last reload */
     unsigned char given[NKEYS];
     unsigned count[NKEYS]; /* list lengths */
 };
@@ -544,12 +558,234 @@ int op_machine_desc_validate(const struct op_machine_desc *d, char *err, size_t 
         CHECK(p[j]->wram_fixed_us >= 0 && p[j]->wram_fixed_us_per_doubling >= 0 && p[j]->wram_ns_per_byte >= 0 &&
                   p[j]->wram_channel_slowdown >= 0,
               "*_wram_* constants must be >= 0");
+        CHECK(p[j]->wram_bcast_factor >= 0, "*_wram_bcast_factor must be >= 0");
     }
+    CHECK(d->host_llc_bytes >= 0, "host_llc_bytes must be >= 0");
+    CHECK(d->xfer_threads >= 1, "xfer_threads must be >= 1");
     CHECK(d->launch_base_us >= 0 && d->launch_mux_us >= 0 && d->launch_mux_back_us >= 0,
           "launch constants must be >= 0");
 #undef CHECK
     return 0;
 }
+
+/* Server keys: the topology, the host transfers and the launch (see timing.h). */
+int op_machine_desc_is_server_key(const char *key)
+{
+    static const char *const topo[] = {"channels",       "ranks_per_channel", "nr_ranks",     "ranks_per_dimm",
+                                       "chips_per_rank", "dpus_per_chip",     "rank_channels"};
+    static const char *const prefix[] = {"xfer_", "h2d_", "d2h_", "launch_", "host_"};
+    size_t idx;
+    if (!key || !find_key(key, &idx))
+        return 0;
+    for (size_t i = 0; i < sizeof topo / sizeof topo[0]; i++)
+        if (strcmp(key, topo[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++)
+        if (strncmp(key, prefix[i], strlen(prefix[i])) == 0)
+            return 1;
+    return 0;
+}
+
+static int parse_text(char *text, const char *label, struct op_machine_desc *d, struct pctx *ctx, int server_only,
+                      char *err, size_t errlen);
+
+struct op_server_preset {
+    const char *name, *text;
+};
+#include "op_server_presets.inc" /* op_server_presets[]: generated from presets/server-*.desc */
+#define NSERVERS (sizeof op_server_presets / sizeof op_server_presets[0])
+
+unsigned op_machine_server_count(void)
+{
+    return (unsigned)NSERVERS;
+}
+
+const char *op_machine_server_name(unsigned i)
+{
+    return i < NSERVERS ? op_server_presets[i].name : NULL;
+}
+
+static size_t key_size(const struct op_machine_desc *d, const struct key *k);
+
+/* Every server key back to the default server's value. */
+static void reset_server(struct op_machine_desc *d)
+{
+    struct op_machine_desc def;
+    preset_v1a(&def);
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &keys[i];
+        if (!op_machine_desc_is_server_key(k->name))
+            continue;
+        size_t n = key_size(d, k);
+        memcpy((char *)d + k->off, (const char *)&def + k->off, n);
+    }
+    d->xfer_npoints = def.xfer_npoints;
+    d->xfer_nfixed = def.xfer_nfixed;
+    strcpy(d->server, def.server);
+}
+
+static size_t key_size(const struct op_machine_desc *d, const struct key *k)
+{
+    switch (k->type) {
+    case K_STR:
+        return sizeof d->name;
+    case K_DBL:
+        return sizeof(double);
+    case K_UINT:
+        return sizeof(unsigned);
+    case K_U32:
+        return sizeof(uint32_t);
+    case K_LIST_SIZE:
+    case K_LIST_FIXED:
+    case K_SIZES:
+    case K_FIXED_RANKS:
+        return OP_TIMING_MAX_POINTS * sizeof(double);
+    case K_RCHAN:
+        return sizeof d->rank_channel;
+    }
+    return 0;
+}
+
+/* The name of the server preset whose server keys d has (its current label
+ * first), or "" for none: the server of a loaded file that names none. */
+static void name_server(struct op_machine_desc *d)
+{
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < NSERVERS; i++) {
+            if ((pass == 0) != (strcmp(d->server, op_server_presets[i].name) == 0))
+                continue;
+            struct op_machine_desc s = *d;
+            if (op_machine_desc_server(&s, op_server_presets[i].name, NULL, 0) < 0)
+                continue;
+            int same = s.xfer_npoints == d->xfer_npoints && s.xfer_nfixed == d->xfer_nfixed;
+            for (size_t j = 0; j < NKEYS && same; j++)
+                if (op_machine_desc_is_server_key(keys[j].name))
+                    same = memcmp((const char *)&s + keys[j].off, (const char *)d + keys[j].off,
+                                  key_size(d, &keys[j])) == 0;
+            if (same) {
+                strcpy(d->server, op_server_presets[i].name);
+                return;
+            }
+        }
+    d->server[0] = 0;
+}
+
+int op_machine_desc_server(struct op_machine_desc *desc, const char *name, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!desc || !name)
+        return -1;
+    const struct op_server_preset *sp = NULL;
+    for (size_t i = 0; i < NSERVERS; i++)
+        if (ieq(name, op_server_presets[i].name))
+            sp = &op_server_presets[i];
+    if (!sp) {
+        char known[512] = "";
+        size_t pos = 0;
+        for (size_t i = 0; i < NSERVERS && pos < sizeof known; i++)
+            pos += (size_t)snprintf(known + pos, sizeof known - pos, "%s%s", i ? ", " : "", op_server_presets[i].name);
+        if (err && errlen)
+            snprintf(err, errlen, "unknown server preset '%s' (known: %s)", name, known);
+        return -1;
+    }
+    return op_machine_desc_server_text(desc, sp->name, sp->text, err, errlen);
+}
+
+int op_machine_desc_server_text(struct op_machine_desc *desc, const char *name, const char *text, char *err,
+                                size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!desc || !name || !text || strlen(name) >= sizeof desc->server)
+        return -1;
+    struct op_machine_desc d = *desc;
+    reset_server(&d);
+    char label[64], msg[256];
+    snprintf(label, sizeof label, "server-%s.desc", name);
+    char *buf = malloc(strlen(text) + 1);
+    if (!buf)
+        return -1;
+    strcpy(buf, text);
+    struct pctx ctx;
+    memset(&ctx, 0, sizeof ctx);
+    int rc = parse_text(buf, label, &d, &ctx, 1, err, errlen);
+    free(buf);
+    if (rc == 0 && finish(&d, &ctx, msg, sizeof msg) < 0) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: %s", label, msg);
+        rc = -1;
+    }
+    if (rc < 0)
+        return -1;
+    strcpy(d.server, name);
+    *desc = d;
+    return 0;
+}
+
+/* Apply 'key = value' lines of text (modified in place).  server_only: a
+ * server preset, which may set server keys only. */
+static int parse_text(char *text, const char *label, struct op_machine_desc *d, struct pctx *ctx, int server_only,
+                      char *err, size_t errlen)
+{
+    char msg[256];
+    unsigned lineno = 0;
+    for (char *line = text; line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = 0;
+        char *s = trim(line);
+        line = nl ? nl + 1 : NULL;
+        if (!*s)
+            continue;
+        char *eq = strchr(s, '=');
+        if (!eq) {
+            snprintf(err, errlen, "%s:%u: expected 'key = value'", label, lineno);
+            return -1;
+        }
+        *eq = 0;
+        char *key = trim(s), *val = trim(eq + 1);
+        int whole = strcmp(key, "preset") == 0 || strcmp(key, "server") == 0;
+        if (server_only && (whole || (find_key(key, &(size_t){0}) && !op_machine_desc_is_server_key(key)))) {
+            snprintf(err, errlen, "%s:%u: '%s' is not a server key (a server preset sets only topology, xfer_*, "
+                     "h2d_*, d2h_*, launch_* and host_* keys)", label, lineno, key);
+            return -1;
+        }
+        if (strcmp(key, "preset") == 0) {
+            if (op_machine_desc_preset(val, d) < 0) {
+                snprintf(err, errlen, "%s:%u: unknown preset '%s'", label, lineno, val);
+                return -1;
+            }
+            memset(ctx, 0, sizeof *ctx);
+            continue;
+        }
+        if (strcmp(key, "server") == 0) {
+            if (op_machine_desc_server(d, val, msg, sizeof msg) < 0) {
+                snprintf(err, errlen, "%s:%u: %s", label, lineno, msg);
+                return -1;
+            }
+            memset(ctx, 0, sizeof *ctx);
+            ctx->server_named = 1;
+            continue;
+        }
+        int r = set_key(d, ctx, key, val, ',', msg, sizeof msg);
+        if (r == 0) {
+            snprintf(err, errlen, "%s:%u: unknown key '%s'", label, lineno, key);
+            return -1;
+        }
+        if (r < 0) {
+            snprintf(err, errlen, "%s:%u: %s", label, lineno, msg);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void name_server(struct op_machine_desc *d);
 
 static int load_into(const char *path, struct op_machine_desc *d, char *err, size_t errlen)
 {
@@ -558,58 +794,30 @@ static int load_into(const char *path, struct op_machine_desc *d, char *err, siz
         seterr(err, errlen, "%s: cannot open%s", path, "");
         return -1;
     }
+    /* a description is a few KB: refuse anything absurd rather than read it */
+    enum { MAX_DESC = 1 << 20 };
+    char *text = malloc(MAX_DESC + 1);
+    size_t n = text ? fread(text, 1, MAX_DESC + 1, f) : 0;
+    int bad_read = ferror(f);
+    fclose(f);
+    if (!text || bad_read || n > MAX_DESC || memchr(text, 0, n)) {
+        snprintf(err, errlen, "%s: %s", path,
+                 !text ? "out of memory" : bad_read ? "read error" : n > MAX_DESC ? "larger than 1 MB" : "binary file");
+        free(text);
+        return -1;
+    }
+    text[n] = 0;
     struct pctx ctx;
     memset(&ctx, 0, sizeof ctx);
-    char line[8192], msg[256];
-    unsigned lineno = 0;
-    int rc = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (!strchr(line, '\n') && !feof(f)) {
-            snprintf(err, errlen, "%s:%u: line too long", path, lineno);
-            rc = -1;
-            break;
-        }
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        char *s = trim(line);
-        if (!*s)
-            continue;
-        char *eq = strchr(s, '=');
-        if (!eq) {
-            snprintf(err, errlen, "%s:%u: expected 'key = value'", path, lineno);
-            rc = -1;
-            break;
-        }
-        *eq = 0;
-        char *key = trim(s), *val = trim(eq + 1);
-        if (strcmp(key, "preset") == 0) {
-            if (op_machine_desc_preset(val, d) < 0) {
-                snprintf(err, errlen, "%s:%u: unknown preset '%s'", path, lineno, val);
-                rc = -1;
-                break;
-            }
-            memset(&ctx, 0, sizeof ctx);
-            continue;
-        }
-        int r = set_key(d, &ctx, key, val, ',', msg, sizeof msg);
-        if (r == 0) {
-            snprintf(err, errlen, "%s:%u: unknown key '%s'", path, lineno, key);
-            rc = -1;
-            break;
-        }
-        if (r < 0) {
-            snprintf(err, errlen, "%s:%u: %s", path, lineno, msg);
-            rc = -1;
-            break;
-        }
-    }
-    fclose(f);
+    char msg[256];
+    int rc = parse_text(text, path, d, &ctx, 0, err, errlen);
+    free(text);
     if (rc == 0 && finish(d, &ctx, msg, sizeof msg) < 0) {
         snprintf(err, errlen, "%s: %s", path, msg);
         rc = -1;
     }
+    if (rc == 0 && !ctx.server_named) /* a file that names no server: the preset it matches, if any */
+        name_server(d);
     return rc;
 }
 
@@ -655,6 +863,13 @@ int op_machine_desc_apply(struct op_machine_desc *desc, const char *profile)
             char *key = trim(item), *val = trim(eq + 1);
             if (strcmp(key, "preset") == 0) {
                 if (op_machine_desc_preset(val, &d) < 0) {
+                    rc = -1;
+                    break;
+                }
+                memset(&ctx, 0, sizeof ctx);
+                applied++;
+            } else if (strcmp(key, "server") == 0) {
+                if (op_machine_desc_server(&d, val, err, sizeof err) < 0) {
                     rc = -1;
                     break;
                 }
@@ -708,6 +923,10 @@ int op_machine_desc_write(FILE *f, const struct op_machine_desc *d)
     if (!f || !d)
         return -1;
     char num[64];
+    /* the server first: loading resets the server keys to it, the keys below then give every value */
+    if (d->server[0] && fprintf(f, "server = %s  # server preset (timing/presets/server-%s.desc)\n", d->server,
+                                d->server) < 0)
+        return -1;
     for (size_t i = 0; i < NKEYS; i++) {
         const struct key *k = &keys[i];
         const char *base = (const char *)d + k->off;

@@ -279,8 +279,8 @@ void op_report_write_text(const struct op_report *r, FILE *f)
         return;
     const struct op_machine_desc *d = &r->desc;
     unsigned dpr = d->chips_per_rank * d->dpus_per_chip;
-    fprintf(f, "== OpenPIM modelled time: machine %s (%.0f MHz, %u ranks x %u DPUs, %u channels) ==\n", d->name,
-            d->freq_mhz, d->nr_ranks, dpr, d->channels);
+    fprintf(f, "== OpenPIM modelled time: machine %s, server %s (%.0f MHz, %u ranks x %u DPUs, %u channels) ==\n",
+            d->name, d->server[0] ? d->server : "custom", d->freq_mhz, d->nr_ranks, dpr, d->channels);
     double all = op_report_total_us(r, OP_CAT_COUNT);
     fprintf(f, "%-12s %10s %14s %7s\n", "category", "calls", "time (ms)", "share");
     for (int c = 0; c < OP_CAT_COUNT; c++)

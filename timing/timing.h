@@ -75,10 +75,13 @@ struct op_xfer_dir_params {
     double wram_fixed_us_per_doubling;       /* + per doubling of ranks */
     double wram_ns_per_byte;                 /* per byte per DPU within a rank */
     double wram_channel_slowdown;            /* x(1 + s*(ranks per channel - 1)) */
+    double wram_bcast_factor;                /* WRAM broadcast = factor x the MRAM broadcast (h2d; 0 = off:
+                                                as a parallel WRAM push) */
 };
 
 struct op_machine_desc {
     char name[32];
+    char server[32];               /* server preset (timing/presets/server-<name>.desc), "cloud2024" by default */
     /* DPU chip (ref §1.1) */
     double freq_mhz;
     unsigned nr_tasklets;          /* hardware threads */
@@ -99,6 +102,8 @@ struct op_machine_desc {
     double xfer_size[OP_TIMING_MAX_POINTS];        /* bytes per DPU, increasing */
     unsigned xfer_nfixed;
     double xfer_fixed_ranks[OP_TIMING_MAX_POINTS]; /* rank counts of fixed_us[], increasing */
+    unsigned xfer_threads;         /* host threads on one rank's DPU indices (SDK thread pool, ref §3.1) */
+    double host_llc_bytes;         /* host last-level cache: a broadcast block up to it stays cached (0: none) */
     struct op_xfer_dir_params h2d, d2h;
     /* launch (ref §3.5) */
     double launch_base_us;         /* per dpu_launch(SYNC) */
@@ -106,8 +111,27 @@ struct op_machine_desc {
     double launch_mux_back_us;     /* mux back to the host on the first access after a launch */
 };
 
-/* Load preset "v1A" or "v1B" (case-insensitive).  0 on success, -1 unknown. */
+/* Load preset "v1A" or "v1B" (case-insensitive).  0 on success, -1 unknown.
+ * Both sit in the default server, "cloud2024". */
 int op_machine_desc_preset(const char *name, struct op_machine_desc *desc);
+
+/* Server presets (timing/presets/server-<name>.desc, compiled in): a server is
+ * the topology, host-transfer and launch keys ("server keys": the topology keys
+ * and those named xfer_*, h2d_*, d2h_*, launch_*, host_*); the chip keys stay.
+ * op_machine_desc_server resets every server key to the default server's, then
+ * applies the named file.  0 on success; -1 with a message in errbuf for an
+ * unknown name (listing the known ones), desc then unchanged.  Also reachable
+ * as "server=NAME" in profile strings and "server = NAME" in .desc files. */
+int op_machine_desc_server(struct op_machine_desc *desc, const char *name, char *errbuf, size_t errlen);
+/* The same with the text of a server file given (tools, tests): it may set
+ * server keys only; name (< 32 chars) labels messages and desc->server. */
+int op_machine_desc_server_text(struct op_machine_desc *desc, const char *name, const char *text,
+                                char *errbuf, size_t errlen);
+/* Names of the server presets, i < op_machine_server_count(); NULL past the end. */
+unsigned op_machine_server_count(void);
+const char *op_machine_server_name(unsigned i);
+/* 1 when key is a server key (see above), 0 for a chip key or an unknown one. */
+int op_machine_desc_is_server_key(const char *key);
 
 /* Parse a description file: "key = value" lines, '#' comments, lists as
  * "a, b, c".  Starts from the v1A preset; a "preset = NAME" line reloads a
@@ -177,7 +201,8 @@ struct op_dpu_trace;
 
 struct op_dpu_result {
     uint64_t cycles;                 /* launch duration of this DPU */
-    uint64_t instructions;
+    uint64_t instructions;           /* recorded (the program's), without spin retries */
+    uint64_t spin_instructions;      /* acquire retries of tasklets spinning on a taken mutex */
     uint64_t tasklet_instructions[OP_TIMING_MAX_TASKLETS];
     uint64_t tasklet_end_cycle[OP_TIMING_MAX_TASKLETS];
     uint64_t dma_read_bytes, dma_write_bytes;
@@ -227,14 +252,18 @@ int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, u
  *    rendezvous of arg tasklets in modelled time; the last arrival runs
  *    rt.barrier_wake_per_tasklet x (arg - 1) more instructions, and the
  *    others issue no sooner than one cycle after its last one;
- *  MUTEX_LOCK(key, arg = 1 granted / 0 trylock failed): rt.mutex_lock, then,
- *    if granted, the lock event: the mutex is taken if free in modelled time,
- *    else the tasklet waits until it is handed over;
- *  MUTEX_UNLOCK(key): rt.mutex_unlock, then the unlock event: the mutex goes
- *    to the tasklet waiting for it longest (lowest tid on a tie), which issues
- *    no sooner than one cycle later.  The order of the critical sections is
- *    thus the modelled one, not the emulator's (a program taking mutexes in
- *    inconsistent orders may then deadlock in the model only: res.deadlock);
+ *  MUTEX_LOCK(key, arg = 1 granted / 0 trylock failed): rt.mutex_lock (the
+ *    SDK's inline `acquire`), then, if granted, the lock event: the mutex is
+ *    taken if free in modelled time, else the tasklet SPINS as on the DPU
+ *    (the acquire retries itself): it stays runnable and each of its issue
+ *    slots is a retry (res.spin_instructions, not in .instructions); the
+ *    first retry issued after the unlock event takes the mutex, and the
+ *    critical section follows from its next slot;
+ *  MUTEX_UNLOCK(key): rt.mutex_unlock (`release`), then the unlock event.
+ *    The order of the critical sections is thus the modelled one, not the
+ *    emulator's (a program taking mutexes in inconsistent orders may then
+ *    deadlock in the model only; tasklets left spinning with nobody able to
+ *    unlock end the run with res.deadlock instead of spinning forever);
  *  SEM_TAKE(key, arg = 1 if it blocks): rt.sem_take, then, if it blocks, no
  *    issue before one cycle after the SEM_GIVE that hands it a unit;
  *  SEM_GIVE(key, arg = 1 if it hands a unit to a blocked taker): rt.sem_give;

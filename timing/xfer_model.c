@@ -7,16 +7,31 @@
  *   t_ch = B_rank / R(s)        if one rank of the call sits on the channel,
  *        = sum B_rank / C(s)    otherwise (ranks of a channel are served by one
  *                               per-channel thread pool, ref §3.1: they serialise)
- * with s = bytes per DPU, B_rank = s * DPUs of the rank rounded up to a
- * multiple of chips_per_rank (one 64-B line carries 8 B for each of 8 chips,
- * ref §3.1), curves R, C, c, cap interpolated in log2(s) (bandwidths through
+ * with s = bytes per DPU, B_rank = s * chips_per_rank * min(DPUs of the rank,
+ * dpus_per_chip) (one 64-B line carries 8 B for each of 8 chips at one DPU
+ * index, ref §3.1; DPUs numbered chip by chip), t_ch at least
+ * sum over its ranks of B_rank / (min(DPU indices, xfer_threads) * chips_per_rank
+ * * serial_gbps) (one host thread per DPU index, each as fast as a serial
+ * copy's: partial ranks, ref §3.2), curves R, C, c, cap interpolated in log2(s) (bandwidths through
  * their inverse), F interpolated in log2(ranks).  Broadcast multiplies R, C and
  * cap by bcast_speedup (ref §3.2).
+ * Broadcast and the host's last-level cache (paper 002): a source block of at
+ * most host_llc_bytes is read from DRAM once and stays cached while every
+ * rank is written, so R, C and cap take their best value at sizes up to s
+ * (the per-DPU curves' fall at large sizes and their host cap come from
+ * reading the sources from DRAM); a larger block streams from DRAM for every
+ * rank and is memory-bound like per-DPU data (the curves at s).
  * WRAM (__host symbols, control interface, ref §3.4):
  *   t = wram_fixed + per_doubling * log2(ranks)
  *     + max over ranks (DPUs * s * ns_per_byte) * (1 + slowdown * (ranks per channel - 1)).
- * Serial (dpu_copy_to/from, ref §3.7, §6): sum over DPUs of (call + s / serial_bw).
- * A first access after a launch adds the MRAM mux hand-back (ref §3.5).
+ * A WRAM broadcast with wram_bcast_factor > 0 (paper 002 Fig. 6) costs that
+ * factor times the same broadcast into MRAM: the SDK's broadcast path, not
+ * the per-DPU control-interface rate of ref §3.4 (which would make it 4x to
+ * 560x slower than MRAM, not the paper's ~3x).
+ * Serial (dpu_copy_to/from, ref §3.7, §6): sum over DPUs of (call + s / serial_bw);
+ * WRAM: sum over DPUs of (wram_fixed + s * ns_per_byte).
+ * A first MRAM access after a launch adds the MRAM mux hand-back (ref §3.5);
+ * WRAM goes through the control interface and needs none.
  */
 #include "timing.h"
 
@@ -51,6 +66,18 @@ static double interp_inv(double x, const double *xs, const double *gbps, unsigne
     return interp_log(x, xs, inv, n);
 }
 
+/* Lowest interpolated ns per byte at sizes up to x (knots <= x and x itself). */
+static double interp_inv_best(double x, const double *xs, const double *gbps, unsigned n)
+{
+    double best = interp_inv(x, xs, gbps, n);
+    for (unsigned i = 0; i < n && i < OP_TIMING_MAX_POINTS && xs[i] <= x; i++) {
+        double inv = gbps[i] > 0 ? 1.0 / gbps[i] : 0.0; /* 0: no limit */
+        if (inv < best)
+            best = inv;
+    }
+    return best;
+}
+
 /* Fixed cost per call at n ranks: log2 interpolation, linear extrapolation above. */
 static double fixed_us(const struct op_machine_desc *d, const struct op_xfer_dir_params *p, double nranks)
 {
@@ -65,10 +92,17 @@ static double fixed_us(const struct op_machine_desc *d, const struct op_xfer_dir
 
 struct chan_acc {
     unsigned channel, ranks;
-    double bytes;
+    double bytes;  /* bytes the host moves: whole 64-B lines */
+    double tbytes; /* sum over ranks of bytes / threads working on the rank */
 };
 
-/* Group the participating ranks by channel.  Returns the number of channels. */
+/* Group the participating ranks by channel.  Returns the number of channels.
+ * round_lines (MRAM window transfers, ref §3.1): one 64-B line carries 8 B for
+ * each chip at one DPU index, and the SDK's threads share a rank's DPU indices.
+ * DPUs are numbered chip by chip (the SDK's slice-major order), so n DPUs of a
+ * rank engage m = min(n, dpus_per_chip) DPU indices: the host moves
+ * chips_per_rank * m * s bytes of lines for n * s useful ones, with
+ * min(m, xfer_threads) threads. */
 static unsigned group(const struct op_machine_desc *d, const struct op_xfer_rank *ranks, unsigned nr,
                       double bytes_per_dpu, int round_lines, struct chan_acc *acc, unsigned *nranks,
                       double *dpus, double *max_rank_dpus)
@@ -78,14 +112,18 @@ static unsigned group(const struct op_machine_desc *d, const struct op_xfer_rank
     *dpus = 0;
     *max_rank_dpus = 0;
     unsigned chips = d->chips_per_rank ? d->chips_per_rank : 1;
+    unsigned per_chip = d->dpus_per_chip ? d->dpus_per_chip : 1;
     for (unsigned i = 0; i < nr; i++) {
         if (ranks[i].nr_dpus == 0)
             continue;
         unsigned ch = ranks[i].channel == OP_XFER_CHANNEL_AUTO ? op_machine_rank_channel(d, ranks[i].rank)
                                                                : ranks[i].channel;
-        double eff = ranks[i].nr_dpus;
-        if (round_lines)
-            eff = (double)(((ranks[i].nr_dpus + chips - 1) / chips) * chips);
+        double eff = ranks[i].nr_dpus, threads = 1;
+        if (round_lines) {
+            unsigned m = ranks[i].nr_dpus < per_chip ? ranks[i].nr_dpus : per_chip;
+            eff = (double)chips * m;
+            threads = m < d->xfer_threads ? m : (d->xfer_threads ? d->xfer_threads : 1);
+        }
         unsigned j = 0;
         while (j < nch && acc[j].channel != ch)
             j++;
@@ -96,11 +134,13 @@ static unsigned group(const struct op_machine_desc *d, const struct op_xfer_rank
                 acc[nch].channel = ch;
                 acc[nch].ranks = 0;
                 acc[nch].bytes = 0;
+                acc[nch].tbytes = 0;
                 nch++;
             }
         }
         acc[j].ranks++;
         acc[j].bytes += eff * bytes_per_dpu;
+        acc[j].tbytes += eff * bytes_per_dpu / threads;
         (*nranks)++;
         *dpus += ranks[i].nr_dpus;
         if (ranks[i].nr_dpus > *max_rank_dpus)
@@ -135,9 +175,15 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
     double t;
 
     if (x->kind == OP_XFER_SERIAL) {
-        double per_dpu = x->target == OP_XFER_WRAM ? p->serial_call_us + s * p->wram_ns_per_byte * 1e-3
+        /* WRAM goes through the control interface: a one-DPU call costs a WRAM call (ref §3.4) */
+        double per_dpu = x->target == OP_XFER_WRAM ? p->wram_fixed_us + s * p->wram_ns_per_byte * 1e-3
                                                    : p->serial_call_us + s / (p->serial_gbps * 1e3);
         t = dpus * per_dpu;
+    } else if (x->target == OP_XFER_WRAM && x->kind == OP_XFER_BROADCAST && p->wram_bcast_factor > 0) {
+        struct op_xfer_desc m = *x; /* the broadcast's path into MRAM, wram_bcast_factor times slower */
+        m.target = OP_XFER_MRAM;
+        m.after_launch = 0;
+        t = p->wram_bcast_factor * op_xfer_time_us(d, &m);
     } else if (x->target == OP_XFER_WRAM) {
         t = p->wram_fixed_us + p->wram_fixed_us_per_doubling * log2((double)nranks) +
             max_rank_dpus * s * p->wram_ns_per_byte * 1e-3 * (1.0 + p->wram_channel_slowdown * (kmax - 1));
@@ -147,7 +193,13 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
         double cinv = interp_inv(s, d->xfer_size, p->chan_gbps, np);
         double hinv = interp_inv(s, d->xfer_size, p->cap_gbps, np);
         double cont = interp_log(s, d->xfer_size, p->contention, np);
-        if (x->kind == OP_XFER_BROADCAST && x->dir == OP_XFER_TO_DPU && p->bcast_speedup > 0) {
+        int bcast = x->kind == OP_XFER_BROADCAST && x->dir == OP_XFER_TO_DPU;
+        if (bcast && s <= d->host_llc_bytes) { /* the source stays in the host's cache */
+            rinv = interp_inv_best(s, d->xfer_size, p->rank_gbps, np);
+            cinv = interp_inv_best(s, d->xfer_size, p->chan_gbps, np);
+            hinv = interp_inv_best(s, d->xfer_size, p->cap_gbps, np);
+        }
+        if (bcast && p->bcast_speedup > 0) {
             rinv /= p->bcast_speedup;
             cinv /= p->bcast_speedup;
             hinv /= p->bcast_speedup;
@@ -157,9 +209,18 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
             cinv /= p->direct_speedup;
             hinv /= p->direct_speedup;
         }
+        /* one host thread per DPU index of a rank moves chips_per_rank * serial_gbps of lines (one DPU's
+         * parallel transfer runs at the serial rate, ref §3.2): the limit of partial ranks */
+        double tinv = 1.0 / ((d->chips_per_rank ? d->chips_per_rank : 1) * p->serial_gbps);
+        if (bcast && p->bcast_speedup > 0)
+            tinv /= p->bcast_speedup;
+        if (x->kind == OP_XFER_DIRECT)
+            tinv /= p->direct_speedup;
         double worst = 0, total = 0;
         for (unsigned j = 0; j < nch; j++) {
             double tch = acc[j].bytes * (acc[j].ranks == 1 ? rinv : cinv);
+            if (acc[j].tbytes * tinv > tch)
+                tch = acc[j].tbytes * tinv;
             if (tch > worst)
                 worst = tch;
             total += acc[j].bytes;
@@ -169,7 +230,7 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
         double call = x->kind == OP_XFER_DIRECT ? p->direct_call_us : fixed_us(d, p, (double)nranks);
         t = call + (tx > tcap ? tx : tcap) * 1e-3;
     }
-    if (x->after_launch)
+    if (x->after_launch && x->target == OP_XFER_MRAM) /* WRAM (control interface) needs no MRAM mux */
         t += d->launch_mux_back_us * kmax;
     return t;
 }

@@ -15,13 +15,35 @@
  */
 #define _GNU_SOURCE
 #include <dpu.h>
+#include <dpu_description.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define FREQ_MHZ 350.0 /* v1A (ref §1.1) */
+/* The DPU clock of the machine description in use (UPMEM_PROFILE: v1A 350 MHz,
+ * v1B 400 MHz, ref §1.1), as the SDK's dpu_description.h gives it. */
+static double freq_mhz_of_profile(void)
+{
+    dpu_description_t desc;
+    DPU_ASSERT(dpu_get_profile_description(NULL, &desc));
+    double f = (double)desc->hw.timings.fck_frequency_in_mhz / desc->hw.timings.clock_division;
+    dpu_free_description(desc);
+    return f;
+}
+static double FREQ_MHZ;
+static uint32_t MACHINE_DPUS; /* DPUs of the machine (a server preset may have fewer than 2,560) */
+
+static uint32_t machine_dpus(void)
+{
+    struct dpu_set_t set;
+    uint32_t n = 0;
+    DPU_ASSERT(dpu_alloc(DPU_ALLOCATE_ALL, NULL, &set));
+    DPU_ASSERT(dpu_get_nr_dpus(set, &n));
+    DPU_ASSERT(dpu_free(set));
+    return n;
+}
 
 static struct dpu_set_t alloc_load(uint32_t nr_dpus, const char *profile, const char *binary)
 {
@@ -347,6 +369,8 @@ static int cmd_xfer(const char *binary, unsigned max_mb)
     static const size_t grid_size[6] = {32, 2048, 65536, 1u << 20, 8u << 20, 32u << 20};
     for (int c = 0; c < 6; c++) {
         int any = 0;
+        if (grid_dpus[c] > MACHINE_DPUS)
+            continue;
         for (int s = 0; s < 6; s++)
             any |= (double)grid_size[s] * grid_dpus[c] <= budget;
         if (!any)
@@ -375,7 +399,7 @@ static int cmd_xfer(const char *binary, unsigned max_mb)
         DPU_ASSERT(dpu_free(set));
     }
     /* ref §3.5 (Loremkang): 4 ranks = 256 DPUs, SDK push of 8 KB..16 MB in total */
-    {
+    if (MACHINE_DPUS >= 256) {
         static const size_t totals[5] = {8u << 10, 64u << 10, 1u << 20, 4u << 20, 16u << 20};
         struct dpu_set_t set = alloc_load(256, NULL, binary);
         for (int i = 0; i < 5; i++)
@@ -396,6 +420,8 @@ static int cmd_launch(const char *binary)
 {
     static const unsigned ranks[8] = {1, 2, 4, 8, 10, 16, 20, 40};
     for (int i = 0; i < 8; i++) {
+        if (ranks[i] * 64 > MACHINE_DPUS)
+            continue;
         struct dpu_set_t set = alloc_load(ranks[i] * 64, NULL, binary), dpu;
         DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS)); /* warm: same modelled cost, kept out */
         double t0 = openpim_modelled_time_us();
@@ -425,6 +451,8 @@ int main(int argc, char **argv)
     }
     const char *cmd = argv[1], *bin = argv[2];
     unsigned arg = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 0;
+    FREQ_MHZ = freq_mhz_of_profile();
+    MACHINE_DPUS = machine_dpus();
     if (!strcmp(cmd, "arith"))
         return cmd_arith(bin, arg);
     if (!strcmp(cmd, "wram"))

@@ -12,6 +12,8 @@ import os
 import sys
 from collections import defaultdict
 
+from kernels_report import add_kernel_rows  # issue 8 kernels (kernels_dpu.c)
+
 F_MHZ = 350.0
 
 # ---------------------------------------------------------------------------
@@ -34,8 +36,10 @@ MRAM_ALPHA = {"read": 77.0, "write": 61.0}
 MRAM_BETA = 0.5
 MRAM_BW_2048 = {"read": 628.23, "write": 633.22}  # ref §2.2, MB/s at 2,048 B
 COPY_DMA_MBS = 624.0  # ref §2.3, COPY-DMA, read+written bytes, lower confidence
-# ref §3.2 (PrIM Figs. 10-11), GB/s, one rank, 32 MB per DPU
+# ref §3.2 (PrIM Figs. 10-11), GB/s, one rank, 32 MB per DPU; the parallel
+# curve starts near the serial rate at 1 DPU (issue 8) and reaches its peak at 64
 PRIM_XFER = {
+    ("push", "h2d", 1): 0.33, ("push", "d2h", 1): 0.12,
     ("push", "h2d", 64): 6.68, ("push", "d2h", 64): 4.74, ("broadcast", "h2d", 64): 16.88,
     ("serial", "h2d", 1): 0.33, ("serial", "d2h", 1): 0.12,
     ("serial", "h2d", 64): 0.33, ("serial", "d2h", 64): 0.12,  # "stays ≈ flat at the 1-DPU value"
@@ -57,6 +61,21 @@ PEAK_H2D_2560, PEAK_D2H_2560 = 57.7, 14.4  # ref §3.3 observations (8 MB H->D, 
 LOREM_H2D = {8192: 142, 65536: 114, 1048576: 234, 4194304: 697, 16777216: 2351}
 LOREM_D2H = {1048576: 326, 16777216: 4018}
 LAUNCH_4RANKS_US = 183.0  # ref §3.5: SDK launch, 4 ranks / 2 channels
+LOREM_AFTER_LAUNCH_US = 275.0  # ref §3.5: receive right after a launch, 274-277 us (64 KB in all, 256 DPUs)
+# small reads of results right after a launch, us: (what, DPUs, bytes/DPU) -> (published, server, source)
+SMALL_US = {
+    ("wram_after_launch", 1, 256): (88.0, "prim", "§6"),     # PrIM-era BS, 1 DPU (WRAM results)
+    ("mram_after_launch", 4, 1024): (120.0, "prim", "§6"),   # PrIM-era GEMV, 4 DPUs (size not published)
+    ("wram_after_launch", 64, 256): (1160.0, "prim", "§3.4"),  # PrIM-era RED, 64 DPUs: 1.10-1.22 ms
+}
+# ref §3.4 (same server as §3.3): WRAM __host transfers of 8 B per DPU, us
+SEL_SERIAL_MS = 101.6  # ref §3.7: PrIM-era SEL, 64 DPUs, 8.4 MB retrieved serially (dpu_copy_from per DPU)
+WRAM8_US = {("h2d", 64): 230.0, ("d2h", 64): 130.0, ("h2d", 2560): 570.0, ("d2h", 2560): 450.0}
+
+# Which server each published source measured (timing/presets/server-<name>.desc):
+# a preset is judged on its own server's rows; the others are shown for
+# comparison, without a target.
+SOURCE_SERVER = {"§3.2": "prim", "§6": "prim", "§3.7": "prim", "§3.3": "cloud2024", "§3.4": "cloud2024", "§3.5": "loremkang"}
 
 TARGET_DPU, TARGET_XFER = 0.10, 0.20  # acceptance targets of the issue
 
@@ -95,6 +114,8 @@ class Table:
             p = "—" if pub is None else (note if note.startswith("≈") else "") + fmt % pub
             if err is None:
                 e = "n/a"
+            elif target is None:
+                e = "%+.1f%% (other server)" % (100 * err)
             else:
                 e = "%+.1f%%" % (100 * err)
                 e += "" if abs(err) <= target else " MISS"
@@ -114,7 +135,7 @@ class Table:
         out = []
         groups = defaultdict(list)
         for row in self.rows:
-            if row[5] is not None:
+            if row[5] is not None and row[7] is not None:
                 groups[row[0]].append(row)
         for sec, rows in groups.items():
             errs = [abs(r[5]) for r in rows]
@@ -222,7 +243,16 @@ def main():
         T.add(sec, "COPY-DMA sustained, MB/s", "2 KB DMAs, %d tasklets" % tmax, bw[("copy", tmax)], COPY_DMA_MBS,
               "§2.3", TARGET_DPU, note="(lower confidence)")
 
-    # ---- 4. host transfers ----
+    # ---- 4. host transfers: each server preset against its own server's rows ----
+    server = recs["server"][0][1] if recs["server"] else "cloud2024"
+
+    def judged(source, target):
+        """The target where the source measured this preset's server, else None (shown, not judged)."""
+        return target if SOURCE_SERVER.get(source) == server else None
+
+    def on(source):
+        return "" if SOURCE_SERVER.get(source) == server else "(measured on server=%s)" % SOURCE_SERVER[source]
+
     e2e, model = {}, {}
     for r in recs["xfer"]:
         key = (r[2], r[3], r[4], int(r[5]), int(float(r[6])))
@@ -233,15 +263,20 @@ def main():
             return e2e[key], "SDK e2e"
         return model.get(key), "direct model"
 
-    sec = "4a. CPU-DPU one rank, GB/s (ref §3.2, target 20%)"
+    sec = "4a. CPU-DPU one rank, GB/s (ref §3.2, PrIM's server, target 20%)"
     for (kind, d, n), pub in PRIM_XFER.items():
         key = ("s32", kind, d, n, 33554432)
         us, how = pick(key)
         if us is not None:
             gbs = 33554432 * n / (us * 1e3)
             T.add(sec, "%s %s GB/s" % (kind, "CPU->DPU" if d == "h2d" else "DPU->CPU"),
-                  "%d DPU%s, 32 MB/DPU [%s]" % (n, "s" if n > 1 else "", how), gbs, pub, "§3.2", TARGET_XFER)
-    sec = "4b. CPU-DPU push, ms (ref §3.3 table, target 20%)"
+                  "%d DPU%s, 32 MB/DPU [%s]" % (n, "s" if n > 1 else "", how), gbs, pub, "§3.2",
+                  judged("§3.2", TARGET_XFER), note=on("§3.2"))
+    us, how = pick(("s37", "serial", "d2h", 64, 131250))
+    if us is not None:
+        T.add(sec, "serial DPU->CPU ms (SEL)", "8.4 MB over 64 DPUs, dpu_copy_from each [%s]" % how, us / 1e3,
+              SEL_SERIAL_MS, "§3.7", judged("§3.7", TARGET_XFER), "%.1f", note=on("§3.7"))
+    sec = "4b. CPU-DPU push, ms (ref §3.3 table, 2024 cloud server, target 20%)"
     for d in ("h2d", "d2h"):
         for si, size in enumerate(GRID_SIZES):
             for ci, n in enumerate(GRID_DPUS):
@@ -250,25 +285,47 @@ def main():
                     continue
                 pub = GRID_MS[d][si][ci]
                 T.add(sec, "push %s ms" % ("CPU->DPU" if d == "h2d" else "DPU->CPU"),
-                      "%s/DPU x %d DPUs [%s]" % (size_name(size), n, how), us / 1e3, pub, "§3.3", TARGET_XFER,
-                      "%.3f" if pub < 10 else "%.1f", note="(noisy entry)" if (d, size, n) in GRID_NOISY else "")
-    sec = "4c. full machine and chunking (ref §3.3, target 20%)"
-    for d, pub, what in (("h2d", PEAK_H2D_2560, "CPU->DPU"), ("d2h", PEAK_D2H_2560, "DPU->CPU")):
-        best = max((size * 2560 / (model[("s33", "push", d, 2560, size)] * 1e3), size) for size in GRID_SIZES)
-        pbest = max((size * 2560 / (GRID_MS[d][si][5] * 1e6), size) for si, size in enumerate(GRID_SIZES))
-        T.add(sec, "peak push %s GB/s" % what, "2560 DPUs, best size (model %s, published %s) [direct model]"
-              % (size_name(best[1]), size_name(pbest[1])), best[0], pub, "§3.3", TARGET_XFER, "%.1f")
-    m8, m32 = model[("s33", "push", "h2d", 2560, 8388608)], model[("s33", "push", "h2d", 2560, 33554432)]
-    p8, p32 = GRID_MS["h2d"][4][5], GRID_MS["h2d"][5][5]
-    T.add(sec, "8 MB chunking: GB/s(32 MB)/GB/s(8 MB)", "CPU->DPU, 2560 DPUs [direct model]",
-          4 * m8 / m32, 4 * p8 / p32, "§3.3", TARGET_XFER, "%.3f")
+                      "%s/DPU x %d DPUs [%s]" % (size_name(size), n, how), us / 1e3, pub, "§3.3",
+                      judged("§3.3", TARGET_XFER), "%.3f" if pub < 10 else "%.1f",
+                      note="(noisy entry)" if (d, size, n) in GRID_NOISY else on("§3.3"))
+    sec = "4c. full machine and chunking (ref §3.3, 2024 cloud server, target 20%)"
+    if ("s33", "push", "h2d", 2560, 8388608) in model:
+        for d, pub, what in (("h2d", PEAK_H2D_2560, "CPU->DPU"), ("d2h", PEAK_D2H_2560, "DPU->CPU")):
+            best = max((size * 2560 / (model[("s33", "push", d, 2560, size)] * 1e3), size) for size in GRID_SIZES)
+            pbest = max((size * 2560 / (GRID_MS[d][si][5] * 1e6), size) for si, size in enumerate(GRID_SIZES))
+            T.add(sec, "peak push %s GB/s" % what, "2560 DPUs, best size (model %s, published %s) [direct model]"
+                  % (size_name(best[1]), size_name(pbest[1])), best[0], pub, "§3.3", judged("§3.3", TARGET_XFER),
+                  "%.1f", note=on("§3.3"))
+        m8, m32 = model[("s33", "push", "h2d", 2560, 8388608)], model[("s33", "push", "h2d", 2560, 33554432)]
+        p8, p32 = GRID_MS["h2d"][4][5], GRID_MS["h2d"][5][5]
+        T.add(sec, "8 MB chunking: GB/s(32 MB)/GB/s(8 MB)", "CPU->DPU, 2560 DPUs [direct model]",
+              4 * m8 / m32, 4 * p8 / p32, "§3.3", judged("§3.3", TARGET_XFER), "%.3f", note=on("§3.3"))
     sec = "4d. 4 ranks, SDK 2023 box, us (ref §3.5, target 20%)"
     for d, tab in (("h2d", LOREM_H2D), ("d2h", LOREM_D2H)):
         for total, pub in tab.items():
             us, how = pick(("s35", "push", d, 256, total // 256))
             if us is not None:
                 T.add(sec, "push %s us" % ("CPU->DPU" if d == "h2d" else "DPU->CPU"),
-                      "%s total, 256 DPUs [%s]" % (size_name(total), how), us, pub, "§3.5", TARGET_XFER, "%.0f")
+                      "%s total, 256 DPUs [%s]" % (size_name(total), how), us, pub, "§3.5",
+                      judged("§3.5", TARGET_XFER), "%.0f", note=on("§3.5"))
+    us, how = pick(("small", "mram_after_launch", "d2h", 256, 256))
+    if us is not None:
+        T.add(sec, "push DPU->CPU us, right after a launch", "64 KB total, 256 DPUs [%s]" % how, us,
+              LOREM_AFTER_LAUNCH_US, "§3.5", judged("§3.5", TARGET_XFER), "%.0f", note=on("§3.5"))
+    sec = "4e. small transfers (result variables), us (ref §3.4, §6, target 20%)"
+    for (what, n, size), (pub, srv, source) in SMALL_US.items():
+        us, how = pick(("small", what, "d2h", n, size))
+        if us is not None:
+            T.add(sec, "DPU->CPU %s us, right after a launch" % ("WRAM" if what.startswith("wram") else "MRAM"),
+                  "%d B/DPU x %d DPU%s [%s]" % (size, n, "s" if n > 1 else "", how), us, pub, source,
+                  TARGET_XFER if srv == server else None, "%.0f",
+                  note="" if srv == server else "(measured on server=%s)" % srv)
+    for (d, n), pub in WRAM8_US.items():
+        us, how = pick(("small", "wram", d, n, 8))
+        if us is not None:
+            T.add(sec, "WRAM __host push %s us" % ("CPU->DPU" if d == "h2d" else "DPU->CPU"),
+                  "8 B/DPU x %d DPUs [%s]" % (n, how), us, pub, "§3.4", judged("§3.4", TARGET_XFER), "%.0f",
+                  note=on("§3.4"))
 
     # ---- 5. launch (ref §3.5) ----
     sec = "5. launch overhead, us (ref §3.5, target 20%)"
@@ -278,6 +335,9 @@ def main():
         T.add(sec, "dpu_launch overhead us", "%d rank%s, empty kernel [SDK e2e]" % (n, "s" if n > 1 else ""),
               launch_e2e[n], LAUNCH_4RANKS_US if n == 4 else None, "§3.5", TARGET_XFER, "%.0f",
               note="" if n == 4 else "(no published point)")
+
+    # ---- 6. DPU kernels of issue 8 (kernels_report.py) ----
+    add_kernel_rows(T, recs, notes, TARGET_DPU)
 
     # e2e versus direct model
     diffs = [abs(e2e[k] / model[k] - 1) for k in e2e if k in model and model[k] > 0]
@@ -299,8 +359,10 @@ def main():
                      "instruction costs 11 cycles at 1 tasklet, and dma_read_fixed/dma_write_fixed (77/61 in "
                      "v1A) already are PrIM's measured window latencies" % (lat8, win.get("read", 0)))
     print()
-    print("== OpenPIM calibration: modelled (v1A preset%s) versus published UPMEM measurements ==" %
-          (" + " + prof if prof else ""))
+    print("== OpenPIM calibration: modelled (v1A preset%s; server %s) versus published UPMEM measurements ==" %
+          (" + " + prof if prof else "", server))
+    print("   transfers are judged on the rows measured on this server; the other servers' rows are shown")
+    print("   with '(other server)' and no target (timing/presets/server-*.desc, profile key server=)")
     print("   published values: shared/reference/timing-calibration.md (section in the last column)")
     print("   rel. error = (modelled - published) / published; MISS = outside the issue's target")
     print("   (10% for arithmetic, WRAM and MRAM; 20% for transfers and launch)")

@@ -61,6 +61,9 @@ dpu arith_dpu.c 16 arith16_plain -O2
 dpu wram_dpu.c 16 wram16
 for t in "${mram_tasklets[@]}"; do dpu mram_dpu.c "$t" "mram$t"; done
 dpu empty_dpu.c 1 empty
+kernel_tasklets=(1 4 16) # issue 8 kernels: mutex-heavy and streaming
+gcc -O2 -Wall -Wextra -o "$work/kernels_host" "$here/kernels_host.c" $(dpu-pkg-config --cflags --libs dpu) -lm
+for t in "${kernel_tasklets[@]}"; do dpu kernels_dpu.c "$t" "kernels$t"; done
 echo "built in $((SECONDS - t_start)) s"
 
 echo "== run (emulator; modelled values) =="
@@ -75,6 +78,7 @@ csv=$out/results.csv
     "$work/cal_host" wram "$work/wram16" 16
     for t in "${mram_tasklets[@]}"; do "$work/cal_host" mram "$work/mram$t" "$t"; done
     "$work/cal_host" launch "$work/empty"
+    for t in "${kernel_tasklets[@]}"; do "$work/kernels_host" "$work/kernels$t" "$t"; done
     "$work/cal_host" xfer "$work/empty" "$e2e_mb"
     "$work/xfer_model"
 } > "$csv"

@@ -1,6 +1,6 @@
 /* Calibration suite: the host-transfer and launch model evaluated directly
- * (timing/xfer_model.c through op_xfer_time_us / op_launch_overhead_us, v1A
- * description), for every point of the published tables, including those too
+ * (timing/xfer_model.c through op_xfer_time_us / op_launch_overhead_us, the
+ * description of UPMEM_PROFILE, e.g. server=prim), for every point of the published tables, including those too
  * large to run end to end on this host (2,560 DPUs x 32 MB = 80 GB).
  * Same records as cal_host's end-to-end ones, tagged "model".
  *   xfer_model [desc-file]      (default: the compiled v1A preset; then the
@@ -26,23 +26,41 @@ static unsigned ranks_for(unsigned ndpus)
     return nr;
 }
 
+static double xfer_at(int to_dpu, enum op_xfer_kind kind, enum op_xfer_target target, unsigned ndpus,
+                      double bytes, int after_launch);
+
 static double xfer_us(int to_dpu, enum op_xfer_kind kind, unsigned ndpus, double bytes)
+{
+    return xfer_at(to_dpu, kind, OP_XFER_MRAM, ndpus, bytes, 0);
+}
+
+/* target MRAM or WRAM (__host), first access after a launch or not */
+static double xfer_at(int to_dpu, enum op_xfer_kind kind, enum op_xfer_target target, unsigned ndpus,
+                      double bytes, int after_launch)
 {
     if (kind == OP_XFER_SERIAL) { /* one SDK call per DPU, each on a one-DPU set */
         struct op_xfer_rank one = {0, OP_XFER_CHANNEL_AUTO, 1};
         struct op_xfer_desc x = {.dir = to_dpu ? OP_XFER_TO_DPU : OP_XFER_FROM_DPU, .kind = kind,
-                                 .target = OP_XFER_MRAM, .bytes_per_dpu = (uint64_t)bytes, .nr_ranks = 1,
-                                 .ranks = &one};
+                                 .target = target, .bytes_per_dpu = (uint64_t)bytes, .nr_ranks = 1,
+                                 .ranks = &one, .after_launch = after_launch};
         return ndpus * op_xfer_time_us(&D, &x);
     }
     struct op_xfer_desc x = {.dir = to_dpu ? OP_XFER_TO_DPU : OP_XFER_FROM_DPU, .kind = kind,
-                             .target = OP_XFER_MRAM, .bytes_per_dpu = (uint64_t)bytes,
-                             .nr_ranks = ranks_for(ndpus), .ranks = R};
+                             .target = target, .bytes_per_dpu = (uint64_t)bytes,
+                             .nr_ranks = ranks_for(ndpus), .ranks = R, .after_launch = after_launch};
     return op_xfer_time_us(&D, &x);
+}
+
+/* Points with more DPUs than the machine has (a smaller server preset) are left out. */
+static int fits(unsigned ndpus)
+{
+    return ndpus <= 64 * D.nr_ranks;
 }
 
 static void rec(const char *table, const char *kind, int to_dpu, unsigned ndpus, double bytes, double us)
 {
+    if (!fits(ndpus))
+        return;
     printf("xfer,model,%s,%s,%s,%u,%.0f,%.3f,%.4f\n", table, kind, to_dpu ? "h2d" : "d2h", ndpus, bytes, us,
            us > 0 ? bytes * ndpus / (us * 1e3) : 0.0);
 }
@@ -60,14 +78,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "xfer_model: bad UPMEM_PROFILE '%s'\n", prof);
         return 1;
     }
+    /* the server preset this description is (server= key; "" for none of them) */
+    printf("server,%s\n", D.server[0] ? D.server : "custom");
     static const unsigned grid_dpus[6] = {64, 128, 320, 640, 1280, 2560};
     static const double grid_size[6] = {32, 2048, 65536, 1048576, 8388608, 33554432};
     for (int d = 1; d >= 0; d--)
         for (int c = 0; c < 6; c++)
             for (int s = 0; s < 6; s++)
                 rec("s33", "push", d, grid_dpus[c], grid_size[s], xfer_us(d, OP_XFER_PARALLEL, grid_dpus[c], grid_size[s]));
-    static const unsigned prim_dpus[4] = {1, 4, 16, 64};
-    for (int c = 0; c < 4; c++) {
+    static const unsigned prim_dpus[7] = {1, 2, 4, 8, 16, 32, 64};
+    for (int c = 0; c < 7; c++) {
         const double s = 33554432;
         rec("s32", "push", 1, prim_dpus[c], s, xfer_us(1, OP_XFER_PARALLEL, prim_dpus[c], s));
         rec("s32", "push", 0, prim_dpus[c], s, xfer_us(0, OP_XFER_PARALLEL, prim_dpus[c], s));
@@ -75,6 +95,17 @@ int main(int argc, char **argv)
         rec("s32", "serial", 1, prim_dpus[c], s, xfer_us(1, OP_XFER_SERIAL, prim_dpus[c], s));
         rec("s32", "serial", 0, prim_dpus[c], s, xfer_us(0, OP_XFER_SERIAL, prim_dpus[c], s));
     }
+    /* small reads of results right after a launch (ref §3.4, §3.5, §6):
+       xfer,model,small,<what>,d2h,DPUs,bytes,us */
+    rec("small", "wram_after_launch", 0, 1, 256, xfer_at(0, OP_XFER_PARALLEL, OP_XFER_WRAM, 1, 256, 1));
+    rec("small", "mram_after_launch", 0, 4, 1024, xfer_at(0, OP_XFER_PARALLEL, OP_XFER_MRAM, 4, 1024, 1));
+    rec("small", "wram_after_launch", 0, 64, 256, xfer_at(0, OP_XFER_PARALLEL, OP_XFER_WRAM, 64, 256, 1));
+    rec("small", "mram_after_launch", 0, 256, 256, xfer_at(0, OP_XFER_PARALLEL, OP_XFER_MRAM, 256, 256, 1));
+    for (int d = 1; d >= 0; d--)
+        for (unsigned n = 64; n <= 2560; n *= 40)
+            rec("small", "wram", d, n, 8, fits(n) ? xfer_at(d, OP_XFER_PARALLEL, OP_XFER_WRAM, n, 8, 0) : 0);
+    /* ref §3.7: PrIM-era SEL on 64 DPUs retrieving 8.4 MB serially (dpu_copy_from per DPU) */
+    rec("s37", "serial", 0, 64, 8.4e6 / 64, xfer_us(0, OP_XFER_SERIAL, 64, 8.4e6 / 64));
     static const double totals[5] = {8192, 65536, 1048576, 4194304, 16777216};
     for (int d = 1; d >= 0; d--)
         for (int i = 0; i < 5; i++)

@@ -8,7 +8,8 @@
 #   STUDY_BUDGET_MB  host memory the end-to-end runs may use (default 8192);
 #                    larger points are evaluated on the timing model only
 #   STUDY_RANKS      rank counts run end to end (default: "1 2 5 10 20 40")
-#   UPMEM_PROFILE    machine keys, e.g. desc_file=timing/presets/v1B.desc
+#   UPMEM_PROFILE    machine keys (default server=xferstudy: the paper's own
+#                    server, timing/presets/server-xferstudy.desc)
 #   CC, STUDY_CFLAGS host compiler and flags (default cc, -O2; sanitizer
 #                    builds of OpenPIM need -fsanitize=... here)
 set -euo pipefail
@@ -16,6 +17,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=$(cd "${1:-$root/build}" && pwd)
 source "$here/../sdk_env.sh" "$build"
+export UPMEM_PROFILE=${UPMEM_PROFILE:-server=xferstudy}
 [[ -f $build/timing/liboptiming.a ]] || { echo "run.sh: $build/timing/liboptiming.a missing (build target optiming)" >&2; exit 1; }
 cflags=(${STUDY_CFLAGS:--O2} -Wall -Wextra -Werror)
 ${CC:-cc} "${cflags[@]}" -o "$work/study_host" "$here/study_host.c" $(dpu-pkg-config --cflags --libs dpu)

@@ -797,6 +797,24 @@ static void profile_keys(void)
     unsetenv("OPENPIM_SOCKET");
 }
 
+/* --machine applies keys as the SDK's profile does: chip and desc_file, then
+ * server (which resets every server key), then the rest, whatever their order
+ * in the text; a client naming the same keys in another order gets the same
+ * machine (the descriptions are compared byte for byte). */
+static void server_order(void)
+{
+    const char *args[] = {"--machine", "h2d_serial_gbps=0.5,nrRanks=1,server=prim,nrDpusPerRank=8", "--workers", "1",
+                          NULL};
+    daemon_pid = start(args);
+    struct dpu_set_t set;
+    char p[400];
+    snprintf(p, sizeof p, "%s,nrRanks=1,h2d_serial_gbps=0.5,nrDpusPerRank=8,server=prim", profile);
+    CHECK_EQ(dpu_alloc_ranks(1, p, &set), DPU_OK);
+    CHECK_EQ(dpu_free(set), DPU_OK);
+    snprintf(p, sizeof p, "%s,server=prim,nrRanks=1,nrDpusPerRank=8", profile); /* prim's own serial rate */
+    CHECK_EQ(dpu_alloc_ranks(1, p, &set), DPU_ERR_INVALID_PROFILE);
+}
+
 /* Batched small writes (OPENPIM_REMOTE_BATCH=1): what only the daemon can
  * refuse (its host memory limit) fails the request that sends the batch, with
  * the reason; without batching, the write itself fails. */
@@ -1008,7 +1026,7 @@ int main(int argc, char **argv)
     } scenarios[] = {{"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
                      {"queue", queue},         {"malformed", malformed},  {"shutdown", shutdown_scenario},
                      {"profile", profile_keys}, {"batch", batch},         {"large", large},
-                     {"ctl", ctl}};
+                     {"ctl", ctl},             {"server_order", server_order}};
     size_t k = 0;
     while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
         k++;

@@ -24,6 +24,9 @@ ROWS = [
     (G3, "mram_read latency, cycles", "8 B, 1 tasklet", 126.0, 81.0, None, "§2.2", 0.10, "%.0f", "(77/61 + 0.5·B)"),
     (G3, "mram_read bandwidth, MB/s", "2 KB, 1 tasklet", 604.0, 628.23, None, "§2.2", 0.10, "%.2f", ""),
     (G4, "push DPU->CPU GB/s", "64 DPUs, 32 MB/DPU [SDK e2e]", 2.82, 4.74, None, "§3.2", 0.20, "%.2f", ""),
+    # another server's row (report.py gives it no target): shown, not judged
+    (G4, "push CPU->DPU GB/s", "1 DPU, 32 MB/DPU [direct model]", 0.39, 0.33, None, "§3.2", None, "%.2f",
+     "(measured on server=prim)"),
     ("5. launch", "dpu_launch overhead us", "1 rank [SDK e2e]", 116.0, None, None, "§3.5", 0.20, "%.0f", ""),
 ]
 
@@ -34,9 +37,10 @@ def test_rows_get_sources_statuses_and_reasons():
     lat, bw = groups[G3]
     assert lat.status == MISS and "45 cycles" in lat.note and "PrIM" in lat.source
     assert bw.status == WITHIN and bw.note == ""
-    xfer = groups[G4][0]
-    assert xfer.status == MISS and "4.74" in xfer.note and xfer.how == "SDK e2e"
+    xfer, other = groups[G4]
+    assert xfer.status == MISS and "server-prim.desc" in xfer.note and xfer.how == "SDK e2e"
     assert xfer.params == "64 DPUs, 32 MB/DPU"
+    assert other.status == INFO and "server=prim" in other.note
     launch = groups["5. launch"][0]
     assert launch.status == INFO
     for rs in groups.values():

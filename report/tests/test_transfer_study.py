@@ -46,7 +46,7 @@ def test_end_to_end_equals_the_model(records):
 
 def test_section_rows_from_records(records, tmp_path):
     mod = _section()
-    from openpim_report import Command, Context, MISS
+    from openpim_report import Command, Context, MISS, WITHIN
 
     class Ctx(Context):
         def run(self, argv, env=None, cwd=None, timeout=0, log=None):
@@ -56,7 +56,17 @@ def test_section_rows_from_records(records, tmp_path):
 
     sec = mod.run(Ctx(ROOT, os.environ["OPENPIM_BUILD_DIR"], str(tmp_path), "transfer_study"))
     rows = [r for t in sec.tables for r in t.rows]
-    assert len(sec.figures) == 5 and len(sec.tables) == 6
+    assert len(sec.figures) == 5 and len(sec.tables) == 7
+    # the summary: one row per statement of the paper, each with the published value beside ours; on the
+    # paper's own server (run.sh's default, server=xferstudy) every statement is reproduced
+    assert sec.tables[0].title.startswith("The paper's statements")
+    st = sec.tables[0].rows
+    assert len(st) == 8 and all(r.published is not None and r.deviation for r in st)
+    assert [r.status for r in st] == [WITHIN] * 8, [(r.quantity, r.modelled, r.note) for r in st]
+    assert st[3].modelled == ", ".join("%d: 8 MB" % r for r in (1, 2, 5, 10, 20, 40))
+    assert 0.56 <= st[2].modelled <= 0.84
+    # the two statements that are constants of the preset say so
+    assert "calibrated" in st[6].note and "calibrated" in st[7].note
     check = [r for r in rows if r.quantity.startswith("SDK end to end")]
     assert len(check) == 1 and check[0].status != MISS
     assert all(r.note for r in rows if r.status == MISS)

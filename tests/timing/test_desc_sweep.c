@@ -80,6 +80,7 @@ static const struct spec specs[] = {
     {"rt_boot", DPU, 0, 1, NULL, NULL},
     {"xfer_size", XFER, 0, 0, NULL, SIZE_LISTS},
     {"xfer_fixed_ranks", XFER, 0, 0, "1:3:5:10:20:40", "h2d_fixed_us d2h_fixed_us"},
+    {"xfer_threads", XFER, 0, 0, "1", NULL}, /* more threads than a partial rank's 3 DPU indices move nothing */
     {"h2d_fixed_us", XFER, 0, 0, NULL, NULL},
     {"h2d_rank_gbps", XFER, 0, 0, NULL, NULL},
     {"h2d_chan_gbps", XFER, 0, 0, NULL, NULL},
@@ -94,6 +95,8 @@ static const struct spec specs[] = {
     {"h2d_wram_fixed_us_per_doubling", XFER, 0, 0, NULL, NULL},
     {"h2d_wram_ns_per_byte", XFER, 0, 0, NULL, NULL},
     {"h2d_wram_channel_slowdown", XFER, 0, 0, NULL, NULL},
+    {"h2d_wram_bcast_factor", XFER, 0, 0, NULL, NULL},
+    {"host_llc_bytes", XFER, 0, 0, "11534336", NULL}, /* 0 -> 1 byte would cache no transfer of the grid */
     {"d2h_fixed_us", XFER, 0, 0, NULL, NULL},
     {"d2h_rank_gbps", XFER, 0, 0, NULL, NULL},
     {"d2h_chan_gbps", XFER, 0, 0, NULL, NULL},

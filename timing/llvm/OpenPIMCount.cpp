@@ -83,6 +83,7 @@
 #include "llvm/IR/GetElementPtrTypeIterator.h"
 #include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InlineAsm.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
@@ -134,22 +135,49 @@ uint64_t wordsOf(Type *T) {
 
 bool isDoubleLike(Type *T) { return T->isFloatingPointTy() && !T->isFloatTy() && !T->isHalfTy() && !T->isBFloatTy(); }
 
-// Cost of x * c for a constant |c| <= 255: shift-and-add terms.
+// Cost of x * c as UPMEM's DPU backend lowers a multiply by a constant
+// (DPUTargetLowering::canUseMulByConstant in upmem/llvm-project, read, not
+// copied; Hacker's Delight's "group method"): 0 and 1 cost nothing, -1 one
+// negation; otherwise, on |c| with its bit 0 set aside (an odd constant starts
+// from x itself), every set bit is one lsl/lsl_add term, except that a run of
+// three or more set bits becomes two terms (add at the bit above the run,
+// subtract at its lowest bit); a negative c adds one negation.  The backend
+// keeps this sequence when it is at most MUL_CONST_MAX_TERMS instructions
+// (i.e. fewer than its 7-instruction __mulsi3 call sequence + 1), else it calls
+// __mulsi3 (see fitsConstMul).
 uint64_t constMulCost(int64_t C) {
-  uint64_t A = C < 0 ? uint64_t(-C) : uint64_t(C);
-  uint64_t Terms = countPopulation(A);
-  if (A & 1)
-    Terms -= 1; // an odd constant starts from x itself
-  if (Terms == 0)
-    Terms = 1;
-  return Terms * cost::MUL_CONST8_PER_TERM + (C < 0 ? 1 : 0);
+  if (C == 0 || C == 1)
+    return 0;
+  if (C == -1)
+    return 1;
+  // bit 0 set aside: an odd constant starts from x itself, at no cost
+  uint64_t A = (C < 0 ? 0 - uint64_t(C) : uint64_t(C)) & ~uint64_t(1);
+  uint64_t Terms = 0, Run = 0;
+  for (unsigned Bit = 0; Bit < 63; Bit++) {
+    if (A & (uint64_t(1) << Bit)) {
+      Terms++;
+      Run++;
+      continue;
+    }
+    if (Run >= 3)
+      Terms -= Run - 2; // the run's terms become an add and a subtract
+    Run = 0;
+  }
+  // (an even constant's first term is a plain lsl, the others lsl_add/lsl_sub)
+  return Terms * cost::MUL_CONST_PER_TERM + (C < 0 ? 1 : 0);
 }
 
-bool fitsNativeMul(const ConstantInt *C) {
+// Whether a multiply by C is lowered to its shift/add sequence: for 32-bit
+// multiplies, when the sequence is short enough (see constMulCost); 64-bit
+// multiplies keep the older bound |c| <= 255 (__muldi3 is much dearer, and
+// the backend's 64-bit lowering was not read).
+bool fitsConstMul(const ConstantInt *C, bool Wide) {
   if (C->getBitWidth() > 64)
     return false;
   int64_t V = C->getSExtValue();
-  return V >= -255 && V <= 255;
+  if (Wide)
+    return V >= -255 && V <= 255;
+  return constMulCost(V) <= cost::MUL_CONST_MAX_TERMS;
 }
 
 // The part of an instruction's or a segment's cost that comes from the
@@ -191,7 +219,7 @@ struct TableCost {
   }
 };
 
-enum class Dyn { None, Mul32, Div, MemOp };
+enum class Dyn { None, Mul32, Mul16, Div, MemOp };
 
 struct Segment {
   Instruction *After = nullptr; // segment starts after this call (null: block start)
@@ -216,7 +244,7 @@ public:
           FallThroughPred.try_emplace(Br->getSuccessor(0), &BB);
     HasCalls = false;
     for (Instruction &I : instructions(F))
-      if (isBoundaryCall(I))
+      if (isBoundaryCall(I) && !isSdkInlineCall(cast<CallBase>(I)))
         HasCalls = true;
 
     std::vector<BasicBlock *> Blocks;
@@ -262,6 +290,20 @@ private:
     if (!CB || isa<IntrinsicInst>(CB) || CB->isInlineAsm())
       return false;
     return true;
+  }
+
+  // Functions that UPMEM's SDK defines static inline around one instruction
+  // (mutex.h: mutex_lock = `acquire`, mutex_unlock = `release`,
+  // mutex_trylock = `acquire` + `move`): in OpenPIM they are runtime calls
+  // (a tasklet switch point), but on the DPU there is no call, return or
+  // frame; the runtime charges their instructions (rt_mutex_lock/unlock of
+  // the machine description) through op_dpu_trace_runtime.
+  static bool isSdkInlineCall(const CallBase &CB) {
+    const Function *Callee = CB.getCalledFunction();
+    if (!Callee)
+      return false;
+    StringRef N = Callee->getName();
+    return N == "mutex_lock" || N == "mutex_unlock" || N == "mutex_trylock";
   }
 
   Constant *counter() {
@@ -585,6 +627,25 @@ private:
     return table(OP_COST_INT32_MUL_BASE) + table(OP_COST_INT32_MUL_PER_BIT, cost::MUL32_EST_BITS);
   }
 
+  // How narrow a multiply operand is: the fewest bits (8, 16, or more) it is
+  // known to fit as an unsigned or as a signed value, and which.
+  struct NarrowKind {
+    unsigned Bits;
+    bool Signed;
+  };
+  NarrowKind narrowKind(Value *V) {
+    unsigned W = V->getType()->getScalarSizeInBits();
+    unsigned U = computeKnownBits(V, DL).countMaxActiveBits();
+    unsigned S = W + 1 - ComputeNumSignBits(V, DL); // bits of a signed value
+    for (unsigned N : {8u, 16u}) {
+      if (U <= N)
+        return {N, false};
+      if (S <= N)
+        return {N, true};
+    }
+    return {W, false};
+  }
+
   uint64_t mulCost(BinaryOperator &I, Dyn &D) {
     Type *T = I.getType();
     if (!T->isIntegerTy()) // vector of integers
@@ -595,7 +656,7 @@ private:
     bool Narrow = Bits <= 32 || AddrWidth.count(&I);
     for (Value *Op : I.operands())
       if (auto *C = dyn_cast<ConstantInt>(Op))
-        if (fitsNativeMul(C)) {
+        if (fitsConstMul(C, !Narrow)) {
           // shift/add sequence, or the multiply if the table makes it cheaper
           int64_t V = C->getSExtValue();
           uint64_t A = V < 0 ? uint64_t(-V) : uint64_t(V);
@@ -605,10 +666,21 @@ private:
           return 0;
         }
     if (Narrow) {
-      KnownBits K0 = computeKnownBits(I.getOperand(0), DL);
-      KnownBits K1 = computeKnownBits(I.getOperand(1), DL);
-      if (K0.countMaxActiveBits() <= 8 && K1.countMaxActiveBits() <= 8)
+      // Narrow operands: the DPU's byte multiplies (UPMEM's backend,
+      // DPUTargetLowering::LowerMultiplication: both operands extended from
+      // <= 8 bits -> one mul_ul_ul/mul_sl_ul/mul_sl_sl; from <= 16 bits -> the
+      // Mul16 sequence).  The backend looks for the extensions in its DAG; x86
+      // IR has lost most of them to InstCombine (zext(trunc x) -> x & 0xffff),
+      // so what the operands are known to fit stands for them.
+      NarrowKind K0 = narrowKind(I.getOperand(0)), K1 = narrowKind(I.getOperand(1));
+      if (K0.Bits <= 8 && K1.Bits <= 8)
         return table(OP_COST_MUL8);
+      // (a constant is no extension: x * c with a long shift/add sequence calls __mulsi3)
+      if (Bits == 32 && K0.Bits <= 16 && K1.Bits <= 16 && !isa<Constant>(I.getOperand(0)) &&
+          !isa<Constant>(I.getOperand(1))) {
+        D = Dyn::Mul16; // one byte multiply always, the rest unless both fit a byte
+        return table(OP_COST_MUL8);
+      }
       if (Bits <= 32) {
         D = Dyn::Mul32;
         return 0;
@@ -754,8 +826,12 @@ private:
       auto &CB = cast<CallBase>(I);
       if (auto *II = dyn_cast<IntrinsicInst>(&CB))
         return intrinsicCost(*II, D);
-      if (CB.isInlineAsm())
-        return cost::INLINE_ASM;
+      if (CB.isInlineAsm()) // an empty template (an optimisation barrier) emits nothing
+        return StringRef(cast<InlineAsm>(CB.getCalledOperand())->getAsmString()).trim().empty()
+                   ? 0
+                   : cost::INLINE_ASM;
+      if (isSdkInlineCall(CB))
+        return 0;
       return cost::CALL;
     }
     default:
@@ -818,6 +894,22 @@ private:
     Value *A = to32(B, I.getOperand(0), false), *Bv = to32(B, I.getOperand(1), false);
     Value *Min = B.CreateBinaryIntrinsic(Intrinsic::umin, A, Bv);
     return clz32Plus31(B, Min);
+  }
+
+  // A 16x16 product (Mul16 sequence): 1 when both operands fit a byte (the
+  // first mul_ul_ul jumps over the rest), else 3 more byte multiplies and 3
+  // lsl_add.  Returns 1 for the long path (i32), 0 for the short one.
+  Value *emitMul16Slow(Instruction &I) {
+    IRBuilder<> B(&I);
+    Value *Small = nullptr;
+    for (Value *Op : I.operands()) {
+      Value *X = Op;
+      if (narrowKind(Op).Signed) // -128..127: x + 128 < 256
+        X = B.CreateAdd(X, ConstantInt::get(X->getType(), 128));
+      Value *S = B.CreateICmpULT(X, ConstantInt::get(X->getType(), 256));
+      Small = Small ? B.CreateAnd(Small, S) : S;
+    }
+    return B.CreateZExt(B.CreateNot(Small), I32, "opc.m16");
   }
 
   // Rewrites a division: divisor guard, result select, and for <= 32 bits the
@@ -908,8 +1000,8 @@ private:
   // The dynamic part of a segment, at its end: the table's formulas applied to
   // the sums of the segment's operations (one multiply per kind and segment;
   // the table terms are loop-invariant and hoisted).  Null if none.
-  Value *emitSegmentDynamic(Instruction *End, Value *MulZ, uint64_t NMul, Value *DivSteps, uint64_t NDivU,
-                            uint64_t NDivS, Value *Mem) {
+  Value *emitSegmentDynamic(Instruction *End, Value *MulZ, uint64_t NMul, Value *Mul16Slow, Value *DivSteps,
+                            uint64_t NDivU, uint64_t NDivS, Value *Mem) {
     IRBuilder<> B(End);
     Value *Sum = Mem;
     auto Acc = [&](Value *V) { Sum = Sum ? B.CreateAdd(Sum, V) : V; };
@@ -920,6 +1012,12 @@ private:
       Value *PerBit = Slot64(OP_COST_INT32_MUL_PER_BIT);
       Value *Top = B.CreateAdd(Slot64(OP_COST_INT32_MUL_BASE), B.CreateMul(PerBit, ConstantInt::get(I64, 63)));
       Acc(B.CreateSub(Times(Top, NMul), B.CreateMul(PerBit, B.CreateZExt(MulZ, I64)), "opc.mul"));
+    }
+    if (Mul16Slow) {
+      // long Mul16 paths x (3 mul8 + 3 lsl_add)
+      Value *Extra = B.CreateAdd(Times(Slot64(OP_COST_MUL8), cost::MUL16_SLOW_EXTRA_MUL8),
+                                 ConstantInt::get(I64, cost::MUL16_SLOW_EXTRA_ALU));
+      Acc(B.CreateMul(Extra, B.CreateZExt(Mul16Slow, I64), "opc.mul16"));
     }
     if (NDivU + NDivS) {
       // (NDivU + NDivS) base + NDivS signed_extra + per_step * sum(steps)
@@ -975,7 +1073,7 @@ private:
       }
       // Sums over the segment, next to each operation: multiplies' z and
       // divisions' steps (i32), mem* counts (i64).
-      Value *MulZ = nullptr, *DivSteps = nullptr, *Mem = nullptr;
+      Value *MulZ = nullptr, *Mul16Slow = nullptr, *DivSteps = nullptr, *Mem = nullptr;
       uint64_t NMul = 0, NDivU = 0, NDivS = 0;
       auto Acc = [](IRBuilder<> &B, Value *&Sum, Value *V) { Sum = Sum ? B.CreateAdd(Sum, V) : V; };
       for (auto &DI : S.Dynamic) {
@@ -985,6 +1083,9 @@ private:
         case Dyn::Mul32:
           Acc(B, MulZ, emitMulCount(*DI.first));
           NMul++;
+          break;
+        case Dyn::Mul16:
+          Acc(B, Mul16Slow, emitMul16Slow(*DI.first));
           break;
         case Dyn::Div: {
           unsigned Op = DI.first->getOpcode();
@@ -1001,7 +1102,7 @@ private:
           break;
         }
       }
-      if (Value *Pending = emitSegmentDynamic(S.End, MulZ, NMul, DivSteps, NDivU, NDivS, Mem)) {
+      if (Value *Pending = emitSegmentDynamic(S.End, MulZ, NMul, Mul16Slow, DivSteps, NDivU, NDivS, Mem)) {
         IRBuilder<> B(S.End);
         addToCounter(B, Pending);
       }

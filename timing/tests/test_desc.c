@@ -103,6 +103,7 @@ int main(int argc, char **argv)
     CHECK(equal(&a, &c));
     CHECK(load_preset_file("channels8.desc", &c) == 0);
     CHECK(c.channels == 16 && c.nr_ranks == 40 && c.ranks_per_channel == 4);
+    CHECK(c.server[0] == 0); /* another server than any preset: no server name */
     CHECK(c.h2d.cap_gbps[3] > a.h2d.cap_gbps[3]);
 
     /* write -> load round trip, including a modified description */
@@ -150,6 +151,94 @@ int main(int argc, char **argv)
     char prof[1200];
     snprintf(prof, sizeof prof, "chipId=4,desc_file=%s/fastdma.desc", dir);
     CHECK(op_machine_desc_apply(&c, prof) == 1 && c.dma_read_fixed == 11 && c.nr_tasklets == 24);
+
+    /* server presets: compiled from presets/server-*.desc; a server sets the
+       topology, transfer and launch keys and keeps the chip */
+    CHECK(op_machine_server_count() >= 4);
+    const char *want[] = {"cloud2024", "loremkang", "prim", "xferstudy"};
+    for (int i = 0; i < 4; i++) {
+        int found = 0;
+        for (unsigned j = 0; op_machine_server_name(j); j++)
+            found |= strcmp(op_machine_server_name(j), want[i]) == 0;
+        CHECK(found);
+    }
+    op_machine_desc_preset("v1A", &a);
+    op_machine_desc_preset("v1B", &b);
+    CHECK(strcmp(a.server, "cloud2024") == 0 && strcmp(b.server, "cloud2024") == 0);
+    c = a;
+    CHECK(op_machine_desc_server(&c, "cloud2024", err, sizeof err) == 0 && equal(&a, &c)); /* the default */
+    for (unsigned j = 0; op_machine_server_name(j); j++) {
+        const char *sv = op_machine_server_name(j);
+        struct op_machine_desc s1 = a, s2 = b, f;
+        CHECK(op_machine_desc_server(&s1, sv, err, sizeof err) == 0 && strcmp(s1.server, sv) == 0);
+        CHECK(op_machine_desc_server(&s2, sv, err, sizeof err) == 0);
+        /* the chip keys stay; the server keys are the same on either chip */
+        CHECK(s2.freq_mhz == 400 && s2.nr_tasklets == 16 && s2.wram_bytes == 63488 && strcmp(s2.name, "v1B") == 0);
+        struct op_machine_desc t = s2;
+        t.freq_mhz = s1.freq_mhz, t.nr_tasklets = s1.nr_tasklets, t.wram_bytes = s1.wram_bytes;
+        strcpy(t.name, s1.name);
+        CHECK(equal(&s1, &t));
+        /* a server file is also a standalone description: v1A + that server */
+        char fname[64];
+        snprintf(fname, sizeof fname, "server-%s.desc", sv);
+        CHECK(load_preset_file(fname, &f) == 0);
+        if (strcmp(sv, "xferstudy") != 0 || !equal(&f, &a)) /* a file with no key is cloud2024 */
+            CHECK(strcmp(f.server, sv) == 0);                 /* a loaded file names its server */
+        strcpy(f.server, sv);
+        CHECK(equal(&f, &s1));
+        /* and selecting it twice, or after another server, gives the same */
+        struct op_machine_desc s3 = a;
+        CHECK(op_machine_desc_server(&s3, "loremkang", err, sizeof err) == 0);
+        CHECK(op_machine_desc_server(&s3, sv, err, sizeof err) == 0 && equal(&s3, &s1));
+    }
+    /* PrIM's server: its published constants */
+    c = b;
+    CHECK(op_machine_desc_apply(&c, "server=prim") == 1 && c.xfer_threads == 8 && c.h2d.rank_gbps[4] == 6.68 &&
+          c.d2h.rank_gbps[4] == 4.74 && c.d2h.fixed_us[0] == 70 && c.freq_mhz == 400 && c.nr_ranks == 40);
+    CHECK(strcmp(c.server, "prim") == 0);
+    /* the four-rank box: 4 ranks on 2 channels, 2 per channel, one fixed-cost point */
+    c = a;
+    CHECK(op_machine_desc_apply(&c, "server=loremkang") == 1 && c.nr_ranks == 4 && c.channels == 2 &&
+          c.ranks_per_channel == 2 && c.xfer_nfixed == 1 && c.h2d.fixed_us[0] == 120 && c.d2h.fixed_us[0] == 175);
+    CHECK(c.rank_channel[0] == 0 && c.rank_channel[1] == 0 && c.rank_channel[2] == 1 && c.rank_channel[3] == 1);
+    /* later keys override the server's; a description file may name a server */
+    CHECK(op_machine_desc_apply(&c, "server=prim,xfer_threads=2") == 2 && c.xfer_threads == 2 && c.nr_ranks == 40);
+    CHECK(load_text("preset = v1B\nserver = loremkang\nh2d_fixed_us = 99\n", &c, err, sizeof err) == 0);
+    CHECK(c.freq_mhz == 400 && c.nr_ranks == 4 && c.h2d.fixed_us[0] == 99 && strcmp(c.server, "loremkang") == 0);
+    /* write -> load keeps the server and every value */
+    FILE *g = fopen(tmp_path, "w");
+    op_machine_desc_write(g, &c);
+    fclose(g);
+    CHECK(op_machine_desc_load(tmp_path, &b, err, sizeof err) == 0 && equal(&b, &c) &&
+          strcmp(b.server, "loremkang") == 0);
+    remove(tmp_path);
+    /* unknown names are refused, with the known ones; nothing changes */
+    c = a;
+    CHECK(op_machine_desc_server(&c, "nosuch", err, sizeof err) < 0 && equal(&c, &a));
+    CHECK(strstr(err, "unknown server preset 'nosuch'") && strstr(err, "cloud2024") && strstr(err, "prim"));
+    CHECK(op_machine_desc_apply(&c, "freq_mhz=300,server=nosuch") < 0 && equal(&c, &a));
+    CHECK(load_text("server = nosuch\n", &c, err, sizeof err) < 0 && strstr(err, ":1:") && strstr(err, "nosuch"));
+    /* a server text sets server keys only */
+    CHECK(op_machine_desc_server_text(&c, "t", "freq_mhz = 400\n", err, sizeof err) < 0 && strstr(err, "freq_mhz"));
+    CHECK(op_machine_desc_server_text(&c, "t", "preset = v1B\n", err, sizeof err) < 0);
+    CHECK(op_machine_desc_server_text(&c, "t", "server = prim\n", err, sizeof err) < 0);
+    CHECK(op_machine_desc_server_text(&c, "t", "h2d_fixed_us = 1, 2\n", err, sizeof err) < 0); /* 6 points */
+    CHECK(equal(&c, &a));
+    CHECK(op_machine_desc_server_text(&c, "t", "channels = 4\nranks_per_channel = 2\n", err, sizeof err) == 0);
+    CHECK(c.nr_ranks == 8 && c.channels == 4 && strcmp(c.server, "t") == 0 && c.freq_mhz == a.freq_mhz);
+    /* every key is either a chip key or a server key; the server ones are these */
+    unsigned nserver = 0;
+    for (unsigned i = 0; op_machine_desc_key_name(i); i++) {
+        const char *k = op_machine_desc_key_name(i);
+        int topo = !strcmp(k, "channels") || !strcmp(k, "ranks_per_channel") || !strcmp(k, "nr_ranks") ||
+                   !strcmp(k, "ranks_per_dimm") || !strcmp(k, "chips_per_rank") || !strcmp(k, "dpus_per_chip") ||
+                   !strcmp(k, "rank_channels");
+        int pre = !strncmp(k, "xfer_", 5) || !strncmp(k, "h2d_", 4) || !strncmp(k, "d2h_", 4) ||
+                  !strncmp(k, "launch_", 7) || !strncmp(k, "host_", 5);
+        CHECK(op_machine_desc_is_server_key(k) == (topo || pre));
+        nserver += op_machine_desc_is_server_key(k);
+    }
+    CHECK(nserver > 40 && !op_machine_desc_is_server_key("freq_mhz") && !op_machine_desc_is_server_key("nosuch"));
 
     return check_done("test_desc");
 }

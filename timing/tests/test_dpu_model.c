@@ -305,8 +305,9 @@ static void test_runtime(void)
     /* mutex: t0 holds it for 100 instructions.  t0: 1 + 3 (lock) + 100 + 2
      * (unlock) instructions, the release at 11*105 = 1155, 1 more at 1166.
      * t1 locks later in the emulator's order: 1 + 3 at 1, 12, 23, 34, then
-     * waits for the release: its critical section issues at 1156 (1 + 2 for
-     * the unlock: 1156, 1167, 1178 -> end 1179). */
+     * spins (acquire retries every 11 cycles, at 45 + 11m): the retry at
+     * 1156 takes the mutex (102 retries), then its critical section (1 + 2
+     * for the unlock: 1167, 1178, 1189 -> end 1190). */
     op_dpu_trace_begin(tr, &d, 2);
     op_dpu_trace_instr(tr, 0, 1);
     op_dpu_trace_runtime(tr, 0, OP_RT_MUTEX_LOCK, 0x77, 1);
@@ -321,8 +322,9 @@ static void test_runtime(void)
     op_dpu_trace_end(tr, 1);
     r = rt_end(tr);
     CHECK_EQ_U64(r.tasklet_end_cycle[0], 1167);
-    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1179);
+    CHECK_EQ_U64(r.tasklet_end_cycle[1], 1190);
     CHECK_EQ_U64(r.instructions, 107 + 7);
+    CHECK_EQ_U64(r.spin_instructions, 102);
     /* a failed trylock charges rt_mutex_lock and waits for nobody */
     op_dpu_trace_begin(tr, &d, 1);
     op_dpu_trace_runtime(tr, 0, OP_RT_MUTEX_LOCK, 0x77, 0);
@@ -420,7 +422,7 @@ static void emit_rt(unsigned tid, enum op_rt_op op, uint64_t key, unsigned arg)
 /* Trace generator variants: DMA-bound code (vector-add-like: DMAs between
  * short and long instruction runs, many tasklets), and synchronisation
  * through op_dpu_trace_runtime (charged runtime costs, barrier wake work). */
-static int gen_dma_heavy, gen_rt;
+static int gen_dma_heavy, gen_rt, gen_rt_mutex; /* gen_rt_mutex: only mutexes through the runtime */
 
 /* Generate a trace by running random tasklet programs under a functional
  * round-robin coroutine scheduler (yield at every DMA/sync call), as the
@@ -478,7 +480,7 @@ static void gen_trace(unsigned n, int barrier_kind)
         cur = (cur + k) % n;
         unsigned t = cur;
         if (granted[t]) { /* resumed with a mutex handed over at unlock */
-            if (gen_rt)
+            if (gen_rt || gen_rt_mutex)
                 emit_rt(t, OP_RT_MUTEX_LOCK, (uint64_t)granted[t] - 1, 1);
             else
                 emit(C_ACQ, t, granted[t] - 1, 0);
@@ -498,7 +500,7 @@ static void gen_trace(unsigned n, int barrier_kind)
             case A_LOCK:
                 if (holder[a->a] < 0) {
                     holder[a->a] = (int)t;
-                    if (gen_rt)
+                    if (gen_rt || gen_rt_mutex)
                         emit_rt(t, OP_RT_MUTEX_LOCK, a->a, 1);
                     else
                         emit(C_ACQ, t, a->a, 0);
@@ -509,7 +511,7 @@ static void gen_trace(unsigned n, int barrier_kind)
                 yield = 1;
                 break;
             case A_UNLOCK: {
-                if (gen_rt)
+                if (gen_rt || gen_rt_mutex)
                     emit_rt(t, OP_RT_MUTEX_UNLOCK, a->a, 0);
                 else
                     emit(C_REL, t, a->a, 0);
@@ -565,7 +567,7 @@ static void gen_trace(unsigned n, int barrier_kind)
 
 /* ---- reference: the documented semantics, one cycle at a time ---- */
 
-enum { R_OPEN, R_DMA_R, R_DMA_W, R_BLOCK, R_WAKE, R_BAR, R_END };
+enum { R_OPEN, R_DMA_R, R_DMA_W, R_BLOCK, R_WAKE, R_BAR, R_LOCK, R_UNLOCK, R_END };
 struct rseg {
     uint64_t ninstr;
     int kind;
@@ -658,6 +660,17 @@ static void ref_build(unsigned n)
         case C_END:
             ref_close(t, R_END, 0);
             break;
+        case C_RT: { /* runtime mutexes only (gen_rt_mutex): charge, then lock/unlock */
+            int lock = c->a == OP_RT_MUTEX_LOCK;
+            uint64_t ni = lock ? D.rt.mutex_lock : D.rt.mutex_unlock;
+            if (ni && rnseg[t] && rsegs[t][rnseg[t] - 1].kind == R_OPEN)
+                rsegs[t][rnseg[t] - 1].ninstr += ni;
+            else if (ni)
+                rsegs[t][rnseg[t]++] = (struct rseg){ni, R_OPEN, 0};
+            if (!lock || c->c)
+                ref_close(t, lock ? R_LOCK : R_UNLOCK, (long)c->b);
+            break;
+        }
         }
     }
     for (unsigned i = 0; i < nrec; i++)
@@ -671,11 +684,15 @@ struct rstate {
     int pending;
     long dep;
     uint64_t instr;
+    int spin;      /* spinning on mutex spin_m: each issue is an acquire retry */
+    long spin_m;
+    uint64_t spins;
 };
 
 static struct rstate rs[OP_TIMING_MAX_TASKLETS];
 static uint64_t r_engine, r_busy, r_bytes[2];
 static unsigned r_n, r_ndone;
+static int r_holder[8]; /* runtime mutexes: holder tid, -1 free */
 
 static void ref_unblock(long rec, uint64_t c)
 {
@@ -731,6 +748,17 @@ static void ref_process(unsigned t, uint64_t c, int fi)
                 return;
             }
             break;
+        case R_LOCK: /* the acquire of the lock call: taken if free, else spin */
+            if (r_holder[g->arg] < 0) {
+                r_holder[g->arg] = (int)t;
+                break;
+            }
+            p->spin = 1;
+            p->spin_m = g->arg;
+            return;
+        case R_UNLOCK:
+            r_holder[g->arg] = -1;
+            break;
         case R_BAR:
             if (++rec_arr[g->arg] < rec_need[g->arg]) {
                 p->state = 1;
@@ -754,6 +782,8 @@ static void ref_run(unsigned n, struct op_dpu_result *res)
     r_n = n;
     r_ndone = 0;
     r_engine = r_busy = r_bytes[0] = r_bytes[1] = 0;
+    for (unsigned i = 0; i < 8; i++)
+        r_holder[i] = -1;
     for (unsigned t = 0; t < n; t++)
         rs[t].pending = 1; /* arrives at cycle 0 */
     unsigned rr = n - 1;
@@ -768,6 +798,17 @@ static void ref_run(unsigned n, struct op_dpu_result *res)
         for (unsigned k = 1; k <= n; k++) {
             unsigned t = (rr + k) % n;
             if (rs[t].state == 0 && !rs[t].pending && rs[t].next_ok <= c) {
+                if (rs[t].spin) { /* an acquire retry: takes the mutex if free */
+                    rs[t].spins++;
+                    rs[t].next_ok = c + 11;
+                    rr = t;
+                    if (r_holder[rs[t].spin_m] < 0) {
+                        r_holder[rs[t].spin_m] = (int)t;
+                        rs[t].spin = 0;
+                        ref_process(t, c, 1);
+                    }
+                    break;
+                }
                 rs[t].instr++;
                 rs[t].issued++;
                 rs[t].next_ok = c + 11;
@@ -790,6 +831,7 @@ static void ref_run(unsigned n, struct op_dpu_result *res)
     for (unsigned t = 0; t < n; t++) {
         res->tasklet_instructions[t] = rs[t].instr;
         res->instructions += rs[t].instr;
+        res->spin_instructions += rs[t].spins;
         res->tasklet_end_cycle[t] = rs[t].state == 2 ? rs[t].end : c;
         if (res->tasklet_end_cycle[t] > res->cycles)
             res->cycles = res->tasklet_end_cycle[t];
@@ -844,7 +886,8 @@ static void lib_run(struct op_dpu_trace *tr, unsigned n, int qmode, struct op_dp
 
 static int same(const struct op_dpu_result *a, const struct op_dpu_result *b, unsigned n)
 {
-    if (a->cycles != b->cycles || a->instructions != b->instructions || a->dma_read_bytes != b->dma_read_bytes ||
+    if (a->cycles != b->cycles || a->instructions != b->instructions ||
+        a->spin_instructions != b->spin_instructions || a->dma_read_bytes != b->dma_read_bytes ||
         a->dma_write_bytes != b->dma_write_bytes || a->dma_busy_cycles != b->dma_busy_cycles ||
         a->deadlock != b->deadlock)
         return 0;
@@ -986,6 +1029,134 @@ static void test_ring(void)
     op_dpu_trace_free(slow);
 }
 
+/* Runtime mutexes (spinning waiters) on random traces, plain and DMA-bound,
+ * 1..24 tasklets: the library (jumps, ring, every query mode) and its
+ * stepping path against the cycle-by-cycle reference. */
+static void test_random_mutex(void)
+{
+    struct op_dpu_trace *tr = op_dpu_trace_new(), *slow = op_dpu_trace_new();
+    op_dpu_trace_set_stepping(slow, 1);
+    unsigned mism = 0, runs = 0;
+    uint64_t spins = 0;
+    gen_rt_mutex = 1;
+    for (unsigned iter = 0; iter < 120; iter++) {
+        rng_state = 0x94D049BB133111EBull * (iter + 11);
+        unsigned n = iter % 3 == 0 ? 11 + rndn(14) : 1 + rndn(24);
+        if (iter < 60) {
+            gen_dma_heavy = iter % 2;
+            gen_trace(n, (int)(iter & 2));
+        } else { /* contended: every tasklet loops around one or two mutexes,
+                    some sections with a DMA inside (as TRNS's done flags) */
+            ncalls = 0;
+            unsigned iters = 5 + rndn(30), nm = 1 + rndn(2);
+            for (unsigned i = 0; i < iters; i++)
+                for (unsigned t = 0; t < n; t++) {
+                    uint64_t m = rndn(nm);
+                    emit(C_INSTR, t, rndn(4) == 0 ? rndn(200) : rndn(8), 0);
+                    if (rndn(4) == 0)
+                        emit(C_DMA, t, 0, 8u << rndn(8));
+                    emit_rt(t, OP_RT_MUTEX_LOCK, m, 1);
+                    emit(C_INSTR, t, rndn(10), 0);
+                    if (rndn(5) == 0)
+                        emit(C_DMA, t, rndn(2), 8);
+                    emit(C_INSTR, t, rndn(3), 0);
+                    emit_rt(t, OP_RT_MUTEX_UNLOCK, m, 0);
+                }
+            for (unsigned t = 0; t < n; t++)
+                emit(C_END, t, 0, 0);
+        }
+        ref_build(n);
+        struct op_dpu_result ref, res;
+        ref_run(n, &ref);
+        spins += ref.spin_instructions;
+        lib_run(slow, n, 0, &res);
+        runs++;
+        if (!same(&ref, &res, n) && mism++ < 5)
+            fprintf(stderr, "mutex trace %u (n=%u): stepping %llu cycles, ref %llu\n", iter, n,
+                    (unsigned long long)res.cycles, (unsigned long long)ref.cycles);
+        for (int q = 0; q < 3; q++) {
+            lib_run(tr, n, q, &res);
+            runs++;
+            if (!same(&ref, &res, n) && mism++ < 5)
+                fprintf(stderr, "mutex trace %u (n=%u, qmode %d): lib %llu cycles, ref %llu\n", iter, n, q,
+                        (unsigned long long)res.cycles, (unsigned long long)ref.cycles);
+        }
+    }
+    gen_rt_mutex = gen_dma_heavy = 0;
+    printf("runtime-mutex random traces: %u runs (%llu spin retries), %u mismatches with the reference\n", runs,
+           (unsigned long long)spins, mism);
+    CHECK(spins > 0);
+    CHECK(mism == 0);
+    op_dpu_trace_free(tr);
+    op_dpu_trace_free(slow);
+}
+
+/* k tasklets, each `iters` times: `pre` instructions, lock, `body`
+ * instructions, unlock (runtime calls charging nothing), then the end. */
+static struct op_dpu_result run_contended(unsigned k, unsigned iters, uint64_t pre, uint64_t body)
+{
+    struct op_machine_desc d = D;
+    d.rt.mutex_lock = d.rt.mutex_unlock = 0;
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+    op_dpu_trace_begin(tr, &d, k);
+    for (unsigned i = 0; i < iters; i++)
+        for (unsigned t = 0; t < k; t++) {
+            op_dpu_trace_instr(tr, t, pre);
+            op_dpu_trace_runtime(tr, t, OP_RT_MUTEX_LOCK, 0x55, 1);
+            op_dpu_trace_instr(tr, t, body);
+            op_dpu_trace_runtime(tr, t, OP_RT_MUTEX_UNLOCK, 0x55, 0);
+        }
+    for (unsigned t = 0; t < k; t++)
+        op_dpu_trace_end(tr, t);
+    CHECK(op_dpu_model_run(tr, &r) == 0);
+    op_dpu_trace_free(tr);
+    return r;
+}
+
+/* The mechanism of a contended mutex (SDK mutex_lock: an acquire that
+ * retries itself while the bit is set): the waiters stay in the pipeline,
+ * so with k >= 11 tasklets the holder issues every k cycles, and the first
+ * retry after the unlock, one cycle later, takes the mutex.  A critical
+ * section of c instructions after the successful retry (the unlock
+ * included) thus costs k*c + 1 cycles per update: 16 tasklets, c = 6 ->
+ * 97 cycles (the hardware figure of a histogram with a mutex per update,
+ * issue 8).  Blocked waiters (the previous model) gave 11*c + 1. */
+static void test_mutex_contention(void)
+{
+    static const unsigned ks[] = {11, 16, 24};
+    for (unsigned i = 0; i < 3; i++) {
+        const unsigned k = ks[i];
+        for (uint64_t c = 2; c <= 8; c += 2) {
+            struct op_dpu_result a = run_contended(k, 30, 1, c), b = run_contended(k, 60, 1, c);
+            CHECK_EQ_U64(b.cycles - a.cycles, 30ull * k * (k * c + 1));
+            CHECK_EQ_U64(b.instructions - a.instructions, 30ull * k * (c + 1));
+            CHECK(b.spin_instructions > a.spin_instructions);
+        }
+    }
+    struct op_dpu_result a = run_contended(16, 30, 1, 6), b = run_contended(16, 60, 1, 6);
+    printf("16 tasklets, a 6-instruction critical section: %.1f cycles per update\n",
+           (double)(b.cycles - a.cycles) / (30.0 * 16));
+    /* no contention: one tasklet never spins */
+    a = run_contended(1, 50, 3, 6);
+    CHECK_EQ_U64(a.spin_instructions, 0);
+    CHECK_EQ_U64(a.cycles, 11 * (50 * 9 - 1) + 1);
+    /* a tasklet that ends holding the mutex: the others spin forever on the
+     * DPU; the model reports a deadlock instead of hanging */
+    struct op_dpu_trace *tr = op_dpu_trace_new();
+    struct op_dpu_result r;
+    op_dpu_trace_begin(tr, &D, 3);
+    for (unsigned t = 0; t < 3; t++) {
+        op_dpu_trace_runtime(tr, t, OP_RT_MUTEX_LOCK, 0x66, 1);
+        op_dpu_trace_instr(tr, t, 5);
+        op_dpu_trace_end(tr, t);
+    }
+    (void)op_dpu_model_run(tr, &r);
+    CHECK(r.deadlock);
+    CHECK(r.spin_instructions > 0);
+    op_dpu_trace_free(tr);
+}
+
 static void test_speed(void)
 {
     /* event-heavy: 16 tasklets x 20000 x (20 instr + 64-B read) */
@@ -1043,6 +1214,8 @@ int main(void)
     test_random_dma();
     test_ring();
     test_runtime();
+    test_random_mutex();
+    test_mutex_contention();
     test_speed();
     return check_done("test_dpu_model");
 }

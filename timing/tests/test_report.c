@@ -179,6 +179,7 @@ int main(int argc, char **argv)
     fputs(text, stdout);
     CHECK(strstr(text, "CPU-DPU") && strstr(text, "DPU kernel") && strstr(text, "Inter-DPU") &&
           strstr(text, "DPU-CPU"));
+    CHECK(strstr(text, "machine v1A, server cloud2024 (") != NULL); /* the chip and the server preset */
     CHECK(strstr(text, "3500") != NULL);  /* max cycles */
     CHECK(strstr(text, "0.4680") != NULL); /* sum over categories, ms */
     CHECK(strstr(text, "0.4480") != NULL); /* timeline end, ms */

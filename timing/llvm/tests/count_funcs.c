@@ -56,6 +56,23 @@ NOINLINE uint32_t t_muldiv_mix(uint32_t a, uint32_t b, uint32_t c, uint32_t d)
     return a * b + c * d + a / c + (uint32_t)((int32_t)b % (int32_t)d);
 }
 NOINLINE uint64_t t_mul64_10(uint64_t a) { return a * 10u; }
+/* multiplies by constants as UPMEM's backend lowers them (group method) */
+NOINLINE uint32_t t_neg_shl8(uint32_t a) { return -(a << 8); } /* clang: mul a, -256 */
+NOINLINE uint32_t t_mul1000(uint32_t a) { return a * 1000u; }
+NOINLINE uint32_t t_mul_0x7f0(uint32_t a) { return a * 0x7F0u; }
+NOINLINE uint32_t t_mul_0x5555(uint32_t a) { return a * 0x5555u; }
+NOINLINE uint32_t t_mul_0x15555(uint32_t a) { return a * 0x15555u; }
+/* narrow products: the DPU's byte multiplies */
+NOINLINE uint32_t t_mul16(uint16_t a, uint16_t b) { return (uint32_t)a * b; }
+NOINLINE int32_t t_mul16s(int16_t a, int16_t b) { return (int32_t)a * b; }
+NOINLINE int32_t t_mul8s(int8_t a, int8_t b) { return (int32_t)a * b; }
+NOINLINE uint32_t t_mul16_mask(uint32_t a, uint32_t b) { return (a & 0xffffu) * (b >> 16); }
+/* an empty asm statement (optimisation barrier) emits no instruction */
+NOINLINE uint32_t t_asm_barrier(uint32_t a)
+{
+    __asm__("" : "+r"(a));
+    return a + 1;
+}
 
 /* ---- division ---- */
 NOINLINE uint32_t t_udiv(uint32_t a, uint32_t b) { return a / b; }
@@ -81,6 +98,18 @@ NOINLINE uint32_t t_probe(uint32_t a, uint32_t b)
     x = (x << 1) + a;
     probe();
     return x - b;
+}
+
+/* SDK mutex calls are inline instructions on the DPU: no call, no frame (the
+ * runtime charges rt_mutex_*); the harness defines them as probes */
+extern void mutex_lock(unsigned char *m);
+extern void mutex_unlock(unsigned char *m);
+NOINLINE uint32_t t_mutex(unsigned char *m, uint32_t x)
+{
+    mutex_lock(m);
+    x ^= 5;
+    mutex_unlock(m);
+    return x;
 }
 
 /* ---- memcpy / memset ---- */

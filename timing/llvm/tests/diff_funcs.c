@@ -85,5 +85,12 @@ uint64_t NAME(diff_all)(uint32_t seed, int n)
         int32_t sx = (int32_t)x;
         x += (uint32_t)(sx / (int32_t)(i - 3 == 0 ? 5 : i - 3)) + (uint32_t)(sx % -7);
     }
+    /* narrow products (16x16 with its run-time short path, signed bytes) and constants of the
+     * group method (a run of set bits, a negative power of two, one too long for it) */
+    for (int i = 0; i < n; i++) {
+        x += (uint32_t)(uint16_t)(x >> (i & 15)) * (uint16_t)(x + (uint32_t)i);
+        x ^= (uint32_t)((int32_t)(int16_t)x * (int16_t)(x >> 16)) + (uint32_t)((int8_t)x * (int8_t)(x >> 8));
+        x = x * 0x7F0u + (0u - (x << 8)) + x * 0x15555u;
+    }
     return h ^ x;
 }

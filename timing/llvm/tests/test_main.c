@@ -111,6 +111,16 @@ double t_dlt_mix(double, double, int);
 uint32_t t_mul3_neg(uint32_t);
 uint32_t t_muldiv_mix(uint32_t, uint32_t, uint32_t, uint32_t);
 uint64_t t_mul64_10(uint64_t);
+uint32_t t_neg_shl8(uint32_t);
+uint32_t t_mul1000(uint32_t);
+uint32_t t_mul_0x7f0(uint32_t);
+uint32_t t_mul_0x5555(uint32_t);
+uint32_t t_mul_0x15555(uint32_t);
+uint32_t t_mul16(uint16_t, uint16_t);
+int32_t t_mul16s(int16_t, int16_t);
+int32_t t_mul8s(int8_t, int8_t);
+uint32_t t_mul16_mask(uint32_t, uint32_t);
+uint32_t t_asm_barrier(uint32_t);
 
 /* probe() is called by t_probe: it records the counter at each call, i.e. at
  * the moment a real tasklet switch inside a call would read it. */
@@ -121,6 +131,18 @@ void probe(void)
     if (probe_n < 4)
         probe_seen[probe_n] = __op_icount;
     probe_n++;
+}
+/* the SDK's inline mutex calls, as probes (t_mutex) */
+uint32_t t_mutex(unsigned char *, uint32_t);
+void mutex_lock(unsigned char *m)
+{
+    (void)m;
+    probe();
+}
+void mutex_unlock(unsigned char *m)
+{
+    (void)m;
+    probe();
 }
 
 static int failures, checks;
@@ -244,6 +266,38 @@ int main(void)
     EXPECT(t_mul8(200, 100), 20000, 1 + MUL8);
     /* 64-bit multiply: MUL64; ret 1 */
     EXPECT(t_mul64(0x100000001ull, 3), 0x300000003ull, MUL64 + 1);
+    /* Constants as UPMEM's backend lowers them (canUseMulByConstant, group
+     * method): one lsl/lsl_add/lsl_sub per set bit of |c| above bit 0, a run of
+     * >= 3 set bits as two terms, + 1 negation if c < 0; kept when <= 7, else
+     * __mulsi3.  -(a << 8) is clang's mul a, -256: lsl + neg = 2; ret 1 */
+    EXPECT(t_neg_shl8(3), (uint32_t)-768, 3);
+    EXPECT(t_neg_shl8(0xFFFFFFFFu), 256u, 3);
+    /* 1000 = 0b1111101000: bit 3, run 5..9 (2 terms) = 3; ret 1 */
+    EXPECT(t_mul1000(7), 7000u, 4);
+    /* 0x7F0: one run of 7 bits = 2 (add at bit 11, subtract at bit 4); ret 1 */
+    EXPECT(t_mul_0x7f0(3), 3u * 0x7F0u, 3);
+    /* 0x5555: odd (x itself), 7 single bits above bit 0 = 7 <= 7; ret 1 */
+    EXPECT(t_mul_0x5555(0xFFFFFFFFu), 0xFFFFFFFFu * 0x5555u, 8);
+    /* 0x15555: 8 terms > 7: __mulsi3, MULB + bitlen(min(5, c)) = 3; ret 1 */
+    EXPECT(t_mul_0x15555(5), 5u * 0x15555u, 1 + MULB + 3);
+    EXPECT(t_mul_0x15555(0xFFFFFFFFu), 0xFFFFFFFFu * 0x15555u, 1 + MULB + 17);
+    /* 16x16 products (EmitMul16WithCustomInserter): mul_ul_ul, which jumps
+     * over the rest when both operands fit a byte (1 = MUL8); else 3 more
+     * byte multiplies and 3 lsl_add (4 MUL8 + 3 = 7); ret 1 */
+    EXPECT(t_mul16(200, 100), 20000u, 1 + MUL8);
+    EXPECT(t_mul16(300, 2), 600u, 1 + 4 * MUL8 + 3);
+    EXPECT(t_mul16(65535, 65535), 65535u * 65535u, 1 + 4 * MUL8 + 3);
+    /* signed: both in -128..127 is the short path */
+    EXPECT((uint32_t)t_mul16s(-5, 100), (uint32_t)-500, 1 + MUL8);
+    EXPECT((uint32_t)t_mul16s(-200, 3), (uint32_t)-600, 1 + 4 * MUL8 + 3);
+    EXPECT((uint32_t)t_mul16s(-32768, -32768), 1u << 30, 1 + 4 * MUL8 + 3);
+    /* signed bytes: mul_sl_sl */
+    EXPECT((uint32_t)t_mul8s(-128, 127), (uint32_t)-16256, 1 + MUL8);
+    /* operands known to fit 16 bits (and, lsr = 2): the same rule */
+    EXPECT(t_mul16_mask(0x12340007u, 0x00090000u), 63u, 2 + MUL8 + 1);
+    EXPECT(t_mul16_mask(0xFFFFFFFFu, 0xFFFFFFFFu), 65535u * 65535u, 2 + 4 * MUL8 + 3 + 1);
+    /* empty asm 0, add 1, ret 1 */
+    EXPECT(t_asm_barrier(41), 42u, 2);
 
     /* ---- 32-bit division: ret 1 + DIVB + max(0, clz(d) - clz(n) + 1) ---- */
     EXPECT(t_udiv(100, 7), 14, 1 + DIVB + (29 - 25 + 1));          /* 5 div_steps */
@@ -294,6 +348,13 @@ int main(void)
     check(__LINE__, "probe calls", "n", probe_n, 2);
     check(__LINE__, "probe 1st", "count", probe_seen[0], 5);
     check(__LINE__, "probe 2nd", "count", probe_seen[1], 5 + 3);
+    /* t_mutex: the mutex calls cost 0 and leave the function a leaf: xor 1 +
+     * ret 1; the segments still end at each call (the lock sees 0, the unlock 1) */
+    probe_n = 0;
+    EXPECT(t_mutex(NULL, 6), 3, 2);
+    check(__LINE__, "mutex calls", "n", probe_n, 2);
+    check(__LINE__, "mutex_lock sees", "count", probe_seen[0], 0);
+    check(__LINE__, "mutex_unlock sees", "count", probe_seen[1], 1);
 
     /* ---- memcpy / memset ---- */
     uint8_t src[128], dst[128];
@@ -367,6 +428,8 @@ int main(void)
     __op_costs[OP_COST_MUL8] = 5;
     __op_costs[OP_COST_INT64_MUL] = 10;
     EXPECT(t_mul8(200, 100), 20000, 1 + 5);
+    EXPECT(t_mul16(200, 100), 20000u, 1 + 5);
+    EXPECT(t_mul16(300, 2), 600u, 1 + 4 * 5 + 3);
     EXPECT(t_mul64(0x100000001ull, 3), 0x300000003ull, 10 + 1);
     __op_costs[OP_COST_INT64_MUL] = 3;
     EXPECT(t_mul64_10(1ull << 40), 10ull << 40, 3 + 1); /* min(4, 3) */
