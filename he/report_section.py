@@ -72,29 +72,37 @@ def multiply_part(ctx, plt, sec, cmd, mult):
     ax.set_title("Custom vs native multiply by input size (DRAMatic Fig. 3)", fontsize=10)
     ax.legend(fontsize=8)
     sec.figures.append(ctx.figure(fig, "DRAMatic Fig. 3 analogue: modelled instructions per multiply "
-                                  "(= cycles at >= 11 tasklets) of the custom routines (8x8-bit products) and the "
-                                  "compiler's, by operand size", [cmd]))
+                                  "(= cycles at >= 11 tasklets) of the custom routines (16x16 products, each UPMEM's "
+                                  "compiled byte-multiply sequence) and the compiler's, by operand size", [cmd]))
     by = {r[0]: r for r in mult}
     custom64, custom32 = by[32][4], by[32][2]
-    cross = next((b for b in bits if by[b][1] > by[b][2]), None)
+    # from which operand size on the custom 32->32 routine stays faster than the compiler's
+    cross = next((b for b in bits if all(by[c][1] > by[c][2] for c in bits if c >= b)), None)
+    spread32 = max(r[2] for r in mult) - min(r[2] for r in mult)
+    spread64 = max(r[4] for r in mult) - min(r[4] for r in mult)
+    how16 = ("16x16 products written (uint32_t)(uint16_t)a * (uint16_t)b, which UPMEM's compiler lowers to "
+             "mul_ul_ul, two mul_uh_ul, mul_uh_uh and three lsl_add (7 instructions; the counting pass charges "
+             "that sequence, timing/llvm/README.md); the splitting into halves and the combination are C "
+             "(64-bit adds and shifts at 2 instructions each), where DRAMatic's routines are hand-written assembly")
     rows = [
-        Row("custom 32x32->64 multiply", "any operands (constant time)", custom64, 35.0, DRAMATIC + " §3.1.1",
+        Row("custom 32x32->64 multiply", "32-bit factors", custom64, 35.0, DRAMATIC + " §3.1.1",
             unit="instructions", target=0.20, how="bench_he multiply table",
-            note="our routine combines four 16x16 products, each from four 8x8 products, in C; DRAMatic's is "
-                 "hand-written assembly"),
-        Row("custom 32x32->32 multiply", "any operands (constant time)", custom32, 21.0, DRAMATIC + " §3.1.1",
+            note="four " + how16),
+        Row("custom 32x32->32 multiply", "32-bit factors", custom32, 21.0, DRAMATIC + " §3.1.1",
             unit="instructions", target=0.20, how="bench_he multiply table",
-            note="three 16x16 partial products in C against DRAMatic's assembly"),
+            note="three " + how16),
         _statement("custom 32->32 faster than native", "both factors of b bits",
                    cross is not None and 14 <= cross <= 20,
                    "from b = %s" % cross, "when both factors exceed 16 bits", DRAMATIC + " §3.1.1",
-                   "the crossover follows the model's __mulsi3 cost (8 + 1 per bit of the smaller factor)"),
-        _statement("custom routines constant time", "1..32 bits",
-                   max(r[2] for r in mult) - min(r[2] for r in mult) < 1 and
-                   max(r[4] for r in mult) - min(r[4] for r in mult) < 1,
-                   "spread %.1f / %.1f instr" % (max(r[2] for r in mult) - min(r[2] for r in mult),
-                                                 max(r[4] for r in mult) - min(r[4] for r in mult)),
-                   "constant runtime", DRAMATIC + " §3.1.1", "a data-dependent instruction in the routines"),
+                   "the crossover follows the model's __mulsi3 cost (8 + 1 per bit of the smaller factor, "
+                   "UPMEM's mul_step routine) against our %g-instruction routine: DRAMatic's 21-cycle routine "
+                   "would cross from 14 bits against the same __mulsi3" % custom32),
+        _statement("custom routines constant time", "1..32 bits", spread32 < 1 and spread64 < 1,
+                   "spread %.1f / %.1f instr" % (spread32, spread64),
+                   "constant runtime", DRAMATIC + " §3.1.1",
+                   "UPMEM's 16x16 sequence jumps over its last 6 instructions when both factors fit a byte "
+                   "(factors under 2^8, or halves under 2^8 up to 24 bits); DRAMatic's assembly has no such "
+                   "branch. The HE kernels' operands are 28-30-bit residues, whose halves rarely fit a byte"),
     ]
     sec.tables.append(Table("Multiply routines (DRAMatic Fig. 3)", rows, [cmd]))
 
@@ -105,7 +113,7 @@ def multiply_part(ctx, plt, sec, cmd, mult):
 SEAL16_OVER_ONE = 4 * 2.1
 
 
-def kernels_part(sec, cmd, seal_rows, transfers, cores):
+def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost):
     """DRAMatic's ratios (DPUs slower than SEAL by x, 383 DPUs against SEAL on
     16 threads of a Xeon Gold 5415+) beside ours.  Host difference: SEAL runs
     here on this host's cores; DRAMatic's 16-thread SEAL is estimated as 8.4
@@ -128,9 +136,12 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores):
                         how="modelled DPU us / (SEAL 1-thread min us on this host / 8.4)",
                         note="DRAMatic states ~7x (NTT, iNTT), ~3x (BGV), ~6x (combined) for its sweep; the "
                              "16-thread SEAL estimate assumes cores as fast as this host's, and SEAL's time here "
-                             "varies with the other work on this shared host; our custom multiplies cost 67 / 35 "
-                             "instructions against DRAMatic's 35 / 21 cycles (table above). This host's %d cores "
-                             "measured together: %.2fx" % (cores, r["dpu"] / r["sealall"])))
+                             "varies with the other work on this shared host; our custom multiplies cost %g / %g "
+                             "instructions against DRAMatic's 35 / 21 cycles (table above), so DRAMatic's multiplies "
+                             "would make our DPUs faster still: where our ratio is below DRAMatic's, the gap lies in "
+                             "the SEAL host estimate or in the non-multiply work. This host's %d cores "
+                             "measured together: %.2fx" % (mulcost[0], mulcost[1], cores,
+                                                           r["dpu"] / r["sealall"])))
     for n, (up, down) in sorted(transfers.items()):
         rows.append(Row("transfers in / out, % of the combined test", "n=%d, 383 DPUs" % n,
                         "%.1f %% / %.1f %%" % (up, down), "3 % / 6 %", DRAMATIC + " §4", status=INFO,
@@ -190,7 +201,7 @@ def radix_part(ctx, plt, sec, cmd, text):
 
 # ---- whatif.sh: DRAMatic Fig. 10 ---------------------------------------------------------------------
 
-def whatif_part(ctx, sec, cmd, text):
+def whatif_part(ctx, sec, cmd, text, mulcost):
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("he_whatif_table", os.path.join(ctx.root, "bench/he/whatif_table.py"))
@@ -208,10 +219,10 @@ def whatif_part(ctx, sec, cmd, text):
             rows.append(Row("speedup, 9-10x faster multiply: %s" % r["op"], "n=%d, 383 DPUs" % r["n"],
                             r["speedup_10x"], r["published_10x"], DRAMATIC + " §5.1", unit="x",
                             target=TARGET_RATIO, how="custom@v1A / native@mul10x.desc",
-                            note="the baseline's custom multiplies cost 67 / 35 instructions here against "
+                            note="the baseline's custom multiplies cost %g / %g instructions here against "
                                  "DRAMatic's 35 / 21 cycles (multiply table), so removing them gains more; "
                                  "mul10x charges every multiply the compiler emits 2 (32-bit) or 4 (64-bit), "
-                                 "as DRAMatic's dummies"))
+                                 "as DRAMatic's dummies" % mulcost))
             if r["published_1cyc_over_10x"]:
                 rows.append(Row("further speedup, 1-cycle multiply: %s" % r["op"], "n=%d" % r["n"],
                                 r["speedup_1cyc_over_10x"], r["published_1cyc_over_10x"], DRAMATIC + " §5.1",
@@ -230,9 +241,9 @@ def whatif_part(ctx, sec, cmd, text):
                                   "optimistic dummies: both products in one cycle; mul1.desc alone charges a "
                                   "64-bit multiply 10). Both act on the kernels built with the compiler's "
                                   "multiplies (he_dpu_native); the baseline is the custom routines on v1A. Our "
-                                  "custom routines cost 67 / 35 instructions against DRAMatic's 35 / 21 cycles "
+                                  "custom routines cost %g / %g instructions against DRAMatic's 35 / 21 cycles "
                                   "(multiply table above), which makes our baseline slower and so our speedups "
-                                  "larger."))
+                                  "larger." % mulcost))
 
 
 # ---- ntt2d.sh: Figs. 14 and 15 -----------------------------------------------------------------------
@@ -242,13 +253,18 @@ def ntt2d_part(ctx, plt, sec, cmd, text):
     if not rows_csv:
         raise ReportError("bench/he/ntt2d.sh printed no results")
     for r in rows_csv:
+        r["dir"] = r.get("dir") or "forward"
         for k in list(r):
-            if k not in ("fig", "comm"):
+            if k not in ("fig", "comm", "dir"):
                 r[k] = float(r[k])
         r["kernel"] = r["kernel1_dpu_us"] + r["kernel2_dpu_us"]
         r["share"] = 100 * r["inter_dpu_us"] / r["total_us"]
-    s14 = {impl: sorted((r for r in rows_csv if r["fig"] == "fig14" and r["comm"] == impl), key=lambda r: r["dpus"])
-           for impl in ("baseline", "optimised")}
+
+    def scaling(impl, direction):
+        return sorted((r for r in rows_csv if r["fig"] == "fig14" and r["comm"] == impl and r["dir"] == direction),
+                      key=lambda r: r["dpus"])
+    s14 = {impl: scaling(impl, "forward") for impl in ("baseline", "optimised")}
+    inv14 = {impl: scaling(impl, "inverse") for impl in ("baseline", "optimised")}
     base = s14["baseline"]
     if not base:
         raise ReportError("bench/he/ntt2d.sh: no Fig. 14 rows")
@@ -275,6 +291,10 @@ def ntt2d_part(ctx, plt, sec, cmd, text):
                     label="kernel speedup (%s)" % impl)
             a2.plot([r["dpus"] for r in rs], [rs[0]["total_us"] / r["total_us"] for r in rs], "s" + style,
                     label="overall speedup (%s)" % impl)
+        ri = inv14[impl]
+        if ri:
+            a2.plot([r["dpus"] for r in ri], [ri[0]["total_us"] / r["total_us"] for r in ri], "v" + style,
+                    alpha=0.6, label="overall speedup, inverse (%s)" % impl)
     a2.plot([2048], [63.5], "k*", ms=10, label="published kernel 63.5x")
     a2.plot([2048], [9.7], "kx", ms=10, label="published overall 9.7x")
     a2.set_xscale("log", base=2)
@@ -289,7 +309,14 @@ def ntt2d_part(ctx, plt, sec, cmd, text):
     rows = []
     why = ("the paper does not state its limb width or All-to-All implementation details; here residues are 30-bit "
            "(32-bit DPU words) and the All-to-All is comm's (transfers from the calibrated SDK model, host pass "
-           "from comm's host cost model), so compute and exchange weigh differently")
+           "from comm's host cost model), so compute and exchange weigh differently. At 2048 DPUs (8 groups of "
+           "256) each DPU holds 1 KB, so the host reorder moves 524,288 pieces of 4 B: comm charges each piece's "
+           "memcpy (4 ns, measured on this host: 2.1 ms for the single-threaded baseline), which then outweighs "
+           "the All-to-All's transfers; charged by bytes alone (before), Inter-DPU was 24.5 % of the time and the "
+           "overall speedup 14.2x")
+    why_opt = ("comm's optimised implementation runs the general path here (2048 DPUs in groups of 256 are not "
+               "whole-rank communicators for the physical view) on PID-Comm's 10 host threads, so its reorder is "
+               "10x cheaper than the paper's single-threaded host exchange, which the baseline models; " + why)
     for impl in ("baseline", "optimised"):
         rs = s14[impl]
         if not rs or rs[0]["dpus"] != 32 or rs[-1]["dpus"] != 2048:
@@ -297,12 +324,13 @@ def ntt2d_part(ctx, plt, sec, cmd, text):
         k = rs[0]["kernel"] / rs[-1]["kernel"]
         o = rs[0]["total_us"] / rs[-1]["total_us"]
         tag = "comm %s" % impl
+        note = why if impl == "baseline" else why_opt
         rows.append(Row("kernel speedup 32 -> 2048 DPUs", tag, k, 63.5, JONATAN + " §5.2.3", unit="x",
-                        how="DPU cycles, all DPUs run", note=why))
+                        how="DPU cycles, all DPUs run", note=note))
         rows.append(Row("overall speedup 32 -> 2048 DPUs", tag, o, 9.7, JONATAN + " §5.2.3", unit="x",
-                        how="modelled clock, whole call", note=why))
+                        how="modelled clock, whole call", note=note))
         rows.append(Row("Inter-DPU share at 2048 DPUs", tag, rs[-1]["share"], 40.3, JONATAN + " §5.2.3",
-                        unit="%", how="All-to-All / whole call", note=why))
+                        unit="%", how="All-to-All / whole call", note=note))
         grows = all(b["share"] >= a["share"] - 0.5 for a, b in zip(rs, rs[1:]))
         rows.append(_statement("kernel >> overall speedup; Inter-DPU share grows with DPUs", tag,
                                k > 2 * o and grows and rs[0]["share"] < 10,
@@ -311,7 +339,40 @@ def ntt2d_part(ctx, plt, sec, cmd, text):
                                "the modelled trend differs"))
     sec.tables.append(Table("2D NTT strong scaling (Fig. 14)", rows, [cmd]))
 
-    f15 = [r for r in rows_csv if r["fig"] == "fig15"]
+    # the inverse (openpim_he_ntt2d_inverse): no published figure; the paper's forward statements beside it
+    rows = []
+    for impl in ("baseline", "optimised"):
+        rs, ri = s14[impl], inv14[impl]
+        if not ri or ri[0]["dpus"] != 32 or ri[-1]["dpus"] != 2048:
+            continue
+        tag = "comm %s" % impl
+        fwd = {int(r["dpus"]): r for r in rs}
+        for r in (ri[0], ri[-1]):
+            f = fwd.get(int(r["dpus"]))
+            rows.append(Row("modelled time, forward / inverse", "%s, %d DPUs" % (tag, r["dpus"]),
+                            "%.2f / %.2f ms" % (f["total_us"] / 1e3 if f else float("nan"), r["total_us"] / 1e3),
+                            None, JONATAN + " §5.2.3 (forward only)", target=None,
+                            how="whole call; the inverse's output checked against the forward's input"))
+            rows.append(Row("inverse: kernel (DPU) / Inter-DPU / rest", "%s, %d DPUs" % (tag, r["dpus"]),
+                            "%.2f / %.2f / %.2f ms" % (r["kernel"] / 1e3, r["inter_dpu_us"] / 1e3,
+                                                       (r["total_us"] - r["kernel"] - r["inter_dpu_us"]) / 1e3),
+                            None, JONATAN + " §5.2.3 (forward only)", target=None,
+                            how="DPU cycles; All-to-All; transfers, host transposition and launch overheads"))
+        rows.append(Row("inverse: kernel speedup 32 -> 2048 DPUs", tag, ri[0]["kernel"] / ri[-1]["kernel"], 63.5,
+                        JONATAN + " §5.2.3 (the forward's)", unit="x", target=None, how="DPU cycles"))
+        rows.append(Row("inverse: overall speedup 32 -> 2048 DPUs", tag, ri[0]["total_us"] / ri[-1]["total_us"], 9.7,
+                        JONATAN + " §5.2.3 (the forward's)", unit="x", target=None, how="modelled clock"))
+        rows.append(Row("inverse: Inter-DPU share at 2048 DPUs", tag, ri[-1]["share"], 40.3,
+                        JONATAN + " §5.2.3 (the forward's)", unit="%", target=None, how="All-to-All / whole call"))
+    if rows:
+        sec.tables.append(Table("Inverse 2D NTT strong scaling (Fig. 14 setting)", rows, [cmd],
+                                intro="openpim_he_ntt2d_inverse: the forward's steps backwards (Gentleman-Sande "
+                                      "rows, the same All-to-All, columns with the inverse twist and n^-1); the "
+                                      "paper states figures for the forward only, shown beside as a reference. "
+                                      "The inverse takes its input in DPU order (no host transposition on the way "
+                                      "in) and transposes its output on the way out."))
+
+    f15 = [r for r in rows_csv if r["fig"] == "fig15" and r["dir"] == "forward"]
     if not f15:
         return
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.4))
@@ -350,10 +411,18 @@ def ntt2d_part(ctx, plt, sec, cmd, text):
                 rows.append(_statement("Inter-DPU time, %d DPUs < %d DPUs" % (top, dpus[0]),
                                        "comm %s, log Q %d" % (impl, q), z < a, "%.2f vs %.2f ms" % (z / 1e3, a / 1e3),
                                        "faster at 2048 (more total bandwidth)", JONATAN + " §5.2.4",
-                                       "the All-to-All over more DPUs costs more in the model"))
+                                       "the All-to-All over more DPUs costs more in the model: with few residues "
+                                       "over 2048 DPUs each DPU holds little, the transfers are dominated by "
+                                       "per-rank costs and the host reorder moves pieces of a few bytes, charged "
+                                       "per piece, so the extra ranks' bandwidth does not pay"))
         if (2800, 2048) in by:
             rows.append(Row("Inter-DPU share, 2048 DPUs, log Q 2800", "comm %s" % impl, by[(2800, 2048)]["share"],
-                            34.9, JONATAN + " §5.2.4", unit="%", how="All-to-All / whole call", note=why))
+                            34.9, JONATAN + " §5.2.4", unit="%", how="All-to-All / whole call",
+                            note=("comm charges each piece of the host reorder 4 ns, its in-cache cost; at log Q "
+                                  "2800 on 2048 DPUs the reorder's 524,288 pieces of 48 B lie 12 KB apart in "
+                                  "24 MB, and the same loop measured on this host takes ~25 ms (a TLB and cache "
+                                  "miss per piece), several times what is charged, so Inter-DPU is underestimated "
+                                  "at large log Q; " + (why if impl == "baseline" else why_opt))))
     sec.figures.append(ctx.figure(fig, "Jonatan et al. Fig. 15 analogue: total modelled time by log Q", [cmd]))
     sec.tables.append(Table("2D NTT by log Q (Fig. 15, Observation #9)", rows, [cmd]))
 
@@ -381,11 +450,12 @@ def run(ctx):
     cmd, out = ctx.run(["bench/he/run.sh", ctx.build], timeout=3 * 3600)
     mult, seal_rows, transfers = parse_run(out)
     multiply_part(ctx, plt, sec, cmd, mult)
-    kernels_part(sec, cmd, seal_rows, transfers, os.cpu_count() or 1)
+    mulcost = next((r[4], r[2]) for r in mult if r[0] == 32)  # custom 32->64, 32->32 at 32-bit factors
+    kernels_part(sec, cmd, seal_rows, transfers, os.cpu_count() or 1, mulcost)
     cmd, out = ctx.run(["bench/he/radix.sh", ctx.build], timeout=3600)
     radix_part(ctx, plt, sec, cmd, out)
     cmd, out = ctx.run(["bench/he/whatif.sh", ctx.build, "383", "13"], timeout=3 * 3600)
-    whatif_part(ctx, sec, cmd, out)
+    whatif_part(ctx, sec, cmd, out, mulcost)
     logq = os.environ.get("OPENPIM_REPORT_HE_LOGQ", "400 1200 2000 2800")
     cmd, out = ctx.run(["bench/he/ntt2d.sh", ctx.build, "all", logq], timeout=3 * 3600)
     ntt2d_part(ctx, plt, sec, cmd, out)

@@ -6,9 +6,7 @@
  *     the modelled GB/s;
  *   - xfer_us: the modelled time of the host<->DPU transfers alone (the same
  *     pushes or view transfers replayed on their own), so the rest is host
- *     work and DPU kernels; and, in the summary line, a sensitivity (not the
- *     model): the speedup if the view transfers ran at the direct path's
- *     measured speed (see DIRECT_D2H);
+ *     work and DPU kernels;
  *   - this host's wall-clock time of the whole call through the emulator
  *     (min and median of `runs`), and the wall-clock GB/s of the library's
  *     host pass alone (best of `runs`) beside this host's memcpy GB/s
@@ -19,7 +17,10 @@
  * for AllGather.  Element type int32, operation sum.
  * With OPENPIM_COMM_BENCH_CSV=file, each row is also appended to that CSV file;
  * OPENPIM_COMM_BENCH_PRIMS (e.g. "alltoall,allreduce") and
- * OPENPIM_COMM_BENCH_VARIANTS (e.g. "baseline,optimised") run only those.
+ * OPENPIM_COMM_BENCH_VARIANTS (e.g. "baseline,optimised") run only those;
+ * OPENPIM_COMM_BENCH_COST (e.g. "transpose_gbps=30,dram_gbps=38.4") changes
+ * rates of comm's host cost model for a sensitivity run (not the model).
+ * The machine is UPMEM_PROFILE's (run.sh: PID-Comm's server, server=pidcomm).
  *   bench_comm DPU_NOP [DPUs] [dims, e.g. 32x32] [comm mask, e.g. 10] [runs] [KB per DPU ...] */
 #define _POSIX_C_SOURCE 200809L
 #include <dpu.h>
@@ -49,14 +50,6 @@ static const unsigned variants[] = {0, OPENPIM_COMM_PR, OPENPIM_COMM_PR | OPENPI
                                     OPENPIM_COMM_PR | OPENPIM_COMM_IM | OPENPIM_COMM_CM};
 static const char *const vnames[] = {"baseline", "PR", "PR+IM", "optimised"};
 #define NVAR 4
-
-/* Sensitivity only, not the model: how much faster a direct (SDK-less,
- * untransposed) transfer ran than the SDK's on the same 16-rank server,
- * timing-calibration.md §3.5 (Loremkang "ParallelResult": receive 24.5 vs
- * 8.4 GB/s, send 23 vs 15.9 GB/s).  The timing model charges the rank view
- * at the SDK's bandwidths (OP_XFER_DIRECT differs only in its call cost). */
-#define DIRECT_D2H (24.5 / 8.4)
-#define DIRECT_H2D (23.0 / 15.9)
 
 static openpim_comm_t *comm;
 static uint32_t N, I, nr;
@@ -131,6 +124,39 @@ static double xfer_of(int p, uint64_t bytes, unsigned tech, int used_view, doubl
     return *rd_us + *wr_us;
 }
 
+/* OPENPIM_COMM_BENCH_COST: "key=value,..." over the cost model's rates. */
+static void cost_overrides(void)
+{
+    const char *l = getenv("OPENPIM_COMM_BENCH_COST");
+    if (!l || !*l)
+        return;
+    struct openpim_comm_cost_model m = openpim_comm_get_cost_model();
+    struct {
+        const char *key;
+        double *v;
+    } keys[] = {{"dram_gbps", &m.dram_gbps},         {"core_copy_gbps", &m.core_copy_gbps},
+                {"scalar_gbps", &m.scalar_gbps},     {"transpose_gbps", &m.transpose_gbps},
+                {"baseline_threads", &m.baseline_threads}, {"optimised_threads", &m.optimised_threads},
+                {"chunk_ns", &m.chunk_ns},           {"reduce_gbps", &m.reduce_gbps}};
+    for (const char *s = l; *s;) {
+        size_t n = strcspn(s, "=");
+        size_t k = 0;
+        while (k < sizeof keys / sizeof keys[0] && (strlen(keys[k].key) != n || strncmp(s, keys[k].key, n) != 0))
+            k++;
+        char *end = NULL;
+        double v = s[n] == '=' ? strtod(s + n + 1, &end) : 0;
+        if (k == sizeof keys / sizeof keys[0] || !end || end == s + n + 1 || !(v > 0) || (*end && *end != ',')) {
+            fprintf(stderr, "OPENPIM_COMM_BENCH_COST: bad item at '%s' (key=positive number, keys: dram_gbps, "
+                            "core_copy_gbps, scalar_gbps, transpose_gbps, baseline_threads, optimised_threads, "
+                            "chunk_ns, reduce_gbps)\n", s);
+            exit(2);
+        }
+        *keys[k].v = v;
+        s = *end ? end + 1 : end;
+    }
+    openpim_comm_set_cost_model(&m);
+}
+
 /* Whether `name` is in the comma-separated list of environment variable
  * `var` (everything when it is unset or empty). */
 static int selected(const char *var, const char *name)
@@ -190,12 +216,16 @@ int main(int argc, char **argv)
     N = openpim_comm_size(comm);
     I = openpim_comm_nr_instances(comm);
     nr = openpim_cube_nr_nodes(cube);
+    cost_overrides();
     struct openpim_comm_cost_model cm = openpim_comm_get_cost_model();
     printf("# %u DPUs, cube %s, communicator %s: %u instances of %u; int32 sum; host SIMD %s; %d runs\n", nr, dims_s,
            mask, I, N, openpim_comm_simd_name(), runs);
+    const char *prof = getenv("UPMEM_PROFILE");
+    printf("# machine: UPMEM_PROFILE=%s\n", prof && *prof ? prof : "(default server)");
     printf("# host cost model: DRAM %.1f GB/s, copy %.1f GB/s/core, scalar %.1f GB/s/core, transposes %.1f GB/s/core, "
-           "%.0f baseline / %.0f optimised threads\n", cm.dram_gbps, cm.core_copy_gbps, cm.scalar_gbps,
-           cm.transpose_gbps, cm.baseline_threads, cm.optimised_threads);
+           "reductions in registers %.1f GB/s/core, %.1f ns per reorder piece, %.0f baseline / %.0f optimised threads\n",
+           cm.dram_gbps, cm.core_copy_gbps, cm.scalar_gbps, cm.transpose_gbps, cm.reduce_gbps, cm.chunk_ns,
+           cm.baseline_threads, cm.optimised_threads);
     const char *csv_path = getenv("OPENPIM_COMM_BENCH_CSV");
     FILE *csv = csv_path && *csv_path ? fopen(csv_path, "a") : NULL;
     if (csv_path && *csv_path && !csv) {
@@ -231,7 +261,7 @@ int main(int argc, char **argv)
         for (int p = 0; p < NPRIM; p++) {
             if (!selected("OPENPIM_COMM_BENCH_PRIMS", names[p]))
                 continue;
-            double model[NVAR] = {0}, sens = 0; /* sens: optimised time with the direct interface sped up */
+            double model[NVAR] = {0};
             int nv = p <= AR ? NVAR : 2;
             for (int vi = 0; vi < nv; vi++) {
                 int v = p <= AR ? vi : (vi ? NVAR - 1 : 0);
@@ -252,8 +282,6 @@ int main(int argc, char **argv)
                 bench_sort(w, (size_t)runs);
                 int used_view = openpim_cube_last_used_view(cube);
                 double xrd, xwr, xfer = xfer_of(p, bytes, variants[v], used_view, &xrd, &xwr);
-                if (v == NVAR - 1)
-                    sens = model[v] - (used_view ? xrd - xrd / DIRECT_D2H + xwr - xwr / DIRECT_H2D : 0);
                 double gb = (double)total / 1e9;
                 double pgb = pass > 0 && pass < 1e300 ? gb / (pass * 1e-6) : 0;
                 printf("  %-15s %-9s %12.1f %10.2f %12.1f %12.1f %12.1f %10.2f %10.2f %10.2f %5d\n", names[p], vnames[v],
@@ -266,17 +294,14 @@ int main(int argc, char **argv)
                 free(w);
             }
             if (p <= AR && model[0] > 0 && model[1] > 0 && model[2] > 0 && model[3] > 0) {
-                printf("  %-15s modelled speedup over the baseline: optimised %.2fx; steps PR %.2fx, IM %.2fx, CM %.2fx; "
-                       "sensitivity, view transfers at the direct path's measured speed: %.2fx\n",
-                       names[p], model[0] / model[3], model[0] / model[1], model[1] / model[2], model[2] / model[3],
-                       model[0] / sens);
+                printf("  %-15s modelled speedup over the baseline: optimised %.2fx; steps PR %.2fx, IM %.2fx, CM %.2fx\n",
+                       names[p], model[0] / model[3], model[0] / model[1], model[1] / model[2], model[2] / model[3]);
                 for (int v = 0; v < NVAR; v++)
                     geo[v] += log(model[v]);
                 ngeo++;
             } else if (model[0] > 0 && model[NVAR - 1] > 0) {
-                printf("  %-15s modelled speedup over the baseline: optimised %.2fx; sensitivity, view transfers at "
-                       "the direct path's measured speed: %.2fx\n", names[p], model[0] / model[NVAR - 1],
-                       model[0] / sens);
+                printf("  %-15s modelled speedup over the baseline: optimised %.2fx\n", names[p],
+                       model[0] / model[NVAR - 1]);
             }
         }
         if (ngeo)

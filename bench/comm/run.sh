@@ -9,6 +9,9 @@
 #   e.g. bench/comm/run.sh build 1024 32x32 10 3 32 256 1024   (PID-Comm's 32x32, along x)
 #        bench/comm/run.sh build 1024 32x32 01                 (along y)
 # Needs a build with comm/ (the library libopenpim_comm.a of the build folder).
+# The machine is PID-Comm's server (timing/presets/server-pidcomm.desc: 16 ranks
+# on 4 channels x 4) unless UPMEM_PROFILE is set (UPMEM_PROFILE= for the default).
+export UPMEM_PROFILE=${UPMEM_PROFILE-server=pidcomm}
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -229,7 +229,8 @@ int main(int argc, char **argv)
            "28-bit moduli\n", dpus, slots, slots >= 16 ? "all 16" : "not all");
     if (kernel_group)
         printf("## kernels run on %u DPU(s) per modulus (each DPU's modelled time depends only on its own "
-               "sub-polynomials: the same at %u DPUs); transfers run on all %u DPUs\n", kernel_group, dpus, dpus);
+               "sub-polynomials: the same at %u DPUs, up to the few cycles in 10^5 that the values of other "
+               "DPUs' data would move it); transfers run on all %u DPUs\n", kernel_group, dpus, dpus);
     printf("## times in ms; per-ct = (combined + up + down) / ciphertext pairs, in us\n");
     printf("%6s %3s %5s %7s %7s %9s %9s %9s %10s %9s %9s %10s\n", "n", "k", "DPUs", "mul", "ct", "NTT", "iNTT", "BGV",
            "combined", "up", "down", "per-ct us");

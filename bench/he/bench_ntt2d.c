@@ -1,13 +1,16 @@
 /* 2D NTT across DPUs (Jonatan et al., section 5.2.3), modelled time by the
  * paper's categories, one CSV row per run:
  *   bench_ntt2d scaling [dpus ...]   Fig. 14: 8 residue NTTs of n = 2^16
- *                                    (8 moduli of 30 bits) on 32 ... 2048 DPUs
+ *                                    (8 moduli of 30 bits) on 32 ... 2048 DPUs,
+ *                                    forward, then the inverse of its result
  *   bench_ntt2d logq LOGQ DPUS       Fig. 15: ceil(LOGQ / 30) residue NTTs
+ *                                    (forward only)
  * Groups of min(DPUs, 256) DPUs share each NTT (model-level parallelism up
  * to 256 DPUs, then input-level: the paper's "hybrid").  Every run uses all
  * its DPUs, kernels and All-to-All alike, with both of comm's All-to-All
  * implementations (the baseline is the paper's host-mediated exchange).
- * Each result is checked against the library's 1D NTT on a small sample. */
+ * Each forward result is checked against the library's 1D NTT on a small
+ * sample, each inverse result against the forward's input (all of it). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,13 +33,22 @@
 
 /* One polynomial of k residues: count * k NTTs with count = 1 as long as k
  * fits OPENPIM_HE_MAX_MODULI (always, up to log Q = 3840). */
-static void run(const char *fig, uint32_t dpus, uint32_t limbs, uint32_t logq)
+static void print_row(const char *fig, const char *dir, uint32_t dpus, uint32_t limbs, uint32_t logq, int impl,
+                      const struct openpim_he_ntt2d_shape *s, const struct openpim_he_ntt2d_times *t)
+{
+    printf("%s,%u,%u,%u,%u,%u,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%s\n", fig, dpus, s->group_dpus,
+           s->nr_groups, limbs, logq, impl ? "optimised" : "baseline", s->comm_view, t->cpu_dpu_us, t->kernel1_us,
+           t->inter_dpu_us, t->kernel2_us, t->dpu_cpu_us, t->total_us, t->kernel1_dpu_us, t->kernel2_dpu_us, dir);
+    fflush(stdout);
+}
+
+static void run(const char *fig, uint32_t dpus, uint32_t limbs, uint32_t logq, int inverse)
 {
     struct openpim_he_params p;
     CHECK_HE(openpim_he_params_generate(1u << LOG_N, limbs, MODULUS_BITS, &p));
     const size_t words = (size_t)limbs << LOG_N;
-    uint32_t *in = malloc(words * 4), *out = malloc(words * 4);
-    if (!in || !out)
+    uint32_t *in = malloc(words * 4), *out = malloc(words * 4), *back = malloc(words * 4);
+    if (!in || !out || !back)
         exit(1);
     uint64_t x = 88172645463325252ull;
     for (size_t w = 0; w < words; w++) {
@@ -71,20 +83,28 @@ static void run(const char *fig, uint32_t dpus, uint32_t limbs, uint32_t logq)
         CHECK_HE(openpim_he_ntt2d_create(&p, &c, &h));
         CHECK_HE(openpim_he_ntt2d_forward(h, in, out, &t));
         CHECK_HE(openpim_he_ntt2d_shape(h, &s));
-        openpim_he_ntt2d_destroy(h);
         if (memcmp(out, ref, 4ull << LOG_N) ||
             memcmp(out + (size_t)(limbs - 1) * (1u << LOG_N), ref + (two.nr_moduli - 1) * (1u << LOG_N),
                    4ull << LOG_N)) {
             fprintf(stderr, "bench_ntt2d: %u DPUs, %u NTTs: result differs from the 1D NTT\n", dpus, limbs);
             exit(1);
         }
-        printf("%s,%u,%u,%u,%u,%u,%s,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", fig, dpus, s.group_dpus,
-               s.nr_groups, limbs, logq, impl ? "optimised" : "baseline", s.comm_view, t.cpu_dpu_us, t.kernel1_us,
-               t.inter_dpu_us, t.kernel2_us, t.dpu_cpu_us, t.total_us, t.kernel1_dpu_us, t.kernel2_dpu_us);
-        fflush(stdout);
+        print_row(fig, "forward", dpus, limbs, logq, impl, &s, &t);
+        if (inverse) {
+            CHECK_HE(openpim_he_ntt2d_inverse(h, out, back, &t));
+            CHECK_HE(openpim_he_ntt2d_shape(h, &s));
+            if (memcmp(back, in, words * 4)) {
+                fprintf(stderr, "bench_ntt2d: %u DPUs, %u NTTs: the inverse does not give the input back\n", dpus,
+                        limbs);
+                exit(1);
+            }
+            print_row(fig, "inverse", dpus, limbs, logq, impl, &s, &t);
+        }
+        openpim_he_ntt2d_destroy(h);
     }
     free(in);
     free(out);
+    free(back);
     free(ref_in);
     free(ref);
 }
@@ -93,21 +113,21 @@ int main(int argc, char **argv)
 {
     if (argc >= 2 && strcmp(argv[1], "header") == 0) {
         printf("fig,dpus,group_dpus,groups,ntts,logq,comm,view,cpu_dpu_us,kernel1_us,inter_dpu_us,kernel2_us,"
-               "dpu_cpu_us,total_us,kernel1_dpu_us,kernel2_dpu_us\n");
+               "dpu_cpu_us,total_us,kernel1_dpu_us,kernel2_dpu_us,dir\n");
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "scaling") == 0) {
         static const uint32_t all[] = {32, 64, 128, 256, 512, 1024, 2048};
         if (argc == 2)
             for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-                run("fig14", all[i], 8, 8 * MODULUS_BITS);
+                run("fig14", all[i], 8, 8 * MODULUS_BITS, 1);
         for (int i = 2; i < argc; i++)
-            run("fig14", (uint32_t)atoi(argv[i]), 8, 8 * MODULUS_BITS);
+            run("fig14", (uint32_t)atoi(argv[i]), 8, 8 * MODULUS_BITS, 1);
         return 0;
     }
     if (argc == 4 && strcmp(argv[1], "logq") == 0) {
         uint32_t logq = (uint32_t)atoi(argv[2]);
-        run("fig15", (uint32_t)atoi(argv[3]), (logq + MODULUS_BITS - 1) / MODULUS_BITS, logq);
+        run("fig15", (uint32_t)atoi(argv[3]), (logq + MODULUS_BITS - 1) / MODULUS_BITS, logq, 0);
         return 0;
     }
     fprintf(stderr, "usage: bench_ntt2d header | scaling [dpus ...] | logq LOGQ DPUS\n");

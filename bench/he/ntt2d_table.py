@@ -25,16 +25,18 @@ def load(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
     for r in rows:
+        r["dir"] = r.get("dir") or "forward"  # files written before the inverse was benchmarked
         for k in r:
-            if k not in ("fig", "comm"):
+            if k not in ("fig", "comm", "dir"):
                 r[k] = float(r[k])
         r["kernel_dpu_us"] = r["kernel1_dpu_us"] + r["kernel2_dpu_us"]
         r["inter_share"] = 100 * r["inter_dpu_us"] / r["total_us"]
     return rows
 
 
-def fig14(rows, impl):
-    runs = sorted((r for r in rows if r["fig"] == "fig14" and r["comm"] == impl), key=lambda r: r["dpus"])
+def fig14(rows, impl, direction="forward"):
+    runs = sorted((r for r in rows if r["fig"] == "fig14" and r["comm"] == impl and r["dir"] == direction),
+                  key=lambda r: r["dpus"])
     if not runs:
         return [], {}
     base = runs[0]
@@ -49,7 +51,8 @@ def fig14(rows, impl):
 
 
 def fig15(rows, impl):
-    runs = sorted((r for r in rows if r["fig"] == "fig15" and r["comm"] == impl), key=lambda r: (r["logq"], r["dpus"]))
+    runs = sorted((r for r in rows if r["fig"] == "fig15" and r["comm"] == impl and r["dir"] == "forward"),
+                  key=lambda r: (r["logq"], r["dpus"]))
     return runs
 
 
@@ -87,40 +90,44 @@ def markdown(rows, seal_us=None):
     p("Modelled (OpenPIM). Groups of min(DPUs, 256) DPUs per NTT; kernel = the two steps' slowest-DPU time "
       "(the paper's cycle counter); times in ms.")
     summaries = {}
-    for impl in ("baseline", "optimised"):
-        runs, s = fig14(rows, impl)
-        if not runs:
-            continue
-        summaries[impl] = s
-        p("")
-        p("All-to-All: comm %s%s" % (impl, " (host-mediated, the paper's)" if impl == "baseline" else
-                                     " (PID-Comm's physical view where the set is whole ranks)"))
-        p("")
-        p("| DPUs | groups | CPU-DPU | Kernel1 | Inter-DPU | Kernel2 | DPU-CPU | total | kernel (DPU) | "
-          "kernel speedup | overall speedup | Inter-DPU % |")
-        p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for r in runs:
-            p("| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1fx | %.2fx | %.1f |" % (
-                r["dpus"], r["groups"], r["cpu_dpu_us"] / 1e3, r["kernel1_us"] / 1e3, r["inter_dpu_us"] / 1e3,
-                r["kernel2_us"] / 1e3, r["dpu_cpu_us"] / 1e3, r["total_us"] / 1e3, r["kernel_dpu_us"] / 1e3,
-                r["kernel_speedup"], r["overall_speedup"], r["inter_share"]))
+    for direction in ("forward", "inverse"):
+        for impl in ("baseline", "optimised"):
+            runs, s = fig14(rows, impl, direction)
+            if not runs:
+                continue
+            summaries[(direction, impl)] = s
+            p("")
+            p("%s 2D NTT; All-to-All: comm %s%s" % (
+                direction.capitalize(), impl, " (host-mediated, the paper's)" if impl == "baseline" else
+                " (PID-Comm's physical view where the set is whole ranks)"))
+            p("")
+            p("| DPUs | groups | CPU-DPU | Kernel1 | Inter-DPU | Kernel2 | DPU-CPU | total | kernel (DPU) | "
+              "kernel speedup | overall speedup | Inter-DPU % |")
+            p("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+            for r in runs:
+                p("| %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.1fx | %.2fx | %.1f |" % (
+                    r["dpus"], r["groups"], r["cpu_dpu_us"] / 1e3, r["kernel1_us"] / 1e3, r["inter_dpu_us"] / 1e3,
+                    r["kernel2_us"] / 1e3, r["dpu_cpu_us"] / 1e3, r["total_us"] / 1e3, r["kernel_dpu_us"] / 1e3,
+                    r["kernel_speedup"], r["overall_speedup"], r["inter_share"]))
     p("")
-    p("| quantity | modelled (baseline) | modelled (optimised) | published |")
+    p("| quantity | modelled (baseline) | modelled (optimised) | published (forward) |")
     p("|---|---:|---:|---:|")
-    b, o = summaries.get("baseline", {}), summaries.get("optimised", {})
 
     def val(s, key, fmt):
         return fmt % s[key] if key in s else "-"
-    p("| kernel speedup 32 -> 2048 DPUs | %s | %s | %.1fx |" % (val(b, "kernel_speedup", "%.1fx"),
-                                                              val(o, "kernel_speedup", "%.1fx"), PUB_KERNEL_SPEEDUP))
-    p("| overall speedup 32 -> 2048 DPUs | %s | %s | %.1fx |" % (val(b, "overall_speedup", "%.2fx"),
-                                                               val(o, "overall_speedup", "%.2fx"),
-                                                               PUB_OVERALL_SPEEDUP))
-    p("| Inter-DPU share at 2048 DPUs | %s | %s | %.1f %% |" % (val(b, "inter_share_last", "%.1f %%"),
-                                                             val(o, "inter_share_last", "%.1f %%"),
-                                                             PUB_INTER_SHARE_2048))
-    p("| Inter-DPU share at 32 DPUs | %s | %s | \"negligible\" |" % (val(b, "inter_share_first", "%.1f %%"),
-                                                                    val(o, "inter_share_first", "%.1f %%")))
+    for direction in ("forward", "inverse"):
+        b, o = summaries.get((direction, "baseline"), {}), summaries.get((direction, "optimised"), {})
+        if not b and not o:
+            continue
+        d = "" if direction == "forward" else " (inverse)"
+        p("| kernel speedup 32 -> 2048 DPUs%s | %s | %s | %.1fx |" % (
+            d, val(b, "kernel_speedup", "%.1fx"), val(o, "kernel_speedup", "%.1fx"), PUB_KERNEL_SPEEDUP))
+        p("| overall speedup 32 -> 2048 DPUs%s | %s | %s | %.1fx |" % (
+            d, val(b, "overall_speedup", "%.2fx"), val(o, "overall_speedup", "%.2fx"), PUB_OVERALL_SPEEDUP))
+        p("| Inter-DPU share at 2048 DPUs%s | %s | %s | %.1f %% |" % (
+            d, val(b, "inter_share_last", "%.1f %%"), val(o, "inter_share_last", "%.1f %%"), PUB_INTER_SHARE_2048))
+        p("| Inter-DPU share at 32 DPUs%s | %s | %s | \"negligible\" |" % (
+            d, val(b, "inter_share_first", "%.1f %%"), val(o, "inter_share_first", "%.1f %%")))
     fifteen = {impl: fig15(rows, impl) for impl in ("baseline", "optimised")}
     if any(fifteen.values()):
         p("")
@@ -176,15 +183,17 @@ def markdown(rows, seal_us=None):
 
 
 def write_csvs(rows, out_dir):
-    keys14 = ["comm", "dpus", "groups", "ntts", "cpu_dpu_us", "kernel1_us", "inter_dpu_us", "kernel2_us", "dpu_cpu_us",
+    keys14 = ["dir", "comm", "dpus", "groups", "ntts", "cpu_dpu_us", "kernel1_us", "inter_dpu_us", "kernel2_us", "dpu_cpu_us",
               "total_us", "kernel_dpu_us", "kernel_speedup", "overall_speedup", "inter_share"]
     with open(os.path.join(out_dir, "ntt2d_fig14.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(keys14 + ["published_kernel_speedup_2048", "published_overall_speedup_2048",
                              "published_inter_share_2048"])
-        for impl in ("baseline", "optimised"):
-            for r in fig14(rows, impl)[0]:
-                w.writerow([r[k] for k in keys14] + [PUB_KERNEL_SPEEDUP, PUB_OVERALL_SPEEDUP, PUB_INTER_SHARE_2048])
+        for direction in ("forward", "inverse"):
+            for impl in ("baseline", "optimised"):
+                for r in fig14(rows, impl, direction)[0]:
+                    w.writerow([r[k] for k in keys14] + [PUB_KERNEL_SPEEDUP, PUB_OVERALL_SPEEDUP,
+                                                         PUB_INTER_SHARE_2048])
     keys15 = ["comm", "logq", "ntts", "dpus", "groups", "cpu_dpu_us", "kernel1_us", "inter_dpu_us", "kernel2_us",
               "dpu_cpu_us", "total_us", "inter_share"]
     with open(os.path.join(out_dir, "ntt2d_fig15.csv"), "w", newline="") as f:

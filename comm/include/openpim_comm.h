@@ -243,12 +243,19 @@ const char *openpim_comm_simd_name(void);
  * Inter-DPU time, modelled on the host of PID-Comm's evaluation (Intel Xeon
  * Gold 5215, 10 cores, AVX-512; its ordinary DRAM one DDR4-2400 channel):
  *   - a pass through host DRAM (staging buffers) streaming R bytes read and
- *     W written by T threads takes max((R + W) / dram_gbps,
+ *     W written by T threads takes max((R + k W) / dram_gbps,
  *     W / (T * core_copy_gbps)): the channel or the cores, whichever binds;
+ *     k = 2 for the baseline (ordinary stores read each line first:
+ *     write-allocate), 1 for the others (PID-Comm's streaming stores);
  *   - scalar reductions (SimplePIM's per-element combine loop): input bytes
  *     / (T * scalar_gbps), overlapping the pass (the larger of the two);
  *   - in-register 8x8 transposes ("domain transfer" on the host): bytes
  *     transposed / (T * transpose_gbps);
+ *   - in-register reductions of the view path (PR + IM: to whole elements,
+ *     combined, back): input bytes / (T * reduce_gbps);
+ *   - the host's AlltoAll reorder copies P pieces (instances x size x size)
+ *     one memcpy each: at least P * chunk_ns / T, the larger of that and
+ *     the pass (pieces of a few bytes cost their calls, not their bytes);
  *   - T = baseline_threads for the baseline (SimplePIM's communication loops
  *     are single-threaded), optimised_threads for the other techniques
  *     (PID-Comm runs its host pass on 32 threads: the 10 cores of the Xeon).
@@ -259,10 +266,12 @@ struct openpim_comm_cost_model {
     double dram_gbps;        /* host DRAM bytes read + written per second, 19.2 (one DDR4-2400 channel) */
     double core_copy_gbps;   /* one core's DRAM-to-DRAM copy, bytes written, 10 */
     double scalar_gbps;      /* one core's scalar reduction loop, input bytes, 3 */
-    double transpose_gbps;   /* one core's in-register 8x8 byte transposes, 30 */
+    double transpose_gbps;   /* one core's in-register 8x8 byte transposes, bytes one way, 6 */
     double baseline_threads; /* 1 */
     double optimised_threads;/* 10 */
     double inter_host_gbps;  /* link between hosts (several-host cubes), 1.25 (10 Gb/s) */
+    double chunk_ns;         /* one piece of a host reorder (memcpy call, strided address), 4 ns */
+    double reduce_gbps;      /* one core's in-register reduction of PIM-domain lines, input bytes, 3 */
 };
 void openpim_comm_set_cost_model(const struct openpim_comm_cost_model *model);
 struct openpim_comm_cost_model openpim_comm_get_cost_model(void);

@@ -90,7 +90,8 @@ openpim_comm_status comm_base_alltoall(const struct comm_args *a)
     }
     m->cube->last_host_us += comm_now_us() - t0;
     double all = (double)a->bytes * m->cube->nr_nodes;
-    charge(a, label(a, "comm baseline alltoall: host reorder", "comm general alltoall: host reorder"), all, all, 0);
+    comm_charge_reorder(label(a, "comm baseline alltoall: host reorder", "comm general alltoall: host reorder"),
+                        a->tech == 0, all, all, (double)m->nr_instances * m->size * m->size);
     return store(a, a->bytes, &b);
 }
 

@@ -14,21 +14,50 @@ double comm_now_us(void)
 }
 
 /* Defaults, with their sources (the notes in shared/reference/):
- *   DRAM 19.2 GB/s: PID-Comm's host has one channel of ordinary DDR4-2400
- *     besides its 4 PIM channels (pid-comm.md §7, repository README);
- *     a DDR4-2400 channel peaks at 19.2 GB/s (timing-calibration.md §5);
+ *   DRAM 19.2 GB/s: the Xeon Gold 5215 has 6 memory channels, but PID-Comm's
+ *     server puts 4 of them on PIM DIMMs and its ordinary memory is two
+ *     DDR4-2400 DIMMs on one channel (its repository README, pid-comm.md
+ *     §7); a DDR4-2400 channel peaks at 19.2 GB/s (timing-calibration.md §5).
+ *     Ordinary stores to lines not in cache read each line first (x86
+ *     write-allocate), so the baseline's passes (memcpy of pieces below
+ *     glibc's non-temporal threshold, plain loops) move R + 2 W bytes over
+ *     the channel (buffers of 16 MB and more, beyond the 13.75 MB L3); the
+ *     other techniques' passes R + W: PID-Comm's host code writes with
+ *     streaming stores (_mm512_stream_si512, pid-comm.md §2.3);
  *   one core copying DRAM to DRAM, 10 GB/s written (timing-calibration.md
  *     §5: 9.9-12 GB/s with ordinary stores, up to 24 with streaming stores);
- *   scalar loop 3 GB/s of input (§5: a scalar byte loop 2.6-3.3 GB/s);
- *   8x8 transposes in registers, 30 GB/s per core (§5: >= 30 GB/s in cache);
+ *   scalar loop 3 GB/s of input: SimplePIM's AllReduce combines element by
+ *     element through the user's function, reached through a pointer
+ *     (pid-comm.md §8), which no compiler vectorises; the measured class is
+ *     §5's scalar loop, 2.6-3.3 GB/s (no published rate of that loop);
+ *   a reduction in registers (PR + IM: lines in the PIM domain transposed to
+ *     whole elements, combined, transposed back), 3.0 GB/s of input per core
+ *     = 30 GB/s on the 10 cores: PID-Comm's own maxima (paper 001 §VIII-E,
+ *     Fig. 20) are AllReduce 12.2 GB/s and AlltoAll 20.6 GB/s; both read and
+ *     write the same bytes through the same direct path with two DPU
+ *     kernels, so AllReduce's extra 1/12.2 - 1/20.6 s per GB (33.4 ms) is
+ *     its host reduction: 1 / 33.4 ms = 29.9 GB/s.  (§5's 30 GB/s per core
+ *     is a transpose of lines already in cache; PID-Comm's loops pull every
+ *     line from PIM memory, uncached, flushing each one);
+ *   8x8 transposes in registers (PR + IM without CM), 6.0 GB/s per core of
+ *     bytes transposed one way: the same measured round trip (to the host
+ *     domain and back, 3.0 GB/s per core of data) is two transposes;
  *   threads: SimplePIM's communication loops run on one thread (its
  *     CommOps.c, pid-comm.md §8); PID-Comm's host pass on 32 pthreads
  *     (pid-comm.md §2.3) of a 10-core Xeon Gold 5215 (pid-comm.md §7);
- *   between hosts 10 Gb/s (PID-Comm §IX-A: MPI limited to 10 Gbps). */
+ *   between hosts 10 Gb/s (PID-Comm §IX-A: MPI limited to 10 Gbps);
+ *   one piece of a reorder 4 ns: comm_base_alltoall's own loop measured on
+ *     this project's development host (one core, -O2, 2048 nodes in
+ *     communicators of 256, 4-byte pieces, 2 MB: 2.4-2.5 ms = 4.6 ns per
+ *     piece; 1024 and 256 nodes: 3.8-3.9 ns; 8-32-byte pieces 4.3-4.9 ns;
+ *     2 KB pieces run at the copy bandwidth).  Footprints beyond the caches
+ *     with page-strided pieces cost more (up to ~65 ns measured), so this
+ *     is a lower bound. */
 #define DEFAULTS                                                                                                       \
     {                                                                                                                  \
-        .dram_gbps = 19.2, .core_copy_gbps = 10.0, .scalar_gbps = 3.0, .transpose_gbps = 30.0,                        \
-        .baseline_threads = 1.0, .optimised_threads = 10.0, .inter_host_gbps = 1.25,                                  \
+        .dram_gbps = 19.2, .core_copy_gbps = 10.0, .scalar_gbps = 3.0, .transpose_gbps = 6.0,                         \
+        .baseline_threads = 1.0, .optimised_threads = 10.0, .inter_host_gbps = 1.25, .chunk_ns = 4.0,                 \
+        .reduce_gbps = 3.0,                                                                                            \
     }
 static const struct openpim_comm_cost_model defaults = DEFAULTS;
 static struct openpim_comm_cost_model model = DEFAULTS;
@@ -49,6 +78,8 @@ void openpim_comm_set_cost_model(const struct openpim_comm_cost_model *m)
         d.baseline_threads = pick(m->baseline_threads, defaults.baseline_threads);
         d.optimised_threads = pick(m->optimised_threads, defaults.optimised_threads);
         d.inter_host_gbps = pick(m->inter_host_gbps, defaults.inter_host_gbps);
+        d.chunk_ns = pick(m->chunk_ns, defaults.chunk_ns);
+        d.reduce_gbps = pick(m->reduce_gbps, defaults.reduce_gbps);
     }
     model = d;
 }
@@ -70,16 +101,31 @@ static void record(const char *name, double us)
 void comm_charge_pass(const char *name, bool baseline, double rd, double wr, double scalar)
 {
     double t = baseline ? model.baseline_threads : model.optimised_threads;
-    double mem = (rd + wr) / (model.dram_gbps * 1e3);
+    double mem = (rd + (baseline ? 2 : 1) * wr) / (model.dram_gbps * 1e3); /* baseline: write-allocate */
     double cores = wr / (t * model.core_copy_gbps * 1e3);
     double arith = scalar / (t * model.scalar_gbps * 1e3);
     double us = mem > cores ? mem : cores;
     record(name, arith > us ? arith : us);
 }
 
+void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces)
+{
+    double t = baseline ? model.baseline_threads : model.optimised_threads;
+    double mem = (rd + (baseline ? 2 : 1) * wr) / (model.dram_gbps * 1e3); /* baseline: write-allocate */
+    double cores = wr / (t * model.core_copy_gbps * 1e3);
+    double calls = pieces * model.chunk_ns * 1e-3 / t;
+    double us = mem > cores ? mem : cores;
+    record(name, calls > us ? calls : us);
+}
+
 void comm_charge_transpose(const char *name, double bytes)
 {
     record(name, bytes / (model.optimised_threads * model.transpose_gbps * 1e3));
+}
+
+void comm_charge_reduce(const char *name, double bytes)
+{
+    record(name, bytes / (model.optimised_threads * model.reduce_gbps * 1e3));
 }
 
 double comm_inter_host_us(double bytes)

@@ -94,7 +94,12 @@ const struct comm_simd *comm_simd_scalar(void);
  * of input reduced by scalar loops, on the baseline's or the optimised
  * threads; in-register transposes of `bytes`. */
 void comm_charge_pass(const char *name, bool baseline, double rd, double wr, double scalar);
+/* A reorder of `pieces` separate memcpys: the pass, or the pieces' calls if they bind. */
+void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces);
 void comm_charge_transpose(const char *name, double bytes);
+/* A reduction in registers (domain transfer, combine, back) of `bytes` of
+ * input on the optimised threads. */
+void comm_charge_reduce(const char *name, double bytes);
 /* Modelled microseconds of `bytes` over the inter-host link. */
 double comm_inter_host_us(double bytes);
 /* Monotonic wall clock (microseconds), for openpim_cube_last_host_pass_us. */

@@ -487,7 +487,10 @@ openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *don
     c->last_host_us += comm_now_us() - t0;
     free(in);
     free(l.eg);
-    comm_charge_transpose("comm IM reduce_scatter: domain transfer in registers", transposed);
+    /* domain transfer, combine and back, charged by input bytes (none when the
+     * operation works on PIM-domain bytes: CM) */
+    comm_charge_reduce("comm IM reduce_scatter: reduction in registers",
+                       transposed > 0 ? (double)a->bytes * c->nr_nodes : 0);
     return views_close(c, a->dst, blk, &v);
 }
 
@@ -535,6 +538,9 @@ openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done)
     c->last_host_us += comm_now_us() - t0;
     free(in);
     free(l.eg);
-    comm_charge_transpose("comm IM allreduce: domain transfer in registers", transposed);
+    /* domain transfer, combine and back, charged by input bytes (none when the
+     * operation works on PIM-domain bytes: CM) */
+    comm_charge_reduce("comm IM allreduce: reduction in registers",
+                       transposed > 0 ? (double)a->bytes * c->nr_nodes : 0);
     return views_close(c, a->dst, a->bytes, &v);
 }

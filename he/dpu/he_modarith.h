@@ -3,9 +3,12 @@
  * The DPU's only hardware multiplier is 8x8 -> 16 bits; wider products are
  * software.  Two compile-time variants (DRAMatic section 3.1.1):
  *   HE_MUL_CUSTOM  32x32 -> 64 from four 16x16 products, 32x32 -> 32 from
- *                  three (the high one is not needed); each 16x16 product is
- *                  built from the DPU's 8x8 byte multiplies (mul_ul_ul,
- *                  mul_ul_uh, mul_uh_ul, mul_uh_uh).  Constant time.
+ *                  three (the high one is not needed).  A 16x16 product is
+ *                  written (uint32_t)(uint16_t)a * (uint16_t)b, which UPMEM's
+ *                  compiler turns into its fixed sequence of byte-selecting
+ *                  multiplies (mul_ul_ul, mul_uh_ul twice, mul_uh_uh, three
+ *                  lsl_add: 7 instructions, 1 when both factors fit a byte)
+ *                  instead of the data-dependent __mulsi3 call.
  *   HE_MUL_NATIVE  what the compiler emits for `a * b`: a 64-bit multiply
  *                  (__muldi3) and the data-dependent 32-bit one (__mulsi3).
  * Reduction is Barrett's (HAC 14.42 with base 2): for q of b bits,
@@ -29,26 +32,19 @@ struct he_mod {
 #define HE_INLINE static inline __attribute__((always_inline))
 
 #ifdef HE_MUL_CUSTOM
-/* An empty assembly statement the optimiser cannot see through: without it,
- * clang turns (x * y) << 16 into (x << 16) * y, a 24-bit multiply that the
- * DPU would do with the slow __mulsi3 routine instead of one byte multiply
- * (DRAMatic combines its partial products in hand-written assembly). */
+/* An empty assembly statement the optimiser cannot see through (it emits no
+ * instruction): without it, clang folds shifts and negations of a product
+ * into its factors, e.g. (x * y) << 16 into (x << 16) * y, a product of wider
+ * factors that the DPU would do with the slow __mulsi3 routine (DRAMatic
+ * combines its partial products in hand-written assembly). */
 #define HE_OPAQUE(x) __asm__("" : "+r"(x))
 
-/* a, b < 2^16: the four byte products the DPU multiplies natively. */
+/* a, b < 2^16: one 16x16 -> 32 product (the compiler's byte-multiply sequence). */
 HE_INLINE uint32_t he_mul16(uint32_t a, uint32_t b)
 {
-    uint32_t al = a & 0xff, ah = a >> 8, bl = b & 0xff, bh = b >> 8;
-    uint32_t hi = ah * bh;
-    HE_OPAQUE(hi);
-    return al * bl + ((al * bh + ah * bl) << 8) + (hi << 16);
-}
-
-/* a, b < 2^16: the low 16 bits of a * b (three byte products). */
-HE_INLINE uint32_t he_mul16_lo(uint32_t a, uint32_t b)
-{
-    uint32_t al = a & 0xff, ah = a >> 8, bl = b & 0xff, bh = b >> 8;
-    return al * bl + ((al * bh + ah * bl) << 8);
+    uint32_t p = (uint32_t)(uint16_t)a * (uint16_t)b;
+    HE_OPAQUE(p);
+    return p;
 }
 
 HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
@@ -58,10 +54,11 @@ HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
     return ((uint64_t)he_mul16(a1, b1) << 32) + (mid << 16) + he_mul16(a0, b0);
 }
 
+/* The low word: the high product only reaches bits >= 32. */
 HE_INLINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
 {
     uint32_t a0 = a & 0xffff, a1 = a >> 16, b0 = b & 0xffff, b1 = b >> 16;
-    return he_mul16(a0, b0) + ((he_mul16_lo(a0, b1) + he_mul16_lo(a1, b0)) << 16);
+    return he_mul16(a0, b0) + ((he_mul16(a0, b1) + he_mul16(a1, b0)) << 16);
 }
 #else
 HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
