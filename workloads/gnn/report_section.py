@@ -10,7 +10,9 @@ values are the statements and numbers of the paper's text (its bar heights
 are not in the text).
 
 Environment (passed on to run_graph.sh, see there): GRAPH_GNN_PES, GRAPH_PES,
-GRAPH_SCALE, GRAPH_EF, GRAPH_GNN_F, GRAPH_GNN_F22, GRAPH_CPU_REPS.
+GRAPH_SCALE, GRAPH_EF, GRAPH_GNN_F, GRAPH_GNN_V, GRAPH_GNN_E, GRAPH_GNN_F22,
+GRAPH_CPU_REPS, GRAPH_GNN_CPU_REPS (PubMed's size: GRAPH_GNN_V=19717
+GRAPH_GNN_E=44338 GRAPH_GNN_F=500).
 """
 import csv
 import importlib.util
@@ -35,7 +37,8 @@ WHY_KERNEL = ("our kernels take a larger share of the time than PID-Comm's (see 
               "end-to-end gain of faster collectives")
 WHY_CPU = ("the CPU side is this host (one thread of a modern core) on graphs that fit its caches (2^16-vertex "
            "R-MAT, Cora-sized GNN), against PID-Comm's Xeon Gold 5215 on LiveJournal / PubMed / Reddit that do "
-           "not; the PIM side pays fixed per-launch and per-transfer costs that such small inputs cannot amortise")
+           "not; the PIM side pays fixed per-launch and per-transfer costs that such small inputs cannot amortise; "
+           "and the CPU time is wall-clock time on a shared host, longer when other processes load it")
 WHY_SMALL = ("the inputs are small, so the one-off Broadcast of the initial state and the Gather of the result "
              "weigh more than on the paper's graphs (the per-iteration stop flag and kernel arguments count as "
              "'other', not as Gather or Broadcast)")
@@ -100,8 +103,10 @@ def run(ctx):
         "bitmap / labels after every iteration; 1D) on comm/, each with the baseline (host-mediated, "
         "SimplePIM-style) and the optimised (PID-Comm) collectives. Every run's result equals the CPU "
         "reference exactly (run_graph.sh passes --check). GNN: a generated power-law graph with Cora's size "
-        "(2,708 vertices, 5,429 edges, plus self-loops), 128 int32 features (256 for Fig. 22) instead of "
-        "Cora's 1,433; BFS/CC: an R-MAT graph (LiveJournal-like degrees) at an emulator-friendly size. PIM "
+        "(2,708 vertices, 5,429 edges, plus self-loops) and Cora's 1,433 int32 features (zero-padded to "
+        "1,440 / 1,472 features so that each PE's column block is a whole number of 8-byte words; the padding "
+        "changes no result and is checked to read back zero; weight slices larger than WRAM are streamed in "
+        "tiles), 256 features for Fig. 22 (a width neither type pads); BFS/CC: an R-MAT graph (LiveJournal-like degrees) at an emulator-friendly size. PIM "
         "times are modelled; CPU times are the CPU reference's wall-clock time on this host, one thread, in "
         "the same run. The paper's DLRM and MLP are in their own sections."))
 
