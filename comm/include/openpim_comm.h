@@ -275,6 +275,13 @@ struct openpim_comm_cost_model {
 };
 void openpim_comm_set_cost_model(const struct openpim_comm_cost_model *model);
 struct openpim_comm_cost_model openpim_comm_get_cost_model(void);
+/* Modelled microseconds of one host pass under the current model: rd bytes
+ * read, wr written, scalar input bytes combined element by element (0: none);
+ * baseline: T = baseline_threads and write-allocate (ordinary stores), else
+ * optimised_threads and streaming stores.  What comm charges for a
+ * host-mediated step (Reduce and Gather included); libraries above use it to
+ * estimate a plan's collective time without repeating the model. */
+double openpim_comm_host_pass_us(int baseline, double rd, double wr, double scalar);
 
 /* ---- the three techniques, one by one (ablation) -------------------------------
  * OPENPIM_COMM_BASELINE is no technique, OPENPIM_COMM_OPTIMISED all three.

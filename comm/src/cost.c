@@ -98,14 +98,19 @@ static void record(const char *name, double us)
 }
 
 /* GB/s = 1e3 bytes per microsecond */
-void comm_charge_pass(const char *name, bool baseline, double rd, double wr, double scalar)
+double openpim_comm_host_pass_us(int baseline, double rd, double wr, double scalar)
 {
     double t = baseline ? model.baseline_threads : model.optimised_threads;
     double mem = (rd + (baseline ? 2 : 1) * wr) / (model.dram_gbps * 1e3); /* baseline: write-allocate */
     double cores = wr / (t * model.core_copy_gbps * 1e3);
     double arith = scalar / (t * model.scalar_gbps * 1e3);
     double us = mem > cores ? mem : cores;
-    record(name, arith > us ? arith : us);
+    return arith > us ? arith : us;
+}
+
+void comm_charge_pass(const char *name, bool baseline, double rd, double wr, double scalar)
+{
+    record(name, openpim_comm_host_pass_us(baseline, rd, wr, scalar));
 }
 
 void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces)

@@ -73,6 +73,16 @@ int main(int argc, char **argv)
     re2.reduce_gbps = 6.0;
     sc2.scalar_gbps = 6.0;
 
+    /* the host-pass estimate that libraries above use (the planner of workloads/embedding):
+     * baseline: one thread, writes counted twice; optimised: 10 threads, streaming stores */
+    CHECK(near(openpim_comm_host_pass_us(1, 6e6, 1e6, 0), (6e6 + 2e6) / 19.2e3));      /* DRAM binds */
+    CHECK(near(openpim_comm_host_pass_us(1, 1e6, 1e6, 6e6), 6e6 / 3e3));               /* scalar loop */
+    openpim_comm_set_cost_model(&dram2); /* with 38.4 GB/s of DRAM the core's copy binds */
+    CHECK(near(openpim_comm_host_pass_us(1, 1e5, 1e6, 0), 1e6 / 10e3));
+    openpim_comm_set_cost_model(NULL);
+    CHECK(near(openpim_comm_host_pass_us(0, 6e6, 1e6, 6e6), max2(7e6 / 19.2e3, 6e6 / 30e3)));
+    CHECK(near(openpim_comm_host_pass_us(0, 0, 0, 0), 0));
+
     /* deterministic */
     openpim_cube_set_impl(cube, OPENPIM_COMM_BASELINE);
     delta(openpim_alltoall, m, bytes);

@@ -140,16 +140,10 @@ static void estimate(const struct probes *pr, const struct openpim_emb_config *c
     e->cpu_dpu_us = xfer_us(pr->push, args + in_bytes); /* one push: arguments, then the bags */
     e->dpu_cpu_us = xfer_us(pr->pull, out);
     e->host_us = emb_host_us((uint64_t)split_bytes) + emb_host_us((uint64_t)(2 * B * total_dim * 4));
-    if (l->R > 1) { /* comm's host pass: read every partial, write one sum per instance */
-        const struct openpim_comm_cost_model m = openpim_comm_get_cost_model();
+    if (l->R > 1) { /* comm's Reduce: one host pass reads every partial, writes one sum per instance */
+        const int baseline = cfg->comm_impl == OPENPIM_COMM_BASELINE;
         const double rd = out * l->R * l->C * l->G, wr = out * l->C * l->G;
-        double pass = (rd + wr) / (m.dram_gbps * 1e3);
-        if (cfg->comm_impl == OPENPIM_COMM_BASELINE) {
-            double scalar = rd / (m.baseline_threads * m.scalar_gbps * 1e3);
-            if (scalar > pass)
-                pass = scalar;
-        }
-        e->host_us += pass;
+        e->host_us += openpim_comm_host_pass_us(baseline, rd, wr, baseline ? rd : 0);
     }
     e->total_us = e->kernel_us + e->cpu_dpu_us + e->dpu_cpu_us + e->host_us;
 }
