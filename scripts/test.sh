@@ -34,7 +34,7 @@ run_suite() { # build-dir label [cmake args...]
 
 # ThreadSanitizer: only the host-API and thread tests (and what they need)
 # are built and run, to keep the pass short.
-tsan_tests=(test_api test_overflow test_threads test_async test_sessions test_launch_slots test_progress_host)
+tsan_tests=(test_api test_overflow test_threads test_async test_sessions test_launch_slots test_progress_host test_untimed)
 run_tsan() { # build-dir label
     local build=$1 label=$2
     echo "== $label: build"

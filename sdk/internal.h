@@ -107,6 +107,7 @@ struct op_report_state {
     FILE *dpu_csv;               /* OPENPIM_REPORT_DPUS */
     unsigned launches;
     unsigned unaccounted_launches; /* launches of programs built without instruction accounting */
+    uint64_t untimed_xfers, untimed_bytes, untimed_events; /* left uncharged by openpim_timing_pause */
 };
 struct op_session {
     struct op_backend *backend; /* NULL until the first allocation */
@@ -172,6 +173,10 @@ dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err
                            double real_start_us);
 /* Keeps the first error of an asynchronous job on the set's ranks, for dpu_sync. */
 void op_set_pending(struct dpu_set_t set, dpu_error_t rc);
+
+/* The calling thread's openpim_timing_pause depth (report.c): its work is
+ * not charged while it is > 0. */
+unsigned op_timing_paused(void);
 
 /* Prints one line about an error on stderr and keeps it as the thread's
  * openpim_last_error() (error.c). */

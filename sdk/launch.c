@@ -139,6 +139,10 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
         return rc;
     if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
         return DPU_ERR_INVALID_LAUNCH_POLICY;
+    if (op_timing_paused()) { /* a kernel is computation the what-if must not hide (openpim_ext.h) */
+        op_warn("dpu_launch while modelled timing is paused (openpim_timing_pause): resume first");
+        return DPU_ERR_UNSUPPORTED;
+    }
     uint32_t *ids, n;
     if ((rc = collect(dpu_set, &ids, &n)) != DPU_OK)
         return rc;

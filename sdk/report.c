@@ -14,7 +14,10 @@
 #define _GNU_SOURCE
 #include "report.h"
 
+#include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,9 +179,82 @@ static void ensure_touched(void)
     }
 }
 
+/* ---- Untimed work (openpim_timing_pause) -------------------------------------
+ * The depth is the thread's own (no lock); it is mirrored in a pthread key
+ * whose destructor reports a thread that ends paused, and an exit handler
+ * reports the exiting thread. */
+static _Thread_local unsigned pause_depth;
+static pthread_key_t pause_key;
+static pthread_once_t pause_once = PTHREAD_ONCE_INIT;
+
+static void ended_paused(void *depth)
+{
+    op_warn("a thread ended with modelled timing paused (%u openpim_timing_pause without resume): "
+            "its transfers were not charged", (unsigned)(uintptr_t)depth);
+}
+
+static void exit_paused(void)
+{
+    if (pause_depth)
+        op_warn("exit with modelled timing paused (%u openpim_timing_pause without resume): "
+                "the thread's transfers were not charged", pause_depth);
+}
+
+static void pause_init(void)
+{
+    pthread_key_create(&pause_key, ended_paused);
+    atexit(exit_paused);
+}
+
+unsigned op_timing_paused(void)
+{
+    return pause_depth;
+}
+
+unsigned openpim_timing_paused(void)
+{
+    return pause_depth;
+}
+
+dpu_error_t openpim_timing_pause(void)
+{
+    pthread_once(&pause_once, pause_init);
+    if (pause_depth == UINT_MAX) {
+        op_warn("openpim_timing_pause: nested too deep");
+        return DPU_ERR_UNSUPPORTED;
+    }
+    pause_depth++;
+    pthread_setspecific(pause_key, (void *)(uintptr_t)pause_depth);
+    return DPU_OK;
+}
+
+dpu_error_t openpim_timing_resume(void)
+{
+    op_clear_last_error();
+    if (pause_depth == 0) {
+        op_warn("openpim_timing_resume without openpim_timing_pause on this thread");
+        return DPU_ERR_UNSUPPORTED;
+    }
+    pause_depth--;
+    pthread_setspecific(pause_key, pause_depth ? (void *)(uintptr_t)pause_depth : NULL);
+    return DPU_OK;
+}
+
+void op_record_untimed_xfer(size_t bytes, double real_start_us)
+{
+    struct op_report_state *R = &op_session()->report;
+    R->untimed_xfers++;
+    R->untimed_bytes += bytes;
+    account(real_start_us); /* the host time it took is not the program's either */
+}
+
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
                     size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us, double real_start_us)
 {
+    if (issued_us < 0 && pause_depth) {
+        op_record_untimed_xfer(bytes_per_dpu * nr_dpus, real_start_us);
+        return;
+    }
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
     ensure_touched();
@@ -283,14 +359,15 @@ void op_record_sync(struct dpu_set_t set)
     account(op_real_now_us());
 }
 
+static const enum op_category cats[] = {
+    [OPENPIM_EVENT_CPU_DPU] = OP_CAT_CPU_DPU,     [OPENPIM_EVENT_DPU_KERNEL] = OP_CAT_DPU_KERNEL,
+    [OPENPIM_EVENT_INTER_DPU] = OP_CAT_INTER_DPU, [OPENPIM_EVENT_DPU_CPU] = OP_CAT_DPU_CPU,
+    [OPENPIM_EVENT_INTER_HOST] = OP_CAT_INTER_HOST, [OPENPIM_EVENT_HOST] = OP_CAT_OTHER,
+};
+
 static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category category, const char *name,
                               double modelled_us, bool asynchronous)
 {
-    static const enum op_category cats[] = {
-        [OPENPIM_EVENT_CPU_DPU] = OP_CAT_CPU_DPU,     [OPENPIM_EVENT_DPU_KERNEL] = OP_CAT_DPU_KERNEL,
-        [OPENPIM_EVENT_INTER_DPU] = OP_CAT_INTER_DPU, [OPENPIM_EVENT_DPU_CPU] = OP_CAT_DPU_CPU,
-        [OPENPIM_EVENT_INTER_HOST] = OP_CAT_INTER_HOST, [OPENPIM_EVENT_HOST] = OP_CAT_OTHER,
-    };
     if (!name || (unsigned)category >= sizeof cats / sizeof *cats || !(modelled_us >= 0) || modelled_us > 1e15)
         return DPU_ERR_UNSUPPORTED;
     if (!op_sdk_backend())
@@ -302,6 +379,10 @@ static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category
         if (rc != DPU_OK)
             return rc;
         n = set_ranks(*set, ranks, OP_TIMING_MAX_RANKS);
+    }
+    if (pause_depth) {
+        op_session()->report.untimed_events++;
+        return DPU_OK;
     }
     double t0 = op_real_now_us(), start = place(ranks, n, modelled_us, asynchronous, -1);
     struct op_report_ev *e = push(EV_EXT);
@@ -368,14 +449,13 @@ static void write_report(void)
     op_sdk_unlock();
 }
 
-static void write_report_locked(void)
+/* The current session's events as a timing-model report (NULL: out of memory). */
+static struct op_report *build_report(void)
 {
     struct op_report_state *R = &op_session()->report;
-    if (!op_sdk_backend() || R->n == 0)
-        return;
     struct op_report *rep = op_report_new(desc());
     if (!rep)
-        return;
+        return NULL;
     size_t first = 0, last = 0;
     int any = 0;
     for (size_t i = 0; i < R->n; i++)
@@ -394,6 +474,37 @@ static void write_report_locked(void)
             op_report_event(rep, classify(i, first, last, any), e->name, e->start_us, e->dur_us, e->first_rank,
                             e->nr_ranks);
     }
+    return rep;
+}
+
+static dpu_error_t category_time(enum openpim_event_category category, double *us)
+{
+    if (!us || (unsigned)category >= sizeof cats / sizeof *cats)
+        return DPU_ERR_UNSUPPORTED;
+    *us = 0;
+    if (!op_sdk_backend() || op_session()->report.n == 0)
+        return DPU_OK;
+    struct op_report *rep = build_report();
+    if (!rep)
+        return DPU_ERR_SYSTEM;
+    *us = op_report_total_us(rep, cats[category]);
+    op_report_free(rep);
+    return DPU_OK;
+}
+
+dpu_error_t openpim_category_time_us(enum openpim_event_category category, double *us)
+{
+    OP_LOCKED_RETURN(category_time(category, us));
+}
+
+static void write_report_locked(void)
+{
+    struct op_report_state *R = &op_session()->report;
+    if (!op_sdk_backend() || R->n == 0)
+        return;
+    struct op_report *rep = build_report();
+    if (!rep)
+        return;
     const char *path = getenv("OPENPIM_REPORT");
     if (path && *path) {
         FILE *f = strcmp(path, "1") == 0 ? stderr : fopen(path, "w");
@@ -410,6 +521,11 @@ static void write_report_locked(void)
                 fprintf(f, "WARNING: %u launch(es) ran a DPU program built without instruction accounting "
                            "(no clang-14 plugin): their kernel times count DMA and runtime calls only\n",
                         R->unaccounted_launches);
+            if (R->untimed_xfers || R->untimed_events)
+                fprintf(f, "untimed (openpim_timing_pause): %llu transfer(s), %.1f MB, and %llu library event(s) "
+                           "not charged\n",
+                        (unsigned long long)R->untimed_xfers, R->untimed_bytes / 1048576.0,
+                        (unsigned long long)R->untimed_events);
             op_report_write_text(rep, f);
             if (f != stderr)
                 fclose(f);

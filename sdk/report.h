@@ -16,11 +16,15 @@
 #include "../timing/timing.h"
 #include "internal.h"
 
-/* issued_us: < 0 for a synchronous transfer; for a DPU_XFER_ASYNC one the
+/* issued_us: < 0 for a synchronous transfer (untimed when the calling
+ * thread's timing is paused); for a DPU_XFER_ASYNC one the
  * host's clock when it was issued (the host does not wait for it);
  * real_start_us: op_real_now_us() when the SDK call began. */
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
                     size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us, double real_start_us);
+/* A transfer issued while its thread's timing was paused: counted for the
+ * report, no modelled time. */
+void op_record_untimed_xfer(size_t bytes, double real_start_us);
 /* async: a DPU_ASYNCHRONOUS launch, which does not hold the host's clock;
  * issued_us: the host's clock when it was issued (< 0: now). */
 void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us);

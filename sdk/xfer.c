@@ -179,6 +179,7 @@ struct xfer_job {
     void **dst;       /* from the DPUs: n buffers */
     double issued_us;     /* asynchronous: the host's modelled clock when issued */
     double real_start_us; /* synchronous: when the call began */
+    bool untimed;         /* asynchronous: issued while the thread's timing was paused */
     dpu_error_t rc;
 };
 
@@ -209,6 +210,8 @@ static void xfer_finish_async(struct op_job *j)
     struct xfer_job *x = (struct xfer_job *)j;
     if (x->rc != DPU_OK)
         op_set_pending(j->set, x->rc);
+    else if (x->untimed)
+        op_record_untimed_xfer(x->len * x->n, op_real_now_us());
     else
         op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, x->issued_us, op_real_now_us());
     xfer_free(x);
@@ -228,6 +231,7 @@ static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
     if (async) {
         x->job.finish = xfer_finish_async;
         x->issued_us = op_record_host_clock();
+        x->untimed = op_timing_paused() > 0;
         dpu_error_t rc = op_jobs_submit(&x->job);
         if (rc != DPU_OK)
             xfer_free(x);

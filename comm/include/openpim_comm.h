@@ -318,8 +318,7 @@ unsigned openpim_cube_get_techniques(const openpim_cube_t *cube);
  *   AllGather      the same on the output, levels in reverse
  *   AllReduce      both (2x the ReduceScatter terms)
  *   AlltoAll       sum_k (g_k - 1)/g_k * bytes / L
- * (the slowest instance; L = link_gbps).  Only modelled time changes; the
- * collectives still run through the host and give the same results. */
+ * (the slowest instance; L = link_gbps). */
 typedef enum openpim_comm_prim {
     OPENPIM_PRIM_ALLTOALL,
     OPENPIM_PRIM_REDUCE_SCATTER,
@@ -338,23 +337,21 @@ typedef enum openpim_comm_transport {
  * an unknown primitive or a bandwidth that is not finite. */
 double openpim_comm_link_us(const openpim_comm_t *comm, openpim_comm_prim prim, uint64_t bytes, double link_gbps);
 
-/* Re-timing a program.  The SDK charges every transfer as it happens and
- * offers no way to move data uncharged, so with OPENPIM_COMM_INTERCONNECT
- * the collectives still add their host-routed time to the modelled clock,
- * and the cube adds up, per collective, that host-routed time and the
- * interconnect time (link time for AlltoAll, ReduceScatter, AllGather,
- * AllReduce; the rooted primitives keep their host-routed time): the
- * program's interconnect time is its modelled time - host_routed_us +
- * interconnect_us.  link_gbps: (0, 1000] GB/s, <= 0 for the default 2.8;
- * the paper studies 0.35-3.5.  Setting the transport resets the sums. */
-struct openpim_comm_whatif {
-    double host_routed_us;
-    double interconnect_us;
-    uint64_t collectives;
-};
+/* Re-timing a program: with OPENPIM_COMM_INTERCONNECT, AlltoAll,
+ * ReduceScatter, AllGather and AllReduce give the same results as ever (the
+ * bytes still move through the host, with the SDK's timing paused:
+ * openpim_timing_pause in openpim_ext.h) and the modelled clock advances by
+ * exactly openpim_comm_link_us of the call, one Inter-DPU event
+ * ("comm interconnect ...") on the cube's ranks that starts when the host
+ * and those ranks are free.  Broadcast, Scatter, Gather and Reduce have the
+ * host as an end and stay host-routed.  Any program using comm is re-timed
+ * as if the hardware had the links: compare its modelled time (or the
+ * report's Inter-DPU line) with both transports.  link_gbps: (0, 1000]
+ * GB/s, <= 0 for the default 2.8; the paper studies 0.35-3.5.  On several
+ * hosts (openpim_comm_mpi.h) the steps inside a host follow its local cube's
+ * transport; the messages between hosts keep their own link cost. */
 openpim_comm_status openpim_cube_set_transport(openpim_cube_t *cube, openpim_comm_transport transport,
                                                double link_gbps);
-openpim_comm_status openpim_cube_get_whatif(const openpim_cube_t *cube, struct openpim_comm_whatif *sums);
 
 #ifdef __cplusplus
 }

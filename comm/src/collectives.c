@@ -49,21 +49,6 @@ static struct comm_args args(openpim_comm_t *m, uint64_t src, uint64_t dst, uint
 typedef openpim_comm_status (*view_fn)(const struct comm_args *, int *);
 typedef openpim_comm_status (*base_fn)(const struct comm_args *);
 
-/* The what-if sums (openpim_cube_set_transport): the call's host-routed
- * modelled time, and its interconnect time (link time, or the host-routed
- * time again for the rooted primitives). */
-static void whatif(openpim_cube_t *c, double t0, openpim_comm_status st, int prim, const openpim_comm_t *m,
-                   uint64_t bytes)
-{
-    if (c->transport != OPENPIM_COMM_INTERCONNECT || st != OPENPIM_COMM_OK)
-        return;
-    double host = openpim_modelled_time_us() - t0;
-    double link = prim >= 0 ? comm_link_us(m, (openpim_comm_prim)prim, bytes, c->link_gbps) : host;
-    c->whatif.host_routed_us += host;
-    c->whatif.interconnect_us += link >= 0 ? link : host;
-    c->whatif.collectives++;
-}
-
 static openpim_comm_status run_path(const struct comm_args *a, view_fn view, base_fn base)
 {
     openpim_cube_t *c = a->comm->cube;
@@ -87,10 +72,9 @@ static openpim_comm_status run(const struct comm_args *a, view_fn view, base_fn 
         return OPENPIM_COMM_OK;
     if (a->comm->size == 1 && a->src == a->dst)
         return OPENPIM_COMM_OK; /* one node per instance, in place: every primitive leaves the data as it is */
-    double t0 = openpim_modelled_time_us();
-    openpim_comm_status st = run_path(a, view, base);
-    whatif(c, t0, st, (int)prim, a->comm, a->bytes);
-    return st;
+    if (c->transport == OPENPIM_COMM_INTERCONNECT)
+        return comm_interconnect_run(a, base, prim);
+    return run_path(a, view, base);
 }
 
 openpim_comm_status openpim_alltoall(openpim_comm_t *m, uint64_t src, uint64_t dst, uint64_t bytes)
@@ -152,7 +136,7 @@ openpim_comm_status openpim_allreduce(openpim_comm_t *m, uint64_t src, uint64_t 
     return run(&a, comm_view_allreduce, comm_base_allreduce, OPENPIM_PRIM_ALLREDUCE);
 }
 
-/* ---- rooted ------------------------------------------------------------------ */
+/* ---- rooted: host-routed with either transport --------------------------------- */
 
 /* Pushes host bytes to dst of every node: node's data at host + offset_of(node). */
 static openpim_comm_status push_from_host(openpim_comm_t *m, uint64_t dst, const uint8_t *host, uint64_t bytes,
@@ -200,7 +184,7 @@ static openpim_comm_status check_rooted(const openpim_comm_t *m, const void *hos
     return st;
 }
 
-static openpim_comm_status broadcast_impl(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
+openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
 {
     openpim_comm_status st = check_rooted(m, host, dst, bytes, "openpim_broadcast", "destination");
     if (st != OPENPIM_COMM_OK || bytes == 0)
@@ -216,7 +200,7 @@ static openpim_comm_status broadcast_impl(openpim_comm_t *m, uint64_t dst, const
     return push_from_host(m, dst, host, bytes, false);
 }
 
-static openpim_comm_status scatter_impl(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
+openpim_comm_status openpim_scatter(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
 {
     openpim_comm_status st = check_rooted(m, host, dst, bytes, "openpim_scatter", "destination");
     if (st != OPENPIM_COMM_OK || bytes == 0)
@@ -226,7 +210,7 @@ static openpim_comm_status scatter_impl(openpim_comm_t *m, uint64_t dst, const v
     return push_from_host(m, dst, host, bytes, true);
 }
 
-static openpim_comm_status gather_impl(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes)
+openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes)
 {
     openpim_comm_status st = check_rooted(m, host, src, bytes, "openpim_gather", "source");
     if (st != OPENPIM_COMM_OK || bytes == 0)
@@ -262,7 +246,7 @@ static openpim_comm_status gather_impl(openpim_comm_t *m, uint64_t src, void *ho
     return st;
 }
 
-static openpim_comm_status reduce_impl(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes,
+openpim_comm_status openpim_reduce(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes,
                                    openpim_comm_type type, openpim_comm_op op)
 {
     openpim_comm_status st = check_rooted(m, host, src, bytes, "openpim_reduce", "source");
@@ -276,42 +260,4 @@ static openpim_comm_status reduce_impl(openpim_comm_t *m, uint64_t src, void *ho
     m->cube->last_host_us = 0;
     struct comm_args a = args(m, src, src, bytes, type, op);
     return comm_base_reduce(&a, host);
-}
-
-/* The rooted primitives keep their host-routed time in the what-if sums. */
-openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
-{
-    double t0 = openpim_modelled_time_us();
-    openpim_comm_status st = broadcast_impl(m, dst, host, bytes);
-    if (m && bytes)
-        whatif(m->cube, t0, st, -1, m, bytes);
-    return st;
-}
-
-openpim_comm_status openpim_scatter(openpim_comm_t *m, uint64_t dst, const void *host, uint64_t bytes)
-{
-    double t0 = openpim_modelled_time_us();
-    openpim_comm_status st = scatter_impl(m, dst, host, bytes);
-    if (m && bytes)
-        whatif(m->cube, t0, st, -1, m, bytes);
-    return st;
-}
-
-openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes)
-{
-    double t0 = openpim_modelled_time_us();
-    openpim_comm_status st = gather_impl(m, src, host, bytes);
-    if (m && bytes)
-        whatif(m->cube, t0, st, -1, m, bytes);
-    return st;
-}
-
-openpim_comm_status openpim_reduce(openpim_comm_t *m, uint64_t src, void *host, uint64_t bytes,
-                                   openpim_comm_type type, openpim_comm_op op)
-{
-    double t0 = openpim_modelled_time_us();
-    openpim_comm_status st = reduce_impl(m, src, host, bytes, type, op);
-    if (m && bytes)
-        whatif(m->cube, t0, st, -1, m, bytes);
-    return st;
 }

@@ -1,9 +1,12 @@
 /* The PIM-interconnect what-if (openpim_comm.h, paper 000 §6): link time of a
  * primitive on a bank / chip / rank hierarchy of direct DPU links, and the
- * cube's sums for re-timing a program. */
+ * transport that runs the DPU-to-DPU primitives as if on those links. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openpim_ext.h>
 
 #include "internal.h"
 
@@ -64,6 +67,37 @@ double openpim_comm_link_us(const openpim_comm_t *m, openpim_comm_prim prim, uin
     return comm_link_us(m, prim, bytes, link_gbps > 0 ? link_gbps : COMM_DEFAULT_LINK_GBPS);
 }
 
+/* The data still move through the host (the emulator has no links), on the
+ * host-mediated path: standard transfers and no DPU kernel, since a launch is
+ * refused while timing is paused.  Its results are those of every other path;
+ * only the clock differs: it advances by the link time alone. */
+openpim_comm_status comm_interconnect_run(const struct comm_args *a,
+                                          openpim_comm_status (*base)(const struct comm_args *),
+                                          openpim_comm_prim prim)
+{
+    static const char *const names[] = {"alltoall", "reduce_scatter", "allgather", "allreduce"};
+    openpim_cube_t *c = a->comm->cube;
+    double link = comm_link_us(a->comm, prim, a->bytes, c->link_gbps);
+    if (link < 0)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
+    struct comm_args host = *a;
+    host.tech = 0;             /* the plain host path ... */
+    host.simd = comm_simd();   /* ... with this host's fastest reductions (same results) */
+    dpu_error_t rc = openpim_timing_pause();
+    if (rc != DPU_OK)
+        return comm_dpu_fail(rc, "openpim_timing_pause");
+    openpim_comm_status st = base(&host);
+    rc = openpim_timing_resume(); /* always, even when base failed */
+    if (st != OPENPIM_COMM_OK)
+        return st;
+    if (rc != DPU_OK)
+        return comm_dpu_fail(rc, "openpim_timing_resume");
+    char name[64];
+    snprintf(name, sizeof name, "comm interconnect %s %llu B", names[prim], (unsigned long long)a->bytes);
+    rc = openpim_record_event(c->set, OPENPIM_EVENT_INTER_DPU, name, link, false);
+    return rc == DPU_OK ? OPENPIM_COMM_OK : comm_dpu_fail(rc, "openpim_record_event");
+}
+
 openpim_comm_status openpim_cube_set_transport(openpim_cube_t *c, openpim_comm_transport t, double link_gbps)
 {
     comm_clear_error();
@@ -76,15 +110,5 @@ openpim_comm_status openpim_cube_set_transport(openpim_cube_t *c, openpim_comm_t
                          link_gbps);
     c->transport = t;
     c->link_gbps = link_gbps > 0 ? link_gbps : COMM_DEFAULT_LINK_GBPS;
-    memset(&c->whatif, 0, sizeof c->whatif);
-    return OPENPIM_COMM_OK;
-}
-
-openpim_comm_status openpim_cube_get_whatif(const openpim_cube_t *c, struct openpim_comm_whatif *sums)
-{
-    comm_clear_error();
-    if (!c || !sums)
-        return comm_fail(OPENPIM_COMM_ERR_ARGUMENT, "openpim_cube_get_whatif: NULL argument");
-    *sums = c->whatif;
     return OPENPIM_COMM_OK;
 }

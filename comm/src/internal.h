@@ -43,7 +43,6 @@ struct openpim_cube {
     struct comm_place *node_place;
     openpim_comm_transport transport;
     double link_gbps;
-    struct openpim_comm_whatif whatif;
     uint32_t nr_ranks;
     struct dpu_set_t *rank_set; /* per rank of the set */
     bool view_ok;               /* every rank: 64 enabled DPUs laid out 8 chips x 8 groups */
@@ -148,6 +147,12 @@ openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done);
 /* interconnect.c: modelled link time of a DPU-to-DPU primitive (bytes per
  * node as the public functions take them). */
 double comm_link_us(const openpim_comm_t *comm, openpim_comm_prim prim, uint64_t bytes, double link_gbps);
+/* Runs a DPU-to-DPU primitive over the modelled links: base moves the data
+ * through the host with the SDK's timing paused, then the link time is
+ * charged as one Inter-DPU event on the cube's ranks. */
+openpim_comm_status comm_interconnect_run(const struct comm_args *a,
+                                          openpim_comm_status (*base)(const struct comm_args *),
+                                          openpim_comm_prim prim);
 
 /* kernel.c: the reordering kernel on every DPU of the cube. */
 enum comm_kernel_mode { COMM_KERNEL_PRE = 0, COMM_KERNEL_POST = 1 };

@@ -43,6 +43,35 @@ dpu_error_t openpim_record_event(struct dpu_set_t set, enum openpim_event_catego
  * modelled_us.  DPU_ERR_INVALID_DPU_SET before any dpu_alloc. */
 dpu_error_t openpim_record_host_event(enum openpim_event_category category, const char *name, double modelled_us);
 
+/* Modelled microseconds of the current session's work so far in one category,
+ * as the run report counts it (transfers between launches are Inter-DPU, see
+ * the report); what the report would print if the run ended now.
+ * DPU_ERR_UNSUPPORTED for an unknown category or a NULL us. */
+dpu_error_t openpim_category_time_us(enum openpim_event_category category, double *us);
+
+/* ---- Untimed work -----------------------------------------------------------
+ * A library modelling a data path the hardware lacks (comm's PIM-interconnect
+ * what-if: direct DPU-to-DPU links) still moves the bytes through the host.
+ * Between openpim_timing_pause() and openpim_timing_resume() the calling
+ * thread's transfers (dpu_copy_to/from, dpu_push_xfer, broadcasts,
+ * scatter-gather, rank-view transfers) and its openpim_record_* events do
+ * their work but charge no modelled time and leave no event in the report or
+ * trace; the library then records what its modelled path costs with
+ * openpim_record_event.  Per thread: other threads are charged as usual.
+ * Pauses nest: each pause needs its resume.  While paused:
+ *   - dpu_launch is refused (DPU_ERR_UNSUPPORTED): kernels are never hidden;
+ *   - dpu_sync still moves the host's clock to the end of its ranks' work;
+ *   - dpu_alloc, dpu_load and dpu_free work as usual (they charge nothing);
+ *   - an asynchronous transfer issued while paused stays untimed wherever it
+ *     completes (and one issued before the pause stays timed).
+ * The run report counts the untimed transfers and events, and a thread that
+ * ends (or a program that exits) still paused is reported on stderr. */
+dpu_error_t openpim_timing_pause(void);
+/* DPU_ERR_UNSUPPORTED, with a message, when the thread is not paused. */
+dpu_error_t openpim_timing_resume(void);
+/* The calling thread's pause depth: 0 when its work is timed. */
+unsigned openpim_timing_paused(void);
+
 /* The message libdpu printed (on stderr, "openpim: ...") about the calling
  * thread's last failing call, e.g. why a program file was refused; "" if that
  * call printed none.  Valid until the thread's next call into libdpu. */
