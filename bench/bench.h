@@ -14,6 +14,15 @@ static inline double bench_now(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of the calling thread: a single-threaded CPU baseline's cost on
+ * a shared host, without the time other processes take from it. */
+static inline double bench_thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static inline int bench_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

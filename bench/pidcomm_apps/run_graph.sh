@@ -7,7 +7,7 @@
 #   <out>/graph_apps.csv       app,variant,pes,dtype,total_us,kernel_us,comm_us,host_us,cpu_us
 #   <out>/graph_breakdown.csv  app,variant,pes,dtype,phase,us
 # PIM times are modelled (openpim_modelled_time_us deltas per phase); cpu_us is
-# the CPU reference's wall-clock time on this host in the same run (one
+# the CPU reference's thread CPU time on this host in the same run (one
 # thread, best of GRAPH_CPU_REPS; GNN: of GRAPH_GNN_CPU_REPS, and the summary
 # takes the best over all GNN runs), then prints a summary (graph_summary.py).
 #   bench/pidcomm_apps/run_graph.sh [build-dir] [out-dir]

@@ -86,7 +86,7 @@ def run(ctx):
         "activations). Times are OpenPIM's modelled "
         "times (timing model for transfers and DPU kernels, comm's cost model for host work); every result of "
         "every run equals the CPU reference bit for bit (the benchmark exits non-zero otherwise). The CPU "
-        "reference is timed on this host in the same run (wall clock, one thread). DLRM's cube is 8 table "
+        "reference is timed on this host in the same run (CPU time of one thread). DLRM's cube is 8 table "
         "groups x rows x dim/4 column shards; the tables are Criteo's cardinalities capped at 1 M rows. "
         "Not modelled: DLRM's dense features and bottom MLP."
         % (B, F)))

@@ -38,7 +38,7 @@ WHY_KERNEL = ("our kernels take a larger share of the time than PID-Comm's (see 
 WHY_CPU = ("the CPU side is this host (one thread of a modern core) on graphs that fit its caches (2^16-vertex "
            "R-MAT, Cora-sized GNN), against PID-Comm's Xeon Gold 5215 on LiveJournal / PubMed / Reddit that do "
            "not; the PIM side pays fixed per-launch and per-transfer costs that such small inputs cannot amortise; "
-           "and the CPU time is wall-clock time on a shared host, longer when other processes load it")
+           "and the CPU time is the reference thread's CPU time on a shared host")
 WHY_SMALL = ("the inputs are small, so the one-off Broadcast of the initial state and the Gather of the result "
              "weigh more than on the paper's graphs (the per-iteration stop flag and kernel arguments count as "
              "'other', not as Gather or Broadcast)")
@@ -107,7 +107,7 @@ def run(ctx):
         "1,440 / 1,472 features so that each PE's column block is a whole number of 8-byte words; the padding "
         "changes no result and is checked to read back zero; weight slices larger than WRAM are streamed in "
         "tiles), 256 features for Fig. 22 (a width neither type pads); BFS/CC: an R-MAT graph (LiveJournal-like degrees) at an emulator-friendly size. PIM "
-        "times are modelled; CPU times are the CPU reference's wall-clock time on this host, one thread, in "
+        "times are modelled; CPU times are the CPU reference's thread CPU time on this host, one thread, in "
         "the same run. The paper's DLRM and MLP are in their own sections."))
 
     # ---- Fig. 15: speedup over the baseline ------------------------------------------------------

@@ -59,8 +59,10 @@ uint64_t pim_parse_u64(const char *opt, const char *text, uint64_t lo, uint64_t 
 openpim_comm_impl pim_parse_impl(const char *text);
 const char *pim_impl_name(openpim_comm_impl impl);
 
-/* Wall-clock microseconds (CLOCK_MONOTONIC). */
-double pim_wall_us(void);
+/* CPU microseconds of the calling thread (CLOCK_THREAD_CPUTIME_ID): what the
+ * single-threaded CPU reference costs on this host, without the time other
+ * processes take from it on a shared machine (wall clock would count that). */
+double pim_cpu_us(void);
 
 /* Appends the row `app,variant,pes,dtype,total_us,kernel_us,comm_us,host_us,cpu_us`
  * to csv (header first when the file is new or empty), and one row
