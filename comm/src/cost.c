@@ -116,10 +116,8 @@ void comm_charge_pass(const char *name, bool baseline, double rd, double wr, dou
 void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces)
 {
     double t = baseline ? model.baseline_threads : model.optimised_threads;
-    double mem = (rd + (baseline ? 2 : 1) * wr) / (model.dram_gbps * 1e3); /* baseline: write-allocate */
-    double cores = wr / (t * model.core_copy_gbps * 1e3);
-    double calls = pieces * model.chunk_ns * 1e-3 / t;
-    double us = mem > cores ? mem : cores;
+    double calls = pieces * model.chunk_ns * 1e-3 / t; /* one memcpy per piece */
+    double us = openpim_comm_host_pass_us(baseline, rd, wr, 0);
     record(name, calls > us ? calls : us);
 }
 
