@@ -90,6 +90,9 @@ static void preset_v1a(struct op_machine_desc *d)
     set_list(d->xfer_size, sizes, 5);
     d->xfer_nfixed = 6;
     set_list(d->xfer_fixed_ranks, fixed_ranks, 6);
+    static const double wram_sizes[4] = {8, 256, 2048, 32768}; /* ref §3.4's rows */
+    d->xfer_wram_npoints = 4;
+    set_list(d->xfer_wram_size, wram_sizes, 4);
     d->xfer_threads = 4;
 
     static const double h_fixed[6] = {59, 89, 135, 168, 201, 327};
@@ -107,10 +110,15 @@ static void preset_v1a(struct op_machine_desc *d)
     d->h2d.direct_call_us = 15.0;
     d->h2d.direct_speedup = 1.45;
     d->h2d.serial_gbps = 0.39;
-    d->h2d.wram_fixed_us = 220.0;
-    d->h2d.wram_fixed_us_per_doubling = 79.9;
-    d->h2d.wram_ns_per_byte = 61.9;
-    d->h2d.wram_channel_slowdown = 0.419;
+    /* ref §3.4, all 8 points exactly (timing/README.md): the fixed cost and its
+     * growth from the 8-B and 256-B rows (which share a per-byte cost), the
+     * per-byte cost of a rank from the 64-DPU column, the channel slowdown
+     * from the 2,560-DPU column (40 ranks, 4 per channel) */
+    d->h2d.wram_fixed_us = 193.2;
+    d->h2d.wram_fixed_us_per_doubling = 51.8;
+    static const double h_wns[4] = {71.8, 71.8, 55.7, 57.1}, h_wslow[4] = {0.582, 0.582, 0.421, 0.314};
+    set_list(d->h2d.wram_ns_per_byte, h_wns, 4);
+    set_list(d->h2d.wram_channel_slowdown, h_wslow, 4);
 
     static const double d_fixed[6] = {157, 165, 185, 239, 285, 432};
     static const double d_rank[5] = {2.5, 1.831, 3.247, 2.878, 2.817};
@@ -127,10 +135,11 @@ static void preset_v1a(struct op_machine_desc *d)
     d->d2h.direct_call_us = 30.0;
     d->d2h.direct_speedup = 2.9;
     d->d2h.serial_gbps = 0.115;
-    d->d2h.wram_fixed_us = 115.0;
-    d->d2h.wram_fixed_us_per_doubling = 73.3;
-    d->d2h.wram_ns_per_byte = 61.3;
-    d->d2h.wram_channel_slowdown = 0.336;
+    d->d2h.wram_fixed_us = 93.2;
+    d->d2h.wram_fixed_us_per_doubling = 50.4;
+    static const double d_wns[4] = {71.8, 71.8, 54.2, 54.8}, d_wslow[4] = {0.471, 0.471, 0.508, 0.257};
+    set_list(d->d2h.wram_ns_per_byte, d_wns, 4);
+    set_list(d->d2h.wram_channel_slowdown, d_wslow, 4);
 
     d->launch_base_us = 49.0;
     d->launch_mux_us = 67.0;
@@ -171,7 +180,9 @@ int op_machine_desc_preset(const char *name, struct op_machine_desc *desc)
 /* key table                                                                 */
 /* ------------------------------------------------------------------------ */
 
-enum ktype { K_STR, K_DBL, K_UINT, K_U32, K_LIST_SIZE, K_LIST_FIXED, K_SIZES, K_FIXED_RANKS, K_RCHAN };
+enum ktype {
+    K_STR, K_DBL, K_UINT, K_U32, K_LIST_SIZE, K_LIST_FIXED, K_SIZES, K_FIXED_RANKS, K_RCHAN, K_LIST_WSIZE, K_WSIZES
+};
 
 struct key {
     const char *name;
@@ -219,6 +230,7 @@ static const struct key keys[] = {
     {"rt_boot", K_UINT, D(rt.boot), "estimate: crt0 per-tasklet boot chain"},
     {"xfer_size", K_SIZES, D(xfer_size), "ref §3.3 table rows (bytes per DPU)"},
     {"xfer_fixed_ranks", K_FIXED_RANKS, D(xfer_fixed_ranks), "ref §3.3 table columns (64..2,560 DPUs)"},
+    {"xfer_wram_size", K_WSIZES, D(xfer_wram_size), "ref §3.4 table rows (bytes per DPU, WRAM __host)"},
     {"xfer_threads", K_UINT, D(xfer_threads),
      "ref §3.1: SDK >= 2021.3 per-channel pool, 4 threads by default (2020.2: 8 per rank); one thread per DPU index"},
     {"h2d_fixed_us", K_LIST_FIXED, D(h2d.fixed_us), "ref §3.3: 32-B row, Host->DPU (59..327 us)"},
@@ -231,10 +243,10 @@ static const struct key keys[] = {
     {"h2d_direct_call_us", K_DBL, D(h2d.direct_call_us), "ref §3.5 Loremkang: direct interface, 64 KB send 15 us (SDK 146 us)"},
     {"h2d_direct_speedup", K_DBL, D(h2d.direct_speedup), "ref §3.5 Loremkang ParallelResult: direct send 23 GB/s vs SDK 15.9 GB/s"},
     {"h2d_serial_gbps", K_DBL, D(h2d.serial_gbps), "between ref §3.2 PrIM 0.33 and PrIM-era RED 0.48 GB/s (both within 19 %); calibration suite"},
-    {"h2d_wram_fixed_us", K_DBL, D(h2d.wram_fixed_us), "fit §3.4 (64 DPUs)"},
-    {"h2d_wram_fixed_us_per_doubling", K_DBL, D(h2d.wram_fixed_us_per_doubling), "fit §3.4 (2,560 DPUs)"},
-    {"h2d_wram_ns_per_byte", K_DBL, D(h2d.wram_ns_per_byte), "fit §3.4 (~57 ns per byte per DPU)"},
-    {"h2d_wram_channel_slowdown", K_DBL, D(h2d.wram_channel_slowdown), "fit §3.4 (2,560 vs 64 DPUs)"},
+    {"h2d_wram_fixed_us", K_DBL, D(h2d.wram_fixed_us), "fit §3.4 (8-B and 256-B rows, 64 DPUs)"},
+    {"h2d_wram_fixed_us_per_doubling", K_DBL, D(h2d.wram_fixed_us_per_doubling), "fit §3.4 (8-B and 256-B rows, 2,560 DPUs)"},
+    {"h2d_wram_ns_per_byte", K_LIST_WSIZE, D(h2d.wram_ns_per_byte), "fit §3.4 (64-DPU column; ~57 ns per byte per DPU at 32 KB)"},
+    {"h2d_wram_channel_slowdown", K_LIST_WSIZE, D(h2d.wram_channel_slowdown), "fit §3.4 (2,560 vs 64 DPUs)"},
     {"h2d_wram_bcast_factor", K_DBL, D(h2d.wram_bcast_factor),
      "0 = off: a WRAM broadcast costs a parallel WRAM push (ref §3.4 has no broadcast data); paper 002: 3"},
     {"host_llc_bytes", K_DBL, D(host_llc_bytes),
@@ -248,10 +260,10 @@ static const struct key keys[] = {
     {"d2h_direct_call_us", K_DBL, D(d2h.direct_call_us), "ref §3.5 Loremkang: direct interface, 64 KB receive 30 us (SDK 183 us)"},
     {"d2h_direct_speedup", K_DBL, D(d2h.direct_speedup), "ref §3.5 Loremkang ParallelResult: direct receive 24.5 GB/s vs SDK 8.4 GB/s"},
     {"d2h_serial_gbps", K_DBL, D(d2h.serial_gbps), "ref §6/§3.2: 0.115 GB/s per DPU"},
-    {"d2h_wram_fixed_us", K_DBL, D(d2h.wram_fixed_us), "fit §3.4 (64 DPUs)"},
-    {"d2h_wram_fixed_us_per_doubling", K_DBL, D(d2h.wram_fixed_us_per_doubling), "fit §3.4 (2,560 DPUs)"},
-    {"d2h_wram_ns_per_byte", K_DBL, D(d2h.wram_ns_per_byte), "fit §3.4"},
-    {"d2h_wram_channel_slowdown", K_DBL, D(d2h.wram_channel_slowdown), "fit §3.4"},
+    {"d2h_wram_fixed_us", K_DBL, D(d2h.wram_fixed_us), "fit §3.4 (8-B and 256-B rows, 64 DPUs)"},
+    {"d2h_wram_fixed_us_per_doubling", K_DBL, D(d2h.wram_fixed_us_per_doubling), "fit §3.4 (8-B and 256-B rows, 2,560 DPUs)"},
+    {"d2h_wram_ns_per_byte", K_LIST_WSIZE, D(d2h.wram_ns_per_byte), "fit §3.4 (64-DPU column)"},
+    {"d2h_wram_channel_slowdown", K_LIST_WSIZE, D(d2h.wram_channel_slowdown), "fit §3.4 (2,560 vs 64 DPUs)"},
     {"launch_base_us", K_DBL, D(launch_base_us), "ref §3.5: 183 us SDK launch on 4 ranks/2 channels - 2 x 67"},
     {"launch_mux_us", K_DBL, D(launch_mux_us), "ref §3.5: MRAM mux hand-over ~67 us per rank (11.4 + 55.4)"},
     {"launch_mux_back_us", K_DBL, D(launch_mux_back_us), "ref §3.5: receive after launch 275 vs 183 us on 2 ranks/channel"},
@@ -399,6 +411,8 @@ static int set_key(struct op_machine_desc *d, struct pctx *ctx, const char *name
     case K_LIST_FIXED:
     case K_SIZES:
     case K_FIXED_RANKS:
+    case K_LIST_WSIZE:
+    case K_WSIZES:
         if (parse_list(val, sep, list, OP_TIMING_MAX_POINTS, &n) < 0)
             goto bad;
         for (unsigned i = 0; i < OP_TIMING_MAX_POINTS; i++)
@@ -407,6 +421,8 @@ static int set_key(struct op_machine_desc *d, struct pctx *ctx, const char *name
             d->xfer_npoints = n;
         if (k->type == K_FIXED_RANKS)
             d->xfer_nfixed = n;
+        if (k->type == K_WSIZES)
+            d->xfer_wram_npoints = n;
         break;
     case K_RCHAN:
         if (parse_list(val, sep, list, OP_TIMING_MAX_RANKS, &n) < 0)
@@ -440,6 +456,7 @@ static int given(const struct pctx *ctx, const char *name)
 static int finish(struct op_machine_desc *d, const struct pctx *ctx, char *err, size_t errlen)
 {
     int sizes_given = given(ctx, "xfer_size"), fixed_given = given(ctx, "xfer_fixed_ranks");
+    int wsizes_given = given(ctx, "xfer_wram_size");
     for (size_t i = 0; i < NKEYS; i++) {
         const struct key *k = &keys[i];
         if (k->type == K_LIST_SIZE) {
@@ -458,6 +475,15 @@ static int finish(struct op_machine_desc *d, const struct pctx *ctx, char *err, 
             }
             if (fixed_given && !ctx->given[i]) {
                 seterr(err, errlen, "xfer_fixed_ranks changed: %s must be given too%s", k->name, "");
+                return -1;
+            }
+        } else if (k->type == K_LIST_WSIZE) {
+            if (ctx->given[i] && ctx->count[i] != d->xfer_wram_npoints) {
+                seterr(err, errlen, "%s: needs one value per xfer_wram_size point%s", k->name, "");
+                return -1;
+            }
+            if (wsizes_given && !ctx->given[i]) {
+                seterr(err, errlen, "xfer_wram_size changed: %s must be given too%s", k->name, "");
                 return -1;
             }
         }
@@ -536,6 +562,11 @@ int op_machine_desc_validate(const struct op_machine_desc *d, char *err, size_t 
           "dma_overlap_cycles must be within 0..min(dma fixed costs)");
     CHECK(d->xfer_npoints >= 1 && d->xfer_npoints <= OP_TIMING_MAX_POINTS, "xfer_size needs 1..8 points");
     CHECK(d->xfer_nfixed >= 1 && d->xfer_nfixed <= OP_TIMING_MAX_POINTS, "xfer_fixed_ranks needs 1..8 points");
+    CHECK(d->xfer_wram_npoints >= 1 && d->xfer_wram_npoints <= OP_TIMING_MAX_POINTS,
+          "xfer_wram_size needs 1..8 points");
+    for (unsigned i = 0; i < d->xfer_wram_npoints; i++)
+        CHECK(d->xfer_wram_size[i] > 0 && (i == 0 || d->xfer_wram_size[i] > d->xfer_wram_size[i - 1]),
+              "xfer_wram_size must be positive and increasing");
     for (unsigned i = 0; i < d->xfer_npoints; i++) {
         CHECK(d->xfer_size[i] > 0 && (i == 0 || d->xfer_size[i] > d->xfer_size[i - 1]),
               "xfer_size must be positive and increasing");
@@ -555,9 +586,10 @@ int op_machine_desc_validate(const struct op_machine_desc *d, char *err, size_t 
         CHECK(p[j]->bcast_speedup > 0, "*_bcast_speedup must be > 0");
         CHECK(p[j]->serial_call_us >= 0 && p[j]->serial_gbps > 0, "*_serial_* constants");
         CHECK(p[j]->direct_call_us >= 0 && p[j]->direct_speedup > 0, "*_direct_* constants");
-        CHECK(p[j]->wram_fixed_us >= 0 && p[j]->wram_fixed_us_per_doubling >= 0 && p[j]->wram_ns_per_byte >= 0 &&
-                  p[j]->wram_channel_slowdown >= 0,
-              "*_wram_* constants must be >= 0");
+        CHECK(p[j]->wram_fixed_us >= 0 && p[j]->wram_fixed_us_per_doubling >= 0, "*_wram_* constants must be >= 0");
+        for (unsigned i = 0; i < d->xfer_wram_npoints; i++)
+            CHECK(p[j]->wram_ns_per_byte[i] >= 0 && p[j]->wram_channel_slowdown[i] >= 0,
+                  "*_wram_ns_per_byte/*_wram_channel_slowdown must be >= 0");
         CHECK(p[j]->wram_bcast_factor >= 0, "*_wram_bcast_factor must be >= 0");
     }
     CHECK(d->host_llc_bytes >= 0, "host_llc_bytes must be >= 0");
@@ -621,6 +653,7 @@ static void reset_server(struct op_machine_desc *d)
     }
     d->xfer_npoints = def.xfer_npoints;
     d->xfer_nfixed = def.xfer_nfixed;
+    d->xfer_wram_npoints = def.xfer_wram_npoints;
     strcpy(d->server, def.server);
 }
 
@@ -639,6 +672,8 @@ static size_t key_size(const struct op_machine_desc *d, const struct key *k)
     case K_LIST_FIXED:
     case K_SIZES:
     case K_FIXED_RANKS:
+    case K_LIST_WSIZE:
+    case K_WSIZES:
         return OP_TIMING_MAX_POINTS * sizeof(double);
     case K_RCHAN:
         return sizeof d->rank_channel;
@@ -657,7 +692,8 @@ static void name_server(struct op_machine_desc *d)
             struct op_machine_desc s = *d;
             if (op_machine_desc_server(&s, op_server_presets[i].name, NULL, 0) < 0)
                 continue;
-            int same = s.xfer_npoints == d->xfer_npoints && s.xfer_nfixed == d->xfer_nfixed;
+            int same = s.xfer_npoints == d->xfer_npoints && s.xfer_nfixed == d->xfer_nfixed &&
+                       s.xfer_wram_npoints == d->xfer_wram_npoints;
             for (size_t j = 0; j < NKEYS && same; j++)
                 if (op_machine_desc_is_server_key(keys[j].name))
                     same = memcmp((const char *)&s + keys[j].off, (const char *)d + keys[j].off,
@@ -950,6 +986,10 @@ int op_machine_desc_write(FILE *f, const struct op_machine_desc *d)
         case K_LIST_SIZE:
         case K_SIZES:
             n = d->xfer_npoints;
+            goto list;
+        case K_LIST_WSIZE:
+        case K_WSIZES:
+            n = d->xfer_wram_npoints;
             goto list;
         case K_LIST_FIXED:
         case K_FIXED_RANKS:

@@ -73,8 +73,8 @@ struct op_xfer_dir_params {
     double direct_speedup;                   /* its bandwidth against a parallel push's */
     double wram_fixed_us;                    /* WRAM (__host) push, 1 rank */
     double wram_fixed_us_per_doubling;       /* + per doubling of ranks */
-    double wram_ns_per_byte;                 /* per byte per DPU within a rank */
-    double wram_channel_slowdown;            /* x(1 + s*(ranks per channel - 1)) */
+    double wram_ns_per_byte[OP_TIMING_MAX_POINTS];      /* per byte per DPU within a rank, at xfer_wram_size[] */
+    double wram_channel_slowdown[OP_TIMING_MAX_POINTS]; /* x(1 + s*(ranks per channel - 1)), at xfer_wram_size[] */
     double wram_bcast_factor;                /* WRAM broadcast = factor x the MRAM broadcast (h2d; 0 = off:
                                                 as a parallel WRAM push) */
 };
@@ -102,6 +102,8 @@ struct op_machine_desc {
     double xfer_size[OP_TIMING_MAX_POINTS];        /* bytes per DPU, increasing */
     unsigned xfer_nfixed;
     double xfer_fixed_ranks[OP_TIMING_MAX_POINTS]; /* rank counts of fixed_us[], increasing */
+    unsigned xfer_wram_npoints;
+    double xfer_wram_size[OP_TIMING_MAX_POINTS];   /* bytes per DPU of the WRAM curves, increasing */
     unsigned xfer_threads;         /* host threads on one rank's DPU indices (SDK thread pool, ref §3.1) */
     double host_llc_bytes;         /* host last-level cache: a broadcast block up to it stays cached (0: none) */
     struct op_xfer_dir_params h2d, d2h;

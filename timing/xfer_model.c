@@ -23,13 +23,16 @@
  * rank and is memory-bound like per-DPU data (the curves at s).
  * WRAM (__host symbols, control interface, ref §3.4):
  *   t = wram_fixed + per_doubling * log2(ranks)
- *     + max over ranks (DPUs * s * ns_per_byte) * (1 + slowdown * (ranks per channel - 1)).
+ *     + max over ranks (DPUs * s * ns_per_byte(s)) * (1 + slowdown(s) * (ranks per channel - 1)),
+ * ns_per_byte and slowdown interpolated in log2(s) between the xfer_wram_size
+ * points (small pushes pay more per byte; large ones on many channels overlap
+ * better: one constant each missed ref §3.4's rows by up to 27 %).
  * A WRAM broadcast with wram_bcast_factor > 0 (paper 002 Fig. 6) costs that
  * factor times the same broadcast into MRAM: the SDK's broadcast path, not
  * the per-DPU control-interface rate of ref §3.4 (which would make it 4x to
  * 560x slower than MRAM, not the paper's ~3x).
  * Serial (dpu_copy_to/from, ref §3.7, §6): sum over DPUs of (call + s / serial_bw);
- * WRAM: sum over DPUs of (wram_fixed + s * ns_per_byte).
+ * WRAM: sum over DPUs of (wram_fixed + s * ns_per_byte(s)).
  * A first MRAM access after a launch adds the MRAM mux hand-back (ref §3.5);
  * WRAM goes through the control interface and needs none.
  */
@@ -172,11 +175,13 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
     if (nranks == 0)
         return 0.0;
     unsigned kmax = max_ranks_on_channel(acc, nch);
+    const unsigned nw = d->xfer_wram_npoints;
+    const double wram_ns = interp_log(s, d->xfer_wram_size, p->wram_ns_per_byte, nw) * 1e-3; /* us per byte */
     double t;
 
     if (x->kind == OP_XFER_SERIAL) {
         /* WRAM goes through the control interface: a one-DPU call costs a WRAM call (ref §3.4) */
-        double per_dpu = x->target == OP_XFER_WRAM ? p->wram_fixed_us + s * p->wram_ns_per_byte * 1e-3
+        double per_dpu = x->target == OP_XFER_WRAM ? p->wram_fixed_us + s * wram_ns
                                                    : p->serial_call_us + s / (p->serial_gbps * 1e3);
         t = dpus * per_dpu;
     } else if (x->target == OP_XFER_WRAM && x->kind == OP_XFER_BROADCAST && p->wram_bcast_factor > 0) {
@@ -185,8 +190,9 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
         m.after_launch = 0;
         t = p->wram_bcast_factor * op_xfer_time_us(d, &m);
     } else if (x->target == OP_XFER_WRAM) {
+        double slow = interp_log(s, d->xfer_wram_size, p->wram_channel_slowdown, nw);
         t = p->wram_fixed_us + p->wram_fixed_us_per_doubling * log2((double)nranks) +
-            max_rank_dpus * s * p->wram_ns_per_byte * 1e-3 * (1.0 + p->wram_channel_slowdown * (kmax - 1));
+            max_rank_dpus * s * wram_ns * (1.0 + slow * (kmax - 1));
     } else {
         const unsigned np = d->xfer_npoints;
         double rinv = interp_inv(s, d->xfer_size, p->rank_gbps, np); /* ns per byte */

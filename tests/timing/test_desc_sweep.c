@@ -29,6 +29,7 @@ struct spec {
     const char *extra;       /* keys that must be given with it, at their preset values */
 };
 
+#define WRAM_LISTS "h2d_wram_ns_per_byte h2d_wram_channel_slowdown d2h_wram_ns_per_byte d2h_wram_channel_slowdown"
 #define SIZE_LISTS "h2d_rank_gbps h2d_chan_gbps h2d_contention h2d_cap_gbps d2h_rank_gbps d2h_chan_gbps d2h_contention d2h_cap_gbps"
 
 static const struct spec specs[] = {
@@ -80,6 +81,7 @@ static const struct spec specs[] = {
     {"rt_boot", DPU, 0, 1, NULL, NULL},
     {"xfer_size", XFER, 0, 0, NULL, SIZE_LISTS},
     {"xfer_fixed_ranks", XFER, 0, 0, "1:3:5:10:20:40", "h2d_fixed_us d2h_fixed_us"},
+    {"xfer_wram_size", XFER, 0, 0, "8:256:4096:32768", WRAM_LISTS}, /* moves the knot the 2,048-B figures sit on */
     {"xfer_threads", XFER, 0, 0, "1", NULL}, /* more threads than a partial rank's 3 DPU indices move nothing */
     {"h2d_fixed_us", XFER, 0, 0, NULL, NULL},
     {"h2d_rank_gbps", XFER, 0, 0, NULL, NULL},
