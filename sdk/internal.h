@@ -174,10 +174,6 @@ dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err
 /* Keeps the first error of an asynchronous job on the set's ranks, for dpu_sync. */
 void op_set_pending(struct dpu_set_t set, dpu_error_t rc);
 
-/* The calling thread's openpim_timing_pause depth (report.c): its work is
- * not charged while it is > 0. */
-unsigned op_timing_paused(void);
-
 /* Prints one line about an error on stderr and keeps it as the thread's
  * openpim_last_error() (error.c). */
 void op_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

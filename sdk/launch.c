@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "openpim_ext.h"
 #include "progress.h"
 #include "report.h"
 #include "vclock.h"
@@ -139,7 +140,7 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
         return rc;
     if (policy != DPU_SYNCHRONOUS && policy != DPU_ASYNCHRONOUS)
         return DPU_ERR_INVALID_LAUNCH_POLICY;
-    if (op_timing_paused()) { /* a kernel is computation the what-if must not hide (openpim_ext.h) */
+    if (openpim_timing_paused()) { /* a kernel is computation the what-if must not hide (openpim_ext.h) */
         op_warn("dpu_launch while modelled timing is paused (openpim_timing_pause): resume first");
         return DPU_ERR_UNSUPPORTED;
     }

@@ -206,11 +206,6 @@ static void pause_init(void)
     atexit(exit_paused);
 }
 
-unsigned op_timing_paused(void)
-{
-    return pause_depth;
-}
-
 unsigned openpim_timing_paused(void)
 {
     return pause_depth;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "openpim_ext.h"
 #include "progress.h"
 #include "report.h"
 #include "vclock.h"
@@ -231,7 +232,7 @@ static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
     if (async) {
         x->job.finish = xfer_finish_async;
         x->issued_us = op_record_host_clock();
-        x->untimed = op_timing_paused() > 0;
+        x->untimed = openpim_timing_paused() > 0;
         dpu_error_t rc = op_jobs_submit(&x->job);
         if (rc != DPU_OK)
             xfer_free(x);
