@@ -115,8 +115,13 @@ static bool my_turn(struct rank_manager *rm, struct rank_waiter *me, uint32_t ui
     return under_quota(rm, uid);
 }
 
-int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, uint32_t *rank, char *err,
-             size_t errlen)
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, int (*gone)(void *ctx),
+             void *ctx, uint32_t *rank, char *err, size_t errlen)
 {
     pthread_mutex_lock(&rm->lock);
     struct timespec deadline;
@@ -134,6 +139,10 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
     for (;;) {
         if (rm->stopping) {
             fail(err, errlen, "openpimd is shutting down");
+            break;
+        }
+        if (queued && gone && gone(ctx)) {
+            fail(err, errlen, "the claimant has gone");
             break;
         }
         int r = my_turn(rm, queued ? &me : NULL, uid) ? first_available(rm) : -1;
@@ -173,7 +182,15 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
             rm->nr_waiting++;
             queued = true;
         }
-        if (pthread_cond_timedwait(&rm->cond, &rm->lock, &deadline) == ETIMEDOUT)
+        struct timespec wake;
+        clock_gettime(CLOCK_MONOTONIC, &wake);
+        wake.tv_nsec += RM_GONE_CHECK_MS * 1000000L;
+        if (wake.tv_nsec >= 1000000000L) {
+            wake.tv_sec++;
+            wake.tv_nsec -= 1000000000L;
+        }
+        bool last = !gone || !before(&wake, &deadline);
+        if (pthread_cond_timedwait(&rm->cond, &rm->lock, last ? &deadline : &wake) == ETIMEDOUT && last)
             timed_out = true; /* one last look, then the error */
     }
     if (queued) {

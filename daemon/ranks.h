@@ -43,9 +43,13 @@ int rm_init(struct rank_manager *rm, struct op_backend *b, uint32_t nr_ranks, ui
             size_t errlen);
 void rm_destroy(struct rank_manager *rm);
 /* Claims a free rank for connection `owner` of tenant `uid`, waiting up to
- * wait_ms in the queue.  0 with *rank set, or -1 with a message. */
-int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, uint32_t *rank, char *err,
-             size_t errlen);
+ * wait_ms in the queue.  0 with *rank set, or -1 with a message.  A waiting
+ * claim asks gone(ctx) (if given) whenever it wakes, at least every
+ * RM_GONE_CHECK_MS: a claimant that has gone leaves the queue at once
+ * instead of holding its place (and taking a rank) until its wait ends. */
+#define RM_GONE_CHECK_MS 200
+int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, int (*gone)(void *ctx),
+             void *ctx, uint32_t *rank, char *err, size_t errlen);
 /* Gives the owner's rank back: reset, then available.  -1 if not the owner's. */
 int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank);
 /* Wakes every waiting claim with an error; later claims fail. */

@@ -64,6 +64,14 @@ static int has_program(void *ctx, uint32_t h)
     return h >= 1 && h <= c->nr_programs && c->programs[h - 1];
 }
 
+/* The client closed its end (a claim waiting for it is pointless): one request
+ * at a time, so nothing else arrives while it waits; a half-close is not gone. */
+static int client_gone(void *ctx)
+{
+    struct pollfd p = {.fd = ((struct conn *)ctx)->fd, .events = 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR));
+}
+
 static int reply(struct conn *c, const struct opd_request *r, uint32_t status, const void *data, size_t len)
 {
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = r->op, .seq = r->seq,
@@ -170,7 +178,7 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
     case OPD_CLAIM: {
         uint32_t wait = r->u.claim.wait_ms < d->max_wait_ms ? r->u.claim.wait_ms : d->max_wait_ms;
         struct opd_rank out = {0};
-        if (rm_claim(&d->rm, c->id, c->peer.uid, wait, &out.rank, err, sizeof err) != 0)
+        if (rm_claim(&d->rm, c->id, c->peer.uid, wait, client_gone, c, &out.rank, err, sizeof err) != 0)
             return reply_error(c, r, err);
         c->owned[out.rank] = 1;
         memset(c->launched + (size_t)out.rank * d->info.dpus_per_rank, 0, d->info.dpus_per_rank);

@@ -13,7 +13,8 @@
  * tenants    more tenants than ranks at once, queued FIFO; every result exact,
  *            read with and without the prefetch cache (rounds of write, launch,
  *            read: a stale cached byte would show)
- * queue      quota, the queue's timeout with a clear error, FIFO order
+ * queue      quota, the queue's timeout with a clear error, FIFO order; a
+ *            claimant that goes leaves the queue at once
  * malformed  truncated, wrong version, huge sizes, bad ids, bad windows: an
  *            error reply, nothing changed, the daemon goes on serving
  * batch      OPENPIM_REMOTE_BATCH=1: a write the daemon refuses fails the next
@@ -500,6 +501,29 @@ static void queue(void)
     CHECK(r.status == OPD_OK && got.rank < 2);
     close(c1);
     close(c3);
+    /* a claimant that goes while it waits leaves the queue within
+     * RM_GONE_CHECK_MS, not when its 60-s wait ends, and takes no rank */
+    int a = raw_hello(sock, NULL), b = raw_hello(sock, NULL);
+    end = now_ms() + 60000;
+    while (raw_claim(a, 0, &r) < 0 && now_ms() < end) { /* c3's rank is being reclaimed */
+    }
+    raw_send(b, msg, sizeof msg, -1); /* waits: the tenant is at its quota */
+    while (waiting_claims(probe) != 1 && now_ms() < end) {
+    }
+    CHECK_EQ(waiting_claims(probe), 1);
+    close(b);
+    double gone_at = now_ms();
+    while (waiting_claims(probe) != 0 && now_ms() < gone_at + 10000) {
+    }
+    CHECK_EQ(waiting_claims(probe), 0);
+    close(a); /* its rank goes back; a newcomer that does not wait finds no ghost ahead of it */
+    int n = raw_hello(sock, NULL);
+    end = now_ms() + 60000;
+    int64_t rank = -1;
+    while ((rank = raw_claim(n, 0, &r)) < 0 && strstr(r.msg, "quota") && now_ms() < end) { /* a's rank reclaimed */
+    }
+    CHECK(rank == 0 || rank == 1);
+    close(n);
     close(probe);
 }
 
