@@ -4,9 +4,10 @@
  *      multiplies and of the Barrett modular multiply;
  *   2. NTT, iNTT, BGV multiply (tensor) and the combined test (NTT of both
  *      ciphertexts, tensor, iNTT of the product) on `dpus` DPUs, DRAMatic's 1D
- *      split, for n = 2^12, 2^13, 2^14 with 4, 8, 16 moduli of 28 bits
- *      (112, 224, 448 bits: at least DRAMatic's 109, 218, 438) and `slots`
- *      sub-polynomials per DPU and array (16 = one per tasklet).
+ *      split, for n = 2^12, 2^13, 2^14 at DRAMatic's parameters (section 4.2:
+ *      SEAL's default coefficient modulus for 128-bit security), in moduli of
+ *      30 bits, and `slots` sub-polynomials per DPU and array (16 = one per
+ *      tasklet).
  *
  *   bench_he MULBENCH_IMAGE [dpus [slots [max_log_n [kernel_group]]]]
  * BENCH_HE_KERNELS_ONLY=1 prints part 2 only.
@@ -19,6 +20,8 @@
 #include <dpu.h>
 
 #include "openpim_he.h"
+
+#define BENCH_MODULUS_BITS 30
 
 #define CHECK_HE(call)                                                                                          \
     do {                                                                                                        \
@@ -75,6 +78,24 @@ static void multiply_table(const char *image)
     DPU_ASSERT(dpu_free(set));
 }
 
+/* Moduli per ciphertext at DRAMatic's parameters.  It uses SEAL's default
+ * coefficient modulus (CoeffModulus::BFVDefault: 36+36+37, 43+43+44+44+44 and
+ * 3 x 48 + 6 x 49 bits for n = 4096, 8192, 16384), whose last prime is SEAL's
+ * special prime: ciphertexts carry 72, 174, 389 bits, in 2, 4, 8 residues of
+ * 64-bit words on SEAL's side, and DRAMatic splits them into 32-bit RNS words
+ * (section 3.1; for n = 4096 it needs multiples of 3 ranks, section 4.4:
+ * 3 moduli).  Here the same bits in moduli of 30 bits (our Barrett's limit):
+ * 3, 6, 13.  seal_bench.py checks the bit counts against SEAL's. */
+static uint32_t dramatic_moduli(uint32_t log_n)
+{
+    static const uint32_t data_bits[] = {[12] = 72, [13] = 174, [14] = 389};
+    if (log_n < 12 || log_n > 14) {
+        fprintf(stderr, "bench_he: n = 2^%u: DRAMatic's parameters are known for n = 2^12 ... 2^14\n", log_n);
+        exit(2);
+    }
+    return (data_bits[log_n] + BENCH_MODULUS_BITS - 1) / BENCH_MODULUS_BITS;
+}
+
 struct times {
     double ntt, intt, bgv, combined, upload, download;
 };
@@ -89,7 +110,7 @@ static double sdk_us_since(double *mark)
 static openpim_he_context *make_context(uint32_t log_n, uint32_t k, uint32_t dpus, enum openpim_he_mul mul)
 {
     struct openpim_he_params p;
-    CHECK_HE(openpim_he_params_generate(1u << log_n, k, 28, &p));
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
     struct openpim_he_config c = {.nr_dpus = dpus, .mul = mul, .dpu_dir = getenv("OPENPIM_HE_DPU_DIR")};
     openpim_he_context *ctx;
     CHECK_HE(openpim_he_context_create(&p, &c, &ctx));
@@ -119,7 +140,7 @@ static void kernels(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, e
                     struct times *t)
 {
     struct openpim_he_params p;
-    CHECK_HE(openpim_he_params_generate(1u << log_n, k, 28, &p));
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
     openpim_he_context *ctx = make_context(log_n, k, dpus, mul);
     const uint32_t count = slots * openpim_he_group_size(ctx);
     uint32_t *data = random_data(&p, count, 88172645463325252ull);
@@ -150,25 +171,87 @@ static void kernels(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, e
     openpim_he_context_destroy(ctx);
 }
 
-/* The combined test's transfers on `dpus` DPUs: 4 arrays in, 3 out. */
-static void transfers(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, struct times *t)
+/* `ins` uploads then `outs` downloads of one array on `dpus` DPUs. */
+static void transfers_of(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, int ins, int outs,
+                         struct times *t)
 {
     struct openpim_he_params p;
-    CHECK_HE(openpim_he_params_generate(1u << log_n, k, 28, &p));
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
     openpim_he_context *ctx = make_context(log_n, k, dpus, OPENPIM_HE_MUL_CUSTOM);
     const uint32_t count = slots * openpim_he_group_size(ctx);
     uint32_t *data = random_data(&p, count, 1);
     openpim_he_poly *arr;
     CHECK_HE(openpim_he_poly_alloc(ctx, count, &arr));
     double mark = openpim_modelled_time_us();
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < ins; i++)
         CHECK_HE(openpim_he_poly_upload(ctx, arr, data, OPENPIM_HE_COEFF));
     t->upload = sdk_us_since(&mark);
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < outs; i++)
         CHECK_HE(openpim_he_poly_download(ctx, arr, data));
     t->download = sdk_us_since(&mark);
     free(data);
     openpim_he_context_destroy(ctx);
+}
+
+/* The combined test's transfers on `dpus` DPUs: 4 arrays in, 3 out. */
+static void transfers(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, struct times *t)
+{
+    transfers_of(log_n, k, dpus, slots, 4, 3, t);
+}
+
+/* DRAMatic section 6's absolute figure (its BMP+ comparison): 2^16-point NTTs
+ * of 1241-bit polynomials on 256 DPUs take 32.6 ms per polynomial with their
+ * transfers (23 ms on 509 DPUs).  Here: ceil(1241 / 30) = 42 moduli, `slots`
+ * sub-polynomials per DPU (16: every tasklet busy, as DRAMatic's 4096
+ * polynomials keep them), the NTT on one DPU per modulus (its modelled time
+ * is the same on every DPU of a group), one array's upload and download on
+ * all `dpus` DPUs; per polynomial = (kernel + up + down) / polynomials. */
+static void bmp_anchor(uint32_t dpus, uint32_t slots)
+{
+    const uint32_t log_n = 16, k = (1241 + BENCH_MODULUS_BITS - 1) / BENCH_MODULUS_BITS;
+    struct openpim_he_params p;
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
+    openpim_he_context *ctx = make_context(log_n, k, k, OPENPIM_HE_MUL_CUSTOM);
+    uint32_t *data = random_data(&p, slots, 5);
+    openpim_he_poly *arr;
+    CHECK_HE(openpim_he_poly_alloc(ctx, slots, &arr));
+    CHECK_HE(openpim_he_poly_upload(ctx, arr, data, OPENPIM_HE_COEFF));
+    CHECK_HE(openpim_he_ntt(ctx, arr, arr));
+    const double kernel = openpim_he_last_kernel_us(ctx);
+    free(data);
+    openpim_he_context_destroy(ctx);
+    struct times xfer = {0};
+    transfers_of(log_n, k, dpus, slots, 1, 1, &xfer);
+    const uint32_t polys = slots * (dpus / k);
+    printf("%6u %3u %5u %7u %12.3f %9.3f %9.3f %12.2f\n", 1u << log_n, k, dpus / k * k, polys, kernel / 1e3,
+           xfer.upload / 1e3, xfer.download / 1e3, (kernel + xfer.upload + xfer.download) / polys / 1e3);
+    printf("RESULT_BMP %u %u %.4f %.4f %.4f %.4f\n", dpus, polys, kernel / 1e3, xfer.upload / 1e3,
+           xfer.download / 1e3, (kernel + xfer.upload + xfer.download) / polys / 1e3);
+    fflush(stdout);
+}
+
+/* DRAMatic Fig. 7's single ciphertext: the NTT of one ciphertext (2
+ * polynomials) at n = 2048, 54-bit coefficients (2 moduli here), on 128 DPUs
+ * takes 42 ms of computation.  Coarse-grained, each sub-polynomial is one
+ * tasklet's on its own DPU, so this is the one-tasklet speed. */
+static void fig7_anchor(void)
+{
+    const uint32_t log_n = 11, k = (54 + BENCH_MODULUS_BITS - 1) / BENCH_MODULUS_BITS;
+    struct openpim_he_params p;
+    CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
+    openpim_he_context *ctx = make_context(log_n, k, 128, OPENPIM_HE_MUL_CUSTOM);
+    uint32_t *data = random_data(&p, 2, 3);
+    openpim_he_poly *arr;
+    CHECK_HE(openpim_he_poly_alloc(ctx, 2, &arr));
+    CHECK_HE(openpim_he_poly_upload(ctx, arr, data, OPENPIM_HE_COEFF));
+    CHECK_HE(openpim_he_ntt(ctx, arr, arr));
+    const double kernel = openpim_he_last_kernel_us(ctx);
+    free(data);
+    openpim_he_context_destroy(ctx);
+    printf("## DRAMatic Fig. 7: NTT of 1 ciphertext, n = 2048, %u moduli, 128 DPUs (one sub-polynomial per DPU, "
+           "one tasklet): %.3f ms; published 42 ms\n", k, kernel / 1e3);
+    printf("RESULT_FIG7 %.4f\n", kernel / 1e3);
+    fflush(stdout);
 }
 
 /* Relinearisation of `slots` * g ciphertexts (SEAL's scheme with a special
@@ -226,7 +309,8 @@ int main(int argc, char **argv)
         multiply_table(argv[1]);
 
     printf("## HE kernels, modelled: %u DPUs, %u sub-polynomials per DPU and array (%s tasklets busy in the (i)NTT), "
-           "28-bit moduli\n", dpus, slots, slots >= 16 ? "all 16" : "not all");
+           "%u-bit moduli, as many as DRAMatic's parameters need (SEAL's default coefficient modulus less its "
+           "special prime)\n", dpus, slots, slots >= 16 ? "all 16" : "not all", BENCH_MODULUS_BITS);
     if (kernel_group)
         printf("## kernels run on %u DPU(s) per modulus (each DPU's modelled time depends only on its own "
                "sub-polynomials: the same at %u DPUs, up to the few cycles in 10^5 that the values of other "
@@ -235,7 +319,7 @@ int main(int argc, char **argv)
     printf("%6s %3s %5s %7s %7s %9s %9s %9s %10s %9s %9s %10s\n", "n", "k", "DPUs", "mul", "ct", "NTT", "iNTT", "BGV",
            "combined", "up", "down", "per-ct us");
     for (uint32_t log_n = 12; log_n <= max_log_n; log_n++) {
-        uint32_t k = 1u << (log_n - 10);
+        uint32_t k = dramatic_moduli(log_n);
         struct times xfer = {0};
         transfers(log_n, k, dpus, slots, &xfer);
         uint32_t used = dpus / k * k, cts = slots * (dpus / k);
@@ -256,6 +340,17 @@ int main(int argc, char **argv)
     }
     if (kernels_only)
         return 0;
+    /* BENCH_HE_BMP=0 leaves out the 2^16-point anchor (minutes of host time) */
+    if (!getenv("BENCH_HE_BMP") || atoi(getenv("BENCH_HE_BMP"))) {
+        printf("\n## DRAMatic section 6 (its BMP+ comparison): 2^16-point NTT, 1241-bit polynomials in %u-bit "
+               "moduli, %u sub-polynomials per DPU; published: 32.6 ms per polynomial on 256 DPUs, 23 ms on 509, "
+               "with transfers\n", BENCH_MODULUS_BITS, slots);
+        printf("%6s %3s %5s %7s %12s %9s %9s %12s\n", "n", "k", "DPUs", "polys", "NTT ms", "up ms", "down ms",
+               "ms per poly");
+        bmp_anchor(256, slots);
+        bmp_anchor(509, slots);
+    }
+    fig7_anchor();
     printf("\n## Relinearisation (not in DRAMatic), modelled: k + 1 groups of 1 DPU (the special modulus has its own), "
            "%u ciphertexts per DPU\n", slots);
     printf("## total = kernels + transfers of the host relays (c2's RNS digits to every group; the special group's "

@@ -76,21 +76,25 @@ int main(int argc, char **argv)
         want[bitrev8(j)] = acc;
     }
 
-    static const uint32_t radices[] = {2, 4, 16}, tasklets[] = {1, 2, 4, 6, 8, 10, 11, 12, 14, 16, 20, 24};
+    /* "16c": radix 16 with its modular multiply out of line (dpu_radix.c, RADIX16_CALL) */
+    static const char *const radices[] = {"2", "4", "16", "16c"};
+    static const uint32_t tasklets[] = {1, 2, 4, 6, 8, 10, 11, 12, 14, 16, 20, 24};
+    const int nr_radices = (int)(sizeof radices / sizeof radices[0]);
     printf("## 256-point NTT on one DPU (v1A, 350 MHz), modelled: time in us / utilisation (instructions per cycle)\n");
-    printf("## stages: radix 2: 8 x 128 butterflies, radix 4: 4 x 64, radix 16: 2 x 16; a barrier after each stage\n");
+    printf("## stages: radix 2: 8 x 128 butterflies, radix 4: 4 x 64, radix 16: 2 x 16; a barrier after each stage; "
+           "16c: radix 16 with its multiply out of line (16 inlines it: over a real DPU's IRAM)\n");
     printf("%8s", "tasklets");
-    for (int ri = 0; ri < 3; ri++)
-        printf("   radix %-2u us  util", radices[ri]);
+    for (int ri = 0; ri < nr_radices; ri++)
+        printf("  radix %-3s us  util", radices[ri]);
     printf("\n");
     struct dpu_set_t set, dpu;
     DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
     int failures = 0;
     for (size_t ti = 0; ti < sizeof tasklets / sizeof tasklets[0]; ti++) {
         printf("%8u", tasklets[ti]);
-        for (int ri = 0; ri < 3; ri++) {
+        for (int ri = 0; ri < nr_radices; ri++) {
             char path[4096];
-            snprintf(path, sizeof path, "%s/rx_%u_%u", argv[1], radices[ri], tasklets[ti]);
+            snprintf(path, sizeof path, "%s/rx_%s_%u", argv[1], radices[ri], tasklets[ti]);
             DPU_ASSERT(dpu_load(set, path, NULL));
             DPU_ASSERT(dpu_copy_to(set, "rx_q", 0, &q, 4));
             DPU_ASSERT(dpu_copy_to(set, "rx_bits", 0, &bits, 4));

@@ -2,9 +2,17 @@
  * negacyclic NTT in WRAM with radix-R butterflies (R = RADIX = 2, 4 or 16).
  * log2(256) radix-2 layers are merged s = log2(R) at a time: a stage has
  * 256/R butterflies of R elements, given to the tasklets round-robin, with a
- * barrier between stages.  A radix-R butterfly applies the s Cooley-Tukey
- * layers to its R elements in registers, so the output is the radix-2 NTT's
- * (bit-reversed order, SEAL's convention), which the host checks. */
+ * barrier between stages.  A radix-R butterfly loads its R elements once,
+ * applies the s Cooley-Tukey layers to them in registers (the loops are
+ * unrolled, so the elements need no WRAM loads and stores between layers: the
+ * paper's "temporal locality") and stores them once; the output is the
+ * radix-2 NTT's (bit-reversed order, SEAL's convention), which the host checks.
+ *
+ * Code size: a radix-16 butterfly is 32 radix-2 ones; with the ~130-instruction
+ * Barrett multiply inlined into each, it is over 4,000 instructions, more than
+ * the DPU's IRAM (4,096 instructions on v1A, 3,968 on v1B; the emulator does
+ * not enforce it).  RADIX16_CALL=1 calls one out-of-line multiply instead
+ * (fits; a call and the multiply's constants set up again per butterfly). */
 #include <stdint.h>
 
 #include <barrier.h>
@@ -33,6 +41,20 @@ static uint32_t data[N] __attribute__((aligned(8)));
 
 BARRIER_INIT(stage_barrier, NR_TASKLETS);
 
+#ifndef RADIX16_CALL
+#define RADIX16_CALL 0
+#endif
+#if RADIX == 16 && RADIX16_CALL
+static __attribute__((noinline)) uint32_t bf_mulmod(uint32_t a, uint32_t b, struct he_mod m)
+{
+    return he_mulmod(a, b, m);
+}
+#else
+#define bf_mulmod he_mulmod
+#endif
+
+#define UNROLL _Pragma("clang loop unroll(full)")
+
 int main(void)
 {
     const struct he_mod m = {rx_q, rx_bits, rx_mu};
@@ -40,25 +62,32 @@ int main(void)
         mram_read(rx_data, data, sizeof data);
     barrier_wait(&stage_barrier);
     for (uint32_t layer = 0; layer < LOG_N; layer += LOG_R) {
-        const uint32_t span = N >> layer, stride = span / RADIX;
+        /* this stage's butterflies: R elements `stride` apart inside blocks of `span`; all powers of
+         * two, so indices are shifts and masks (a division is a software routine on the DPU) */
+        const uint32_t log_span = LOG_N - layer, log_stride = log_span - LOG_R;
         for (uint32_t unit = me(); unit < N / RADIX; unit += NR_TASKLETS) {
-            const uint32_t base = unit / stride * span + unit % stride;
+            const uint32_t blk = unit >> log_stride;
+            const uint32_t base = (blk << log_span) + (unit & ((1u << log_stride) - 1));
             uint32_t x[RADIX];
-            for (uint32_t u = 0; u < RADIX; u++)
-                x[u] = data[base + u * stride];
-            for (uint32_t l = 0; l < LOG_R; l++) {
-                const uint32_t h = RADIX >> (l + 1), shift = LOG_N - layer - l;
-                for (uint32_t u = 0; u < RADIX; u++) {
-                    if (u & h)
-                        continue;
-                    const uint32_t w = rx_tw[(1u << (layer + l)) + ((base + u * stride) >> shift)];
-                    const uint32_t a = x[u], b = he_mulmod(x[u + h], w, m);
-                    x[u] = he_addmod(a, b, m);
-                    x[u + h] = he_submod(a, b, m);
+            UNROLL for (uint32_t u = 0; u < RADIX; u++)
+                x[u] = data[base + (u << log_stride)];
+            /* layer + l of the radix-2 NTT on these R elements: groups g of 2h, twiddle
+             * psi^bitrev((1 << (layer + l)) + (blk << l) + g), as in the whole-array loop */
+            UNROLL for (uint32_t l = 0; l < LOG_R; l++) {
+                const uint32_t h = RADIX >> (l + 1);
+                const uint32_t *w = &rx_tw[(1u << (layer + l)) + (blk << l)];
+                UNROLL for (uint32_t g = 0; g < (1u << l); g++) {
+                    const uint32_t wg = w[g];
+                    uint32_t *y = &x[g * 2 * h];
+                    UNROLL for (uint32_t j = 0; j < h; j++) {
+                        const uint32_t a = y[j], b = bf_mulmod(y[j + h], wg, m);
+                        y[j] = he_addmod(a, b, m);
+                        y[j + h] = he_submod(a, b, m);
+                    }
                 }
             }
-            for (uint32_t u = 0; u < RADIX; u++)
-                data[base + u * stride] = x[u];
+            UNROLL for (uint32_t u = 0; u < RADIX; u++)
+                data[base + (u << log_stride)] = x[u];
         }
         barrier_wait(&stage_barrier);
     }

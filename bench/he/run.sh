@@ -7,15 +7,30 @@
 # modelled kernel time of DRAMatic's 1D split does not depend on the number of
 # DPUs: no DPU waits for another), the transfers on all `dpus`.
 # build-dir must have built the HE library (target openpim_he).
+# The machine is DRAMatic's DPU, v1B (its section 2, footnotes 2 and 5: 16
+# threads, 400 MHz): the DPU programs are built for it here (-mcpu=v1B) and
+# run with chip=v1B.  BENCH_HE_CHIP=v1A runs the v1A machine (350 MHz) instead.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../sdk_env.sh" "${1:-}"
 he_build="$build/he"
-OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -O2 -Wall -Wextra -Werror -DNR_TASKLETS=1 -o "$work/dpu_mulbench" \
+chip=${BENCH_HE_CHIP:-v1B}
+dpucc() { OPENPIM_QUIET=1 dpu-upmem-dpurte-clang -mcpu="$chip" -O2 -Wall -Wextra -Werror "$@"; }
+dpucc -DNR_TASKLETS=1 -o "$work/dpu_mulbench" \
     "$here/dpu_mulbench.c" "$here/dpu_mulbench_custom.c" "$here/dpu_mulbench_native.c"
+# the HE library's DPU programs for this chip, as he/CMakeLists.txt builds he_dpu_custom / he_dpu_native
+he_src=$(sed -n 's/^set(HE_DPU_SOURCES \(.*\))$/\1/p' "$here/../../he/CMakeLists.txt")
+[ -n "$he_src" ] || { echo "run.sh: no HE_DPU_SOURCES in he/CMakeLists.txt" >&2; exit 1; }
+for v in custom native; do
+    # shellcheck disable=SC2086 # the source list splits into files
+    dpucc -g -DNR_TASKLETS=16 -DHE_MUL_${v^^} -DSTACK_SIZE_DEFAULT=1536 -o "$work/he_dpu_$v" \
+        $(printf "$here/../../he/%s " $he_src)
+done
 cc -O2 -Wall -Wextra -Werror -std=c11 -I"$here/../../he/include" -o "$work/bench_he" "$here/bench_he.c" \
     "$he_build/libopenpim_he.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu)
-(cd "$work" && ./bench_he ./dpu_mulbench "${2:-383}" "${3:-16}" "${4:-14}" "${5:-1}") | tee "$work/dpu.txt"
+echo "## machine: $chip (UPMEM_PROFILE=chip=$chip${UPMEM_PROFILE:+,$UPMEM_PROFILE})"
+(cd "$work" && OPENPIM_HE_DPU_DIR="$work" UPMEM_PROFILE="chip=$chip${UPMEM_PROFILE:+,$UPMEM_PROFILE}" \
+    ./bench_he ./dpu_mulbench "${2:-383}" "${3:-16}" "${4:-14}" "${5:-1}") | tee "$work/dpu.txt"
 # SEAL on this host beside the modelled figures (seal-python: python/requirements-test.txt)
 if python3 -c "import seal" 2>/dev/null; then
     echo

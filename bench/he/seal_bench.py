@@ -7,11 +7,13 @@ Reads the RESULT lines of bench_he (per-ciphertext modelled DPU times, us),
 measures SEAL's BGV NTT (of a 2-polynomial ciphertext), iNTT (of a
 3-polynomial product), both in place as half a forward+inverse pair, multiply
 (tensor, no relinearisation) and the combined test (2 NTT + multiply + iNTT,
-summed) with the same n and data-level moduli (28-bit), one process, then one
-per host core (time per call divided by the processes: the host's throughput),
-and
-prints the DPU/SEAL ratios beside DRAMatic's (383 DPUs vs SEAL 16 threads on a
-Xeon Gold 5415+: NTT ~7x, iNTT ~7x, BGV ~3x, combined ~6x slower on DPUs).
+summed) with DRAMatic's parameters (section 4.2: SEAL's default coefficient
+modulus, CoeffModulus.BFVDefault(n), whose ciphertexts carry all its primes
+but the last, in 64-bit words; bench_he splits the same bits into 30-bit DPU
+moduli, which this script checks), one process, then one per host core (time
+per call divided by the processes: the host's throughput), and prints the
+DPU/SEAL ratios beside DRAMatic's (383 DPUs vs SEAL 16 threads on a Xeon Gold
+5415+: NTT ~7x, iNTT ~7x, BGV ~3x, combined ~6x slower on DPUs).
 """
 import multiprocessing as mp
 import os
@@ -23,12 +25,23 @@ import numpy as np
 import seal
 
 
-def setup(n, k):
+DPU_MODULUS_BITS = 30  # bench_he's BENCH_MODULUS_BITS
+
+
+def data_level(n):
+    """SEAL's default coefficient modulus for n (128-bit security, as DRAMatic
+    used it): the bit sizes of the primes a ciphertext carries (all but the
+    special prime, the last, when there are several)."""
+    bits = [q.bit_count() for q in seal.CoeffModulus.BFVDefault(n)]
+    return bits[:-1] if len(bits) > 1 else bits
+
+
+def setup(n):
     parms = seal.EncryptionParameters(seal.scheme_type.bgv)
     parms.set_poly_modulus_degree(n)
-    parms.set_coeff_modulus(seal.CoeffModulus.Create(n, [28] * (k + 1)))
+    parms.set_coeff_modulus(seal.CoeffModulus.BFVDefault(n))
     parms.set_plain_modulus(seal.PlainModulus.Batching(n, 20))
-    ctx = seal.SEALContext(parms, True, seal.sec_level_type.none)
+    ctx = seal.SEALContext(parms, True, seal.sec_level_type.tc128)
     keygen = seal.KeyGenerator(ctx)
     enc = seal.Encryptor(ctx, keygen.create_public_key())
     ev, coder = seal.Evaluator(ctx), seal.BatchEncoder(ctx)
@@ -65,33 +78,37 @@ def ops(ev, c1, c2):
     }
 
 
-def time_one(n, k, reps):
-    """min and median microseconds per call, one process; combined = 2 NTT + BGV + iNTT (sums)."""
-    ev, c1, c2 = setup(n, k)
+def time_one(n, reps, min_seconds=3.0):
+    """min and median microseconds per call, one process, over at least `reps`
+    calls and `min_seconds` of sampling (on a busy host the minimum needs calls
+    that ran undisturbed); combined = 2 NTT + BGV + iNTT (sums)."""
+    ev, c1, c2 = setup(n)
     out = {}
     for name, fn in ops(ev, c1, c2).items():
         fn()
-        samples = [fn() for _ in range(reps)]
+        samples, t0 = [], time.perf_counter()
+        while len(samples) < reps or time.perf_counter() - t0 < min_seconds:
+            samples.append(fn())
         out[name] = (min(samples), statistics.median(samples))
     out["combined"] = tuple(2 * out["ntt"][i] + out["bgv"][i] + out["intt"][i] for i in range(2))
     return out
 
 
 def _worker(args):
-    n, k, reps, barrier = args
-    ev, c1, c2 = setup(n, k)
+    n, reps, barrier = args
+    ev, c1, c2 = setup(n)
     fns = ops(ev, c1, c2)
     barrier.wait()
     return {name: statistics.median([fn() for _ in range(reps)]) for name, fn in fns.items()}
 
 
-def time_all_cores(n, k, reps, procs):
+def time_all_cores(n, reps, procs):
     """median microseconds per call with `procs` processes busy at once (the
     host's throughput is procs / that)."""
     with mp.Manager() as m:
         barrier = m.Barrier(procs)
         with mp.Pool(procs) as pool:
-            res = pool.map(_worker, [(n, k, reps, barrier)] * procs)
+            res = pool.map(_worker, [(n, reps, barrier)] * procs)
     out = {name: statistics.mean(r[name] for r in res) / procs for name in res[0]}
     out["combined"] = 2 * out["ntt"] + out["bgv"] + out["intt"]
     return out
@@ -113,13 +130,23 @@ def main():
         "n", "k", "op", "SEAL1 min", "SEAL1 med", "SEAL%d /call" % procs, "DPU custom", "DPU native",
         "cust/S1", "cust/S%d" % procs, "DRAMatic"))
     for n, k in sorted({(n, k) for n, k, _ in dpu}):
-        one = time_one(n, k, 40)
-        every = time_all_cores(n, k, 40, procs)
+        seal_bits = data_level(n)
+        if -(-sum(seal_bits) // DPU_MODULUS_BITS) != k:
+            sys.exit("seal_bench: bench_he ran n=%d with %d moduli, but SEAL's default ciphertext modulus (%s bits) "
+                     "takes %d of %d bits" % (n, k, "+".join(map(str, seal_bits)),
+                                              -(-sum(seal_bits) // DPU_MODULUS_BITS), DPU_MODULUS_BITS))
+        print("%6d %3d %9s  SEAL: %d residues of %s bits (BFVDefault less the special prime); DPUs: %d of %d bits"
+              % (n, k, "", len(seal_bits), "+".join(map(str, seal_bits)), k, DPU_MODULUS_BITS))
+        one = time_one(n, 40)
+        every = time_all_cores(n, 40, procs)
         for name in ("ntt", "intt", "bgv", "combined"):
             allc = every[name]
             dc, dn = dpu[(n, k, "custom")][name], dpu[(n, k, "native")][name]
             print("%6d %3d %9s %12.1f %12.1f %12.1f %12.2f %12.2f %10.2f %10.2f %8dx" % (
                 n, k, name, one[name][0], one[name][1], allc, dc, dn, dc / one[name][1], dc / allc, drama[name]))
+        print("%6d %3d %9s  SEAL throughput on %d processes / one: %.2fx (median per call: ntt %.2f, intt %.2f, "
+              "bgv %.2f)" % (n, k, "", procs, one["combined"][1] / every["combined"], one["ntt"][1] / every["ntt"],
+                             one["intt"][1] / every["intt"], one["bgv"][1] / every["bgv"]))
         c = dpu[(n, k, "custom")]
         print("%6d %3d %9s  transfers per pair: up %.2f us, down %.2f us (%.1f%% and %.1f%% of the combined kernels;"
               " DRAMatic: 3%% and 6%%)" % (n, k, "", c["up"], c["down"], 100 * c["up"] / c["combined"],
