@@ -6,7 +6,8 @@
  *     the modelled GB/s;
  *   - xfer_us: the modelled time of the host<->DPU transfers alone (the same
  *     pushes or view transfers replayed on their own), so the rest is host
- *     work and DPU kernels;
+ *     work and DPU kernels (the CSV also splits it: xfer_rd_us from the
+ *     DPUs, xfer_wr_us to them);
  *   - this host's wall-clock time of the whole call through the emulator
  *     (min and median of `runs`), and the wall-clock GB/s of the library's
  *     host pass alone (best of `runs`) beside this host's memcpy GB/s
@@ -234,7 +235,7 @@ int main(int argc, char **argv)
     }
     if (csv && ftell(csv) == 0)
         fprintf(csv, "primitive,variant,dpus,dims,mask,bytes_per_dpu,modelled_us,modelled_gbps,xfer_us,wall_min_us,"
-                     "wall_median_us,host_pass_gbps,memcpy_gbps,view\n");
+                     "wall_median_us,host_pass_gbps,memcpy_gbps,view,xfer_rd_us,xfer_wr_us\n");
     static const unsigned def_kb[] = {32, 256, 1024};
     int nkb = argc > 6 ? argc - 6 : 3;
     for (int k = 0; k < nkb; k++) {
@@ -288,9 +289,9 @@ int main(int argc, char **argv)
                        model[v], gb / (model[v] * 1e-6), xfer, w[0], w[runs / 2], gb / (w[0] * 1e-6), pgb,
                        pgb / mbest, used_view);
                 if (csv)
-                    fprintf(csv, "%s,%s,%u,%s,%s,%llu,%.3f,%.4f,%.3f,%.1f,%.1f,%.3f,%.3f,%d\n", names[p], vnames[v],
-                            nr, dims_s, mask, (unsigned long long)bytes, model[v], gb / (model[v] * 1e-6), xfer, w[0],
-                            w[runs / 2], pgb, mbest, used_view);
+                    fprintf(csv, "%s,%s,%u,%s,%s,%llu,%.3f,%.4f,%.3f,%.1f,%.1f,%.3f,%.3f,%d,%.3f,%.3f\n", names[p],
+                            vnames[v], nr, dims_s, mask, (unsigned long long)bytes, model[v], gb / (model[v] * 1e-6),
+                            xfer, w[0], w[runs / 2], pgb, mbest, used_view, xrd, xwr);
                 free(w);
             }
             if (p <= AR && model[0] > 0 && model[1] > 0 && model[2] > 0 && model[3] > 0) {

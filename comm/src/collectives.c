@@ -1,9 +1,9 @@
 /* The public collectives: argument checks (a refused call touches nothing),
- * then the implementation the cube is set to.  The rooted Broadcast, Scatter
- * and Gather are the same in both implementations: the host's buffers are
- * already in per-node order, so one push straight from or into them is what
- * both would do (no reordering, no staging unless the region is not 8-byte
- * aligned). */
+ * then the implementation the cube is set to.  The rooted primitives: the
+ * baseline pushes straight from or into the host's buffers (already in
+ * per-node order; staged only when the region is not 8-byte aligned); with
+ * IM they stream through the physical view (optimised.c), else the same
+ * pushes.  A Broadcast to one instance is the SDK's broadcast in both. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +138,32 @@ openpim_comm_status openpim_allreduce(openpim_comm_t *m, uint64_t src, uint64_t 
 
 /* ---- rooted: host-routed with either transport --------------------------------- */
 
+typedef openpim_comm_status (*rooted_view_fn)(const struct comm_args *, void *, int *);
+
+/* The view path of a rooted primitive when the techniques allow it; *done
+ * tells whether it ran (else the caller runs the pushes). */
+static openpim_comm_status try_view(const struct comm_args *a, rooted_view_fn view, void *host, int *done)
+{
+    *done = 0;
+    if (a->tech == 0)
+        return OPENPIM_COMM_OK;
+    openpim_comm_status st = view(a, host, done);
+    a->comm->cube->last_view = *done;
+    if (st != OPENPIM_COMM_OK)
+        *done = 1;
+    return st;
+}
+
+static openpim_comm_status view_broadcast(const struct comm_args *a, void *host, int *done)
+{
+    return comm_view_broadcast(a, host, done);
+}
+
+static openpim_comm_status view_scatter(const struct comm_args *a, void *host, int *done)
+{
+    return comm_view_scatter(a, host, done);
+}
+
 /* Pushes host bytes to dst of every node: node's data at host + offset_of(node). */
 static openpim_comm_status push_from_host(openpim_comm_t *m, uint64_t dst, const uint8_t *host, uint64_t bytes,
                                           bool per_rank)
@@ -197,6 +223,11 @@ openpim_comm_status openpim_broadcast(openpim_comm_t *m, uint64_t dst, const voi
                                                  DPU_XFER_DEFAULT);
         return rc == DPU_OK ? OPENPIM_COMM_OK : comm_dpu_fail(rc, "dpu_broadcast_to");
     }
+    struct comm_args a = args(m, dst, dst, bytes, OPENPIM_UINT8, OPENPIM_SUM);
+    int done;
+    st = try_view(&a, view_broadcast, (void *)(uintptr_t)host, &done); /* reads host only */
+    if (done)
+        return st;
     return push_from_host(m, dst, host, bytes, false);
 }
 
@@ -207,6 +238,11 @@ openpim_comm_status openpim_scatter(openpim_comm_t *m, uint64_t dst, const void 
         return st;
     m->cube->last_view = 0;
     m->cube->last_host_us = 0;
+    struct comm_args a = args(m, dst, dst, bytes, OPENPIM_UINT8, OPENPIM_SUM);
+    int done;
+    st = try_view(&a, view_scatter, (void *)(uintptr_t)host, &done); /* reads host only */
+    if (done)
+        return st;
     return push_from_host(m, dst, host, bytes, true);
 }
 
@@ -218,6 +254,11 @@ openpim_comm_status openpim_gather(openpim_comm_t *m, uint64_t src, void *host, 
     openpim_cube_t *c = m->cube;
     c->last_view = 0;
     m->cube->last_host_us = 0;
+    struct comm_args a = args(m, src, src, bytes, OPENPIM_UINT8, OPENPIM_SUM);
+    int done;
+    st = try_view(&a, comm_view_gather, host, &done);
+    if (done)
+        return st;
     uint8_t **ptrs = malloc((size_t)c->nr_nodes * sizeof *ptrs);
     if (!ptrs)
         return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
@@ -259,5 +300,9 @@ openpim_comm_status openpim_reduce(openpim_comm_t *m, uint64_t src, void *host, 
     m->cube->last_view = 0;
     m->cube->last_host_us = 0;
     struct comm_args a = args(m, src, src, bytes, type, op);
+    int done;
+    st = try_view(&a, comm_view_reduce, host, &done);
+    if (done)
+        return st;
     return comm_base_reduce(&a, host);
 }

@@ -28,8 +28,17 @@ double comm_now_us(void)
  *     §5: 9.9-12 GB/s with ordinary stores, up to 24 with streaming stores);
  *   scalar loop 3 GB/s of input: SimplePIM's AllReduce combines element by
  *     element through the user's function, reached through a pointer
- *     (pid-comm.md §8), which no compiler vectorises; the measured class is
- *     §5's scalar loop, 2.6-3.3 GB/s (no published rate of that loop);
+ *     (pid-comm.md §8), which no compiler inlines or vectorises.  That loop
+ *     measured (bench/comm/host_reduce.sh: one thread, int32 sum, 32 sources
+ *     of 1 MB, four runs on a loaded 2-vCPU VM): 5.0-5.9 cycles per element
+ *     in cache, 5.7-6.7 from DRAM, i.e. 2.0-2.7 GB/s at the Xeon Gold
+ *     5215's 3.4 GHz (single-core turbo); a call, a return and the loop's
+ *     branch per element keep any core above ~3 cycles (4.5 GB/s).  3.0
+ *     stays, at the fast end of that class: within the error of carrying a
+ *     VM's cycles to another core (§5's scalar loop, 2.6-3.3 GB/s, is the
+ *     same class).  The ReduceScatter and Reduce baselines are charged the same
+ *     loop: the paper's authors wrote theirs (paper 001 §VIII-A), unpublished
+ *     (comm/README.md, "Against the paper");
  *   a reduction in registers (PR + IM: lines in the PIM domain transposed to
  *     whole elements, combined, transposed back), 3.0 GB/s of input per core
  *     = 30 GB/s on the 10 cores: PID-Comm's own maxima (paper 001 §VIII-E,

@@ -143,6 +143,30 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done);
 openpim_comm_status comm_view_reduce_scatter(const struct comm_args *a, int *done);
 openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done);
 openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done);
+/* The rooted primitives on the view (IM, full ranks, 8-byte-aligned region;
+ * Reduce also the layouts above): a->dst (Scatter, Broadcast) or a->src
+ * (Gather, Reduce); host buffers as in openpim_comm.h. */
+openpim_comm_status comm_view_broadcast(const struct comm_args *a, const void *host, int *done);
+openpim_comm_status comm_view_scatter(const struct comm_args *a, const void *host, int *done);
+openpim_comm_status comm_view_gather(const struct comm_args *a, void *host, int *done);
+openpim_comm_status comm_view_reduce(const struct comm_args *a, void *host, int *done);
+/* Gathers and scatters through the view with the host data where the caller
+ * wants it (several hosts, mpi.c: packed for MPI in registers, no pass):
+ * node n's bytes are blocks of blk bytes, block q at
+ *     base + node_off[n] + (q / grp) * s1 + (q % grp) * s2.
+ * Same conditions as the plain forms (IM, full ranks, offset and bytes
+ * multiples of 8); *done = 0 when they do not hold.  put: share = groups with
+ * the same 8 node_off take the same lines (Broadcast: one domain transfer). */
+struct comm_hostmap {
+    uint8_t *base;
+    const size_t *node_off;
+    uint64_t blk, grp;
+    size_t s1, s2;
+};
+openpim_comm_status comm_view_put_map(openpim_cube_t *c, unsigned tech, uint64_t dst, uint64_t bytes,
+                                      const struct comm_hostmap *h, bool share, const char *name, int *done);
+openpim_comm_status comm_view_gather_map(openpim_cube_t *c, unsigned tech, uint64_t src, uint64_t bytes,
+                                         const struct comm_hostmap *h, const char *name, int *done);
 
 /* interconnect.c: modelled link time of a DPU-to-DPU primitive (bytes per
  * node as the public functions take them). */

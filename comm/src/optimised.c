@@ -544,3 +544,240 @@ openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done)
                        transposed > 0 ? (double)a->bytes * c->nr_nodes : 0);
     return views_close(c, a->dst, a->bytes, &v);
 }
+
+/* ---- rooted primitives (the host as root) ------------------------------------------
+ * PID-Comm builds them from halves of the others (paper 001 §V-C): Scatter is
+ * ReduceScatter's last steps (domain transfer in registers, lines streamed to
+ * the PEs), Gather AllGather's first step followed by a domain transfer,
+ * Reduce ReduceScatter's first steps (lines streamed in, combined in
+ * registers), Broadcast one transfer.  The host buffers hold whole elements
+ * ([instance][rank][bytes], the host domain), so Scatter, Gather and
+ * Broadcast always transpose 8x8 (no arithmetic, but a change of domain: CM
+ * has nothing to remove there).  The words of a line's 8 chips are picked
+ * from (or put at) their nodes' places in the host buffer as the lines are
+ * built, a reordering in registers: no staging copy and no DPU kernel.
+ * Reduce combines as ReduceScatter does (bytewise operations in the PIM
+ * domain with CM, else whole elements) and only its result, 1/N of the
+ * input, goes to host memory. */
+
+/* Every rank full, node n = chip n % 8 of group n / 8: the view covers every
+ * node whatever the communicator (Scatter, Gather and Broadcast need no
+ * group layout, so no condition on L[0]). */
+static bool nodes_on_view(const openpim_cube_t *c)
+{
+    if (c->nr_nodes != c->nr_ranks * COMM_CHIPS * COMM_GROUPS)
+        return false;
+    for (uint32_t n = 0; n < c->nr_nodes; n++) {
+        const struct comm_place *p = &c->node_place[n];
+        if (p->rank != n / (COMM_CHIPS * COMM_GROUPS) || p->chip != n % COMM_CHIPS ||
+            p->bank != n / COMM_CHIPS % COMM_GROUPS)
+            return false;
+    }
+    return true;
+}
+
+/* Copies len bytes of node n's data from offset o between row and the host
+ * places h gives them (to_host: row -> host). */
+static void map_copy(const struct comm_hostmap *h, uint32_t n, uint64_t o, uint8_t *row, size_t len, bool to_host)
+{
+    while (len) {
+        uint64_t q = o / h->blk, in = o % h->blk;
+        size_t k = h->blk - in < len ? (size_t)(h->blk - in) : len;
+        uint8_t *at = h->base + h->node_off[n] + (size_t)(q / h->grp) * h->s1 + (size_t)(q % h->grp) * h->s2 + in;
+        if (to_host)
+            memcpy(at, row, k);
+        else
+            memcpy(row, at, k);
+        row += k;
+        o += k;
+        len -= k;
+    }
+}
+
+static bool map_view_ok(const openpim_cube_t *c, unsigned tech, uint64_t off, uint64_t bytes)
+{
+    return (tech & OPENPIM_COMM_IM) && aligned(off, bytes, 0) && nodes_on_view(c);
+}
+
+openpim_comm_status comm_view_put_map(openpim_cube_t *c, unsigned tech, uint64_t dst, uint64_t bytes,
+                                      const struct comm_hostmap *h, bool share, const char *name, int *done)
+{
+    if (!map_view_ok(c, tech, dst, bytes))
+        return OPENPIM_COMM_OK;
+    size_t egs = (size_t)c->nr_ranks * COMM_GROUPS, veg = 8 * bytes, lines = bytes / 8;
+    uint8_t *v = comm_buffer(c, 1, egs * veg);
+    if (!v)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory for the view buffer");
+    *done = 1;
+    const struct comm_simd *s = comm_simd();
+    double transposed = 0, t0 = comm_now_us();
+    for (size_t e = 0; e < egs; e++) {
+        const size_t *g = h->node_off + e * COMM_CHIPS;
+        size_t f = 0;
+        while (share && f < e && memcmp(h->node_off + f * COMM_CHIPS, g, COMM_CHIPS * sizeof *g) != 0)
+            f++;
+        if (share && f < e) {
+            memcpy(v + e * veg, v + f * veg, veg);
+            continue;
+        }
+        for (size_t b = 0; b < lines; b += 8) {
+            size_t n = lines - b < 8 ? lines - b : 8;
+            uint8_t rows[8][64];
+            if (n < 8)
+                memset(rows, 0, sizeof rows);
+            for (unsigned k = 0; k < COMM_CHIPS; k++)
+                map_copy(h, (uint32_t)(e * COMM_CHIPS + k), 8 * b, rows[k], 8 * n, false);
+            store_rows(s, rows, v + e * veg + 64 * b, n);
+        }
+        transposed += (double)veg;
+    }
+    c->last_host_us += comm_now_us() - t0;
+    comm_charge_transpose(name, transposed);
+    return view_io(c, true, dst, bytes, v);
+}
+
+openpim_comm_status comm_view_gather_map(openpim_cube_t *c, unsigned tech, uint64_t src, uint64_t bytes,
+                                         const struct comm_hostmap *h, const char *name, int *done)
+{
+    if (!map_view_ok(c, tech, src, bytes))
+        return OPENPIM_COMM_OK;
+    size_t egs = (size_t)c->nr_ranks * COMM_GROUPS, veg = 8 * bytes, lines = bytes / 8;
+    uint8_t *v = comm_buffer(c, 0, egs * veg);
+    if (!v)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory for the view buffer");
+    *done = 1;
+    openpim_comm_status st = view_io(c, false, src, bytes, v);
+    if (st != OPENPIM_COMM_OK)
+        return st;
+    const struct comm_simd *s = comm_simd();
+    double t0 = comm_now_us();
+    for (size_t e = 0; e < egs; e++)
+        for (size_t b = 0; b < lines; b += 8) {
+            size_t n = lines - b < 8 ? lines - b : 8;
+            uint8_t rows[8][64];
+            load_rows(s, v + e * veg + 64 * b, n, rows);
+            for (unsigned k = 0; k < COMM_CHIPS; k++)
+                map_copy(h, (uint32_t)(e * COMM_CHIPS + k), 8 * b, rows[k], 8 * n, true);
+        }
+    c->last_host_us += comm_now_us() - t0;
+    comm_charge_transpose(name, (double)bytes * c->nr_nodes);
+    return OPENPIM_COMM_OK;
+}
+
+/* The public layouts: node n's bytes at host + node_off[n], one block. */
+static size_t *plain_offsets(const openpim_comm_t *m, uint64_t bytes, bool per_rank)
+{
+    size_t *off = malloc((size_t)m->cube->nr_nodes * sizeof *off);
+    if (!off)
+        return NULL;
+    for (uint32_t i = 0; i < m->nr_instances; i++)
+        for (uint32_t p = 0; p < m->size; p++)
+            off[m->node_of[(size_t)i * m->size + p]] = (per_rank ? (size_t)i * m->size + p : i) * (size_t)bytes;
+    return off;
+}
+
+static openpim_comm_status plain(const struct comm_args *a, void *host, int kind, int *done)
+{
+    openpim_cube_t *c = a->comm->cube;
+    uint64_t off = kind == 2 ? a->src : a->dst;
+    if (!map_view_ok(c, a->tech, off, a->bytes))
+        return OPENPIM_COMM_OK;
+    size_t *node_off = plain_offsets(a->comm, a->bytes, kind != 1);
+    if (!node_off)
+        return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
+    struct comm_hostmap h = {host, node_off, a->bytes, 1, 0, 0};
+    openpim_comm_status st;
+    if (kind == 2)
+        st = comm_view_gather_map(c, a->tech, off, a->bytes, &h, "comm IM gather: domain transfer in registers",
+                                  done);
+    else
+        st = comm_view_put_map(c, a->tech, off, a->bytes, &h, kind == 1,
+                               kind == 1 ? "comm IM broadcast: domain transfer in registers"
+                                         : "comm IM scatter: domain transfer in registers",
+                               done);
+    free(node_off);
+    return st;
+}
+
+openpim_comm_status comm_view_scatter(const struct comm_args *a, const void *host, int *done)
+{
+    return plain(a, (void *)(uintptr_t)host, 0, done); /* only read */
+}
+
+openpim_comm_status comm_view_broadcast(const struct comm_args *a, const void *host, int *done)
+{
+    return plain(a, (void *)(uintptr_t)host, 1, done); /* only read */
+}
+
+openpim_comm_status comm_view_gather(const struct comm_args *a, void *host, int *done)
+{
+    return plain(a, host, 2, done);
+}
+
+openpim_comm_status comm_view_reduce(const struct comm_args *a, void *host, int *done)
+{
+    /* PR alone: the general path with SIMD on every thread, as ReduceScatter */
+    if (!(a->tech & OPENPIM_COMM_IM))
+        return OPENPIM_COMM_OK;
+    openpim_comm_t *m = a->comm;
+    openpim_cube_t *c = m->cube;
+    struct layout l;
+    if (!aligned(a->src, a->bytes, 0) || !make_layout(m, &l))
+        return OPENPIM_COMM_OK;
+    size_t egs = (size_t)c->nr_ranks * COMM_GROUPS, veg = 8 * a->bytes, lines = a->bytes / 8;
+    /* instance of chip j of group-communicator k ([k * 8 + j]; with dimension
+     * 0 in the communicator, all 8 chips are one instance, at j = 0) */
+    uint32_t *inst = malloc((size_t)l.nr * COMM_CHIPS * sizeof *inst);
+    uint32_t *k_of = malloc(egs * sizeof *k_of);
+    const uint8_t **in = malloc((size_t)l.P * sizeof *in);
+    uint8_t *acc = malloc(veg);
+    uint8_t *vin = inst && k_of && in && acc ? comm_buffer(c, 0, egs * veg) : NULL;
+    openpim_comm_status st = OPENPIM_COMM_OK;
+    if (!vin) {
+        st = comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory for the view buffer");
+        goto out;
+    }
+    *done = 1;
+    for (uint32_t k = 0; k < l.nr; k++)
+        k_of[l.eg[(size_t)k * l.P]] = k;
+    for (uint32_t i = 0; i < m->nr_instances; i++) {
+        uint32_t n0 = m->node_of[(size_t)i * m->size]; /* rank 0: position 0 of its group-communicator */
+        inst[(size_t)k_of[n0 / COMM_CHIPS] * COMM_CHIPS + n0 % COMM_CHIPS] = i;
+    }
+    st = view_io(c, false, a->src, a->bytes, vin);
+    if (st != OPENPIM_COMM_OK)
+        goto out;
+    const struct comm_simd *s = comm_simd();
+    double transposed = 0, t0 = comm_now_us();
+    for (uint32_t k = 0; k < l.nr; k++) {
+        const uint32_t *eg = l.eg + (size_t)k * l.P;
+        for (uint32_t ps = 0; ps < l.P; ps++)
+            in[ps] = vin + eg[ps] * veg;
+        if (!l.rot)
+            reduce_vertical(a, s, in, l.P, lines, acc, &transposed);
+        else
+            reduce_across(a, s, in, 0, l.P, lines, acc, true, &transposed);
+        /* to the host domain; with dimension 0 every chip holds the whole result */
+        for (size_t b = 0; b < lines; b += 8) {
+            size_t n = lines - b < 8 ? lines - b : 8;
+            uint8_t rows[8][64];
+            load_rows(s, acc + 64 * b, n, rows);
+            for (unsigned j = 0; j < (l.rot ? 1u : COMM_CHIPS); j++)
+                memcpy((uint8_t *)host + (size_t)inst[(size_t)k * COMM_CHIPS + j] * a->bytes + 8 * b, rows[j], 8 * n);
+        }
+    }
+    c->last_host_us += comm_now_us() - t0;
+    double out_bytes = (double)a->bytes * m->nr_instances;
+    if (transposed > 0) /* domain transfer and combine, by input bytes, as ReduceScatter */
+        comm_charge_reduce("comm IM reduce: reduction in registers", (double)a->bytes * c->nr_nodes);
+    else /* CM: combined in the PIM domain; only the result changes domain */
+        comm_charge_transpose("comm CM reduce: result to the host domain", out_bytes);
+    comm_charge_pass("comm IM reduce: result into host memory", false, 0, out_bytes, 0);
+out:
+    free(inst);
+    free(k_of);
+    free(in);
+    free(acc);
+    free(l.eg);
+    return st;
+}
