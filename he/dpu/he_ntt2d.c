@@ -8,6 +8,7 @@
  * because the host reloads this program after the All-to-All (comm may load
  * its own kernel on the set), which resets WRAM. */
 #include <barrier.h>
+#include <stdbool.h>
 #include <defs.h>
 #include <mram.h>
 
@@ -23,7 +24,7 @@
 
 typedef __mram_ptr uint32_t *mram_words;
 
-__host uint32_t he2d_step;
+__host struct he2d_args he2d_args;
 
 static uint32_t data[BW * SIDE] __attribute__((aligned(8)));  /* the batch's sub-NTTs, [b][size] */
 static uint32_t tw[BW * SIDE] __attribute__((aligned(8)));    /* their twiddle tables, [b][size] */
@@ -159,7 +160,7 @@ static void step_columns(const struct he2d_consts *c)
         for (uint32_t b = 0; b < bw; b++)
             slot_of_row[b] = (k0 + b) >> c->log_c1;
         load_mods(c, 0, slot_of_row, bw);
-        load_rows(at(c->a) + k0 * n2, n2, data, bw, n2);
+        load_rows(at(he2d_args.a) + k0 * n2, n2, data, bw, n2);
         load_rows(at(c->twist) + k0 * n2, n2, aux, bw, n2);
         for (uint32_t b = 0; b < bw; b++) /* consecutive columns mostly share a slot: tables loaded per row anyway */
             if (me() == b % NR_TASKLETS)
@@ -242,7 +243,8 @@ static void step_rows(const struct he2d_consts *c)
         const uint32_t piece = n1 / 8;
         for (uint32_t p = me(); p < bw * 8; p += NR_TASKLETS) {
             const uint32_t b = p / 8, off = (p % 8) * piece;
-            write_words(data + b * n1 + off, at(c->a) + (slot_of_row[b] * c->r2 + sloc_of_row[b]) * n1 + off, piece);
+            write_words(data + b * n1 + off, at(he2d_args.dst) + (slot_of_row[b] * c->r2 + sloc_of_row[b]) * n1 + off,
+                        piece);
         }
         barrier_wait(&sync_all);
     }
@@ -268,7 +270,8 @@ static void step_inv_rows(const struct he2d_consts *c)
         load_mods(c, 0, slot_of_row, bw);
         for (uint32_t p = me(); p < bw * 8; p += NR_TASKLETS) {
             const uint32_t b = p / 8, off = (p % 8) * piece;
-            read_words(at(c->a) + (slot_of_row[b] * c->r2 + sloc_of_row[b]) * n1 + off, data + b * n1 + off, piece);
+            read_words(at(he2d_args.a) + (slot_of_row[b] * c->r2 + sloc_of_row[b]) * n1 + off, data + b * n1 + off,
+                       piece);
         }
         for (uint32_t b = 0; b < bw; b++)
             if (me() == b % NR_TASKLETS)
@@ -350,9 +353,101 @@ static void step_inv_columns(const struct he2d_consts *c)
         intt_rows(data, tw, bw, c->log_n2);
         for (uint32_t p = me(); p < bw * 8; p += NR_TASKLETS) {
             const uint32_t b = p / 8, off = (p % 8) * piece;
-            write_words(data + b * n2 + off, at(c->a) + (k0 + b) * n2 + off, piece);
+            write_words(data + b * n2 + off, at(he2d_args.dst) + (k0 + b) * n2 + off, piece);
         }
         barrier_wait(&sync_all);
+    }
+}
+
+/* The resident layout's word-by-word operations: each valid slot's n / g
+ * words (one modulus) in blocks of EW words, every tasklet a block at a
+ * time (fine-grained); blocks never straddle slots (n / g is a power of two). */
+#define EW 128
+
+static void read_mod(const struct he2d_consts *c, uint32_t slot, struct he_mod *m)
+{
+    struct he2d_mod md __attribute__((aligned(8)));
+    mram_read((__mram_ptr struct he2d_mod *)at(c->mods) + slot, &md, sizeof md);
+    *m = (struct he_mod){md.q, md.bits, md.mu};
+}
+
+static void step_elemwise(const struct he2d_consts *c)
+{
+    const uint32_t share = c->c1 * c->n2, e = share < EW ? share : EW, op = he2d_args.op;
+    uint32_t *x = data + me() * EW, *y = tw + me() * EW, *z = aux + me() * EW;
+    for (uint32_t w = me() * e; w < c->valid * share; w += NR_TASKLETS * e) {
+        struct he_mod m;
+        read_mod(c, w / share, &m);
+        mram_read(at(he2d_args.a) + w, x, e * 4);
+        mram_read(at(he2d_args.b) + w, y, e * 4);
+        if (op == HE2D_EW_ADD)
+            for (uint32_t i = 0; i < e; i++)
+                x[i] = he_addmod(x[i], y[i], m);
+        else if (op == HE2D_EW_SUB)
+            for (uint32_t i = 0; i < e; i++)
+                x[i] = he_submod(x[i], y[i], m);
+        else if (op == HE2D_EW_MUL)
+            for (uint32_t i = 0; i < e; i++)
+                x[i] = he_mulmod(x[i], y[i], m);
+        else {
+            mram_read(at(he2d_args.dst) + w, z, e * 4);
+            for (uint32_t i = 0; i < e; i++)
+                x[i] = he_addmod(z[i], he_mulmod(x[i], y[i], m), m);
+        }
+        mram_write(x, at(he2d_args.dst) + w, e * 4);
+    }
+}
+
+/* Base conversion (the host relays between the two steps): step 1 at the
+ * sources' slots keeps a copy and scales by (Q_F / q_f)^-1, zeroes the slots
+ * of moduli neither source nor target; step 2 at the targets' slots sums the
+ * relayed sources weighted by (Q_F / q_f) mod q. */
+static uint32_t conv_w[HE2D_MAX_WEIGHTS] __attribute__((aligned(8)));
+
+static void step_bconv(const struct he2d_consts *c, bool sum)
+{
+    const uint32_t share = c->c1 * c->n2, e = share < EW ? share : EW;
+    uint32_t *x = data + me() * EW, *acc = tw + me() * EW;
+    for (uint32_t slot = 0; slot < c->valid; slot++) {
+        struct he2d_conv_slot cs __attribute__((aligned(8)));
+        struct he_mod m;
+        mram_read((__mram_ptr struct he2d_conv_slot *)at(he2d_args.conv) + slot, &cs, sizeof cs);
+        read_mod(c, slot, &m);
+        const uint32_t nw = (cs.nr_from + 1) & ~1u;
+        if (sum && cs.role == HE2D_CONV_TO) {
+            if (me() == 0)
+                read_words((mram_words)((__mram_ptr struct he2d_conv_slot *)at(he2d_args.conv) + c->slots) +
+                               slot * nw, conv_w, nw);
+            barrier_wait(&sync_all);
+        }
+        const uint32_t base = slot * share;
+        for (uint32_t w = me() * e; w < share; w += NR_TASKLETS * e) {
+            if (!sum && cs.role == HE2D_CONV_FROM) {
+                mram_read(at(he2d_args.a) + base + w, x, e * 4);
+                mram_write(x, at(he2d_args.dst) + base + w, e * 4);
+                for (uint32_t i = 0; i < e; i++)
+                    x[i] = he_mulmod(x[i], cs.scale, m);
+                mram_write(x, at(he2d_args.tmp) + base + w, e * 4);
+            } else if (!sum && cs.role == HE2D_CONV_NONE) {
+                for (uint32_t i = 0; i < e; i++)
+                    x[i] = 0;
+                mram_write(x, at(he2d_args.dst) + base + w, e * 4);
+            } else if (sum && cs.role == HE2D_CONV_TO) {
+                mram_words src = at(he2d_args.relay) + slot * cs.nr_from * share + w;
+                for (uint32_t f = 0; f < cs.nr_from; f++) {
+                    mram_read(src + f * share, x, e * 4);
+                    /* a source residue may have more bits than q: Barrett's product must stay below
+                     * 2^(2 bits(q)), so reduce it first */
+                    for (uint32_t i = 0; i < e; i++) {
+                        const uint32_t t = he_mulmod(cs.fits ? x[i] : he_reduce(x[i], m), conv_w[f], m);
+                        acc[i] = f ? he_addmod(acc[i], t, m) : t;
+                    }
+                }
+                mram_write(acc, at(he2d_args.dst) + base + w, e * 4);
+            }
+        }
+        if (sum && cs.role == HE2D_CONV_TO)
+            barrier_wait(&sync_all); /* conv_w is read again for the next slot */
     }
 }
 
@@ -360,14 +455,19 @@ int main(void)
 {
     struct he2d_consts c __attribute__((aligned(8)));
     mram_read(at(0), &c, sizeof c);
-    if (he2d_step == HE2D_STEP_COLUMNS)
+    const uint32_t step = he2d_args.step;
+    if (step == HE2D_STEP_COLUMNS)
         step_columns(&c);
-    else if (he2d_step == HE2D_STEP_ROWS)
+    else if (step == HE2D_STEP_ROWS)
         step_rows(&c);
-    else if (he2d_step == HE2D_STEP_INV_ROWS)
+    else if (step == HE2D_STEP_INV_ROWS)
         step_inv_rows(&c);
-    else if (he2d_step == HE2D_STEP_INV_COLUMNS)
+    else if (step == HE2D_STEP_INV_COLUMNS)
         step_inv_columns(&c);
+    else if (step == HE2D_STEP_ELEMWISE)
+        step_elemwise(&c);
+    else if (step == HE2D_STEP_BCONV_SCALE || step == HE2D_STEP_BCONV_SUM)
+        step_bconv(&c, step == HE2D_STEP_BCONV_SUM);
     else
         halt();
     return 0;

@@ -52,6 +52,7 @@
 
 #define HE2D_NR_TASKLETS 16
 #define HE2D_MAX_SIDE 256 /* n1, n2 <= 256: n <= 2^16 */
+#define HE2D_MAX_WEIGHTS 128 /* sources of a base conversion: OPENPIM_HE_MAX_MODULI */
 #define HE2D_BATCH 8      /* sub-NTTs a DPU transforms together (WRAM: 3 x 8 KB) */
 
 struct he2d_consts {
@@ -67,7 +68,40 @@ struct he2d_mod {
     uint32_t q, bits, mu, pad; /* as struct he_mod (he_modarith.h) */
 };
 
-/* The step a launch runs (symbol he2d_step). */
-enum he2d_step { HE2D_STEP_COLUMNS = 1, HE2D_STEP_ROWS = 2, HE2D_STEP_INV_ROWS = 3, HE2D_STEP_INV_COLUMNS = 4 };
+/* The step a launch runs. */
+enum he2d_step {
+    HE2D_STEP_COLUMNS = 1,
+    HE2D_STEP_ROWS = 2,
+    HE2D_STEP_INV_ROWS = 3,
+    HE2D_STEP_INV_COLUMNS = 4,
+    /* the resident layout's operations (src/he_res2d.c) */
+    HE2D_STEP_ELEMWISE = 5,    /* dst = a op b, word by word, on the valid slots */
+    HE2D_STEP_BCONV_SCALE = 6, /* base conversion, step 1 (below) */
+    HE2D_STEP_BCONV_SUM = 7,   /* base conversion, step 2 */
+};
+
+enum he2d_ew_op { HE2D_EW_ADD = 0, HE2D_EW_SUB, HE2D_EW_MUL, HE2D_EW_MAC /* dst += a b */ };
+
+/* The operands of a launch (symbol he2d_args, sent before every launch: the
+ * program is reloaded after each All-to-All).  Heap byte offsets of arrays
+ * of [slots][n / g] words (a resident polynomial's share on this DPU):
+ *   COLUMNS reads a, ROWS writes dst (the forward NTT a -> dst, b and c of
+ *   the consts as scratch); INV_ROWS reads a, INV_COLUMNS writes dst;
+ *   ELEMWISE: dst = a op b;
+ *   BCONV_SCALE: at a slot whose role is FROM, dst = a and tmp = a * scale;
+ *   at NONE, dst = 0; BCONV_SUM: at TO, dst = sum_f relay[slot][f] w[f]
+ *   (relay: [slots][nr_from][n / g], the host's relay of the sources' tmp).
+ *   conv: the conversion's table, [slots] struct he2d_conv_slot then
+ *   [slots][weights] words (weights = nr_from rounded up to even). */
+struct he2d_args {
+    uint32_t step, op, dst, a;
+    uint32_t b, conv, tmp, relay;
+};
+
+enum he2d_conv_role { HE2D_CONV_NONE = 0, HE2D_CONV_FROM, HE2D_CONV_TO };
+
+struct he2d_conv_slot {
+    uint32_t role, scale, nr_from, fits; /* fits: every source modulus has at most this one's bits */
+};
 
 #endif

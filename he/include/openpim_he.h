@@ -235,8 +235,9 @@ openpim_he_status openpim_he_base_convert(openpim_he_context *ctx, const openpim
  * parallelism inside a group, input-level across the G = nr_dpus / g groups:
  * the paper's "hybrid").  The result is the same NTT form as openpim_he_ntt
  * (SEAL's), computed without the 1D path's one-DPU-per-residue limit.
- * Data does not stay on the DPUs between calls: each call moves its inputs
- * in and its outputs out, as the paper's experiment does.  The inverse runs
+ * openpim_he_ntt2d_forward / _inverse move their inputs in and outputs out
+ * in each call, as the paper's NTT experiment does; the resident 2D arrays
+ * (below) keep data on the same DPUs between operations.  The inverse runs
  * the same steps backwards on the same object (rows, All-to-All, columns). */
 
 /* Which collective implementation the All-to-All uses (comm's). */
@@ -288,7 +289,7 @@ typedef struct openpim_he_ntt2d openpim_he_ntt2d;
  * share does not fit its MRAM. */
 openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params,
                                           const struct openpim_he_ntt2d_config *config, openpim_he_ntt2d **ntt);
-void openpim_he_ntt2d_destroy(openpim_he_ntt2d *ntt); /* NULL is a no-op */
+void openpim_he_ntt2d_destroy(openpim_he_ntt2d *ntt); /* NULL is a no-op; frees its resident arrays too */
 openpim_he_status openpim_he_ntt2d_shape(const openpim_he_ntt2d *ntt, struct openpim_he_ntt2d_shape *shape);
 
 /* in: count * k * n words in coefficient form (layout above, each word
@@ -309,6 +310,74 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *ntt, const uint32_t
  * nothing is written. */
 openpim_he_status openpim_he_ntt2d_inverse(openpim_he_ntt2d *ntt, const uint32_t *in, uint32_t *out,
                                            struct openpim_he_ntt2d_times *times);
+
+/* ---- resident 2D arrays (added for workloads/ckks: the paper's layout) ----
+ * Polynomial arrays that stay in the MRAM of an openpim_he_ntt2d object's
+ * DPUs between operations, each residue polynomial spread over the g DPUs of
+ * a group (Jonatan et al.'s CKKS layout), and operations on them: forward and
+ * inverse 2D NTT (the same steps and All-to-All as openpim_he_ntt2d_forward /
+ * _inverse, without moving data to or from the host), element-wise
+ * operations, and the fast base conversion (as openpim_he_base_convert: the
+ * host relays the scaled source residues between the groups).
+ *
+ * An array holds the object's `count` RNS polynomials (k residues each, the
+ * object's batch: residue p k + j goes to group (p k + j) / slots).  DPU x of
+ * a group holds n / g words of each of its residues: in NTT form words
+ * [x n / g, (x + 1) n / g) of SEAL's bit-reversed form; in coefficient form
+ * the columns i1 = x c1 .. x c1 + c1 - 1 (coefficients i1 + n1 i2).  Both
+ * layouts put the same coefficient (slot) positions on DPU x of every group,
+ * so element-wise operations and base conversions need no reordering.
+ * Host buffers are as elsewhere: [count][k][n] words.  Every operation fills
+ * `times` (may be NULL) with its modelled time: kernel1_us the (first)
+ * launch, inter_dpu_us the All-to-All or the host's relay, kernel2_us the
+ * second launch, cpu_dpu_us / dpu_cpu_us an upload / download. */
+
+typedef struct openpim_he_poly2d openpim_he_poly2d;
+typedef struct openpim_he_baseconv2d openpim_he_baseconv2d;
+
+/* Reserves MRAM for one array on every DPU (coefficient form, contents
+ * undefined).  OPENPIM_HE_ERR_MRAM when it does not fit. */
+openpim_he_status openpim_he_poly2d_alloc(openpim_he_ntt2d *ntt, openpim_he_poly2d **poly);
+void openpim_he_poly2d_free(openpim_he_ntt2d *ntt, openpim_he_poly2d *poly); /* NULL is a no-op */
+enum openpim_he_form openpim_he_poly2d_form(const openpim_he_poly2d *poly);
+
+/* Host -> DPUs: count * k * n words declared to be in `form` (each checked
+ * below its modulus; coefficient form is transposed into columns on the
+ * host, charged as openpim_he_ntt2d_forward's).  DPUs -> host: the same. */
+openpim_he_status openpim_he_poly2d_upload(openpim_he_ntt2d *ntt, openpim_he_poly2d *poly, const uint32_t *data,
+                                           enum openpim_he_form form, struct openpim_he_ntt2d_times *times);
+openpim_he_status openpim_he_poly2d_download(openpim_he_ntt2d *ntt, const openpim_he_poly2d *poly, uint32_t *data,
+                                             struct openpim_he_ntt2d_times *times);
+
+/* dst = NTT(a) (a in coefficient form), dst = iNTT(a) (a in NTT form) on the
+ * resident data: equal to openpim_he_ntt / _intt.  dst may be a. */
+openpim_he_status openpim_he_poly2d_ntt(openpim_he_ntt2d *ntt, openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                        struct openpim_he_ntt2d_times *times);
+openpim_he_status openpim_he_poly2d_intt(openpim_he_ntt2d *ntt, openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                         struct openpim_he_ntt2d_times *times);
+
+/* Element-wise, one launch: add and sub (a and b in the same form, dst gets
+ * it), mul (a b, both in NTT form), mac (dst += a b, dst, a and b in NTT
+ * form).  dst may be a or b. */
+openpim_he_status openpim_he_poly2d_add(openpim_he_ntt2d *ntt, openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                        const openpim_he_poly2d *b, struct openpim_he_ntt2d_times *times);
+openpim_he_status openpim_he_poly2d_sub(openpim_he_ntt2d *ntt, openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                        const openpim_he_poly2d *b, struct openpim_he_ntt2d_times *times);
+openpim_he_status openpim_he_poly2d_mul(openpim_he_ntt2d *ntt, openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                        const openpim_he_poly2d *b, struct openpim_he_ntt2d_times *times);
+openpim_he_status openpim_he_poly2d_mac(openpim_he_ntt2d *ntt, openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                        const openpim_he_poly2d *b, struct openpim_he_ntt2d_times *times);
+
+/* The fast base conversion of openpim_he_base_convert on resident arrays:
+ * from[0..nr_from) -> to[0..nr_to) (moduli indices, all distinct); its
+ * constants are written to the DPUs once.  dst = the conversion of a (a in
+ * coefficient form, dst != a): targets y, sources a copy, others zero. */
+openpim_he_status openpim_he_baseconv2d_create(openpim_he_ntt2d *ntt, const uint32_t *from, uint32_t nr_from,
+                                               const uint32_t *to, uint32_t nr_to, openpim_he_baseconv2d **bc);
+void openpim_he_baseconv2d_free(openpim_he_ntt2d *ntt, openpim_he_baseconv2d *bc); /* NULL is a no-op */
+openpim_he_status openpim_he_poly2d_base_convert(openpim_he_ntt2d *ntt, const openpim_he_baseconv2d *bc,
+                                                 openpim_he_poly2d *dst, const openpim_he_poly2d *a,
+                                                 struct openpim_he_ntt2d_times *times);
 
 #ifdef __cplusplus
 }

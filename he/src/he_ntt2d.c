@@ -9,8 +9,8 @@
 #include <openpim_comm.h>
 #include <openpim_ext.h>
 
-#include "../dpu/he_ntt2d_abi.h"
 #include "he_internal.h"
+#include "he_ntt2d_internal.h"
 
 /* The host's transposition of the inputs into columns, charged per byte
  * written at one core's strided gather from DRAM to DRAM: 9.9 GB/s
@@ -18,20 +18,7 @@
  * store", DRAM -> DRAM, measured on this host). */
 #define HE2D_HOST_GATHER_GBPS 9.9
 
-struct openpim_he_ntt2d {
-    struct openpim_he_params params;
-    uint32_t n1, n2, log_n1, log_n2, g, groups, nr_dpus, count, nr_ntts, slots, c1, r2, row_words;
-    uint32_t off_mods, off_tw1, off_tw2, off_twist, off_a, off_b, off_c, off_itw1, off_itw2, off_itwist;
-    struct dpu_set_t set;
-    struct dpu_set_t *node_dpu; /* [nr_dpus], node x + g * group */
-    openpim_cube_t *cube;
-    openpim_comm_t *comm;
-    uint32_t *stage;            /* [nr_dpus][slots * n / g] */
-    char path[4096];            /* the DPU image, loaded again after each All-to-All */
-    int comm_view;
-};
-
-static openpim_he_status sdk_fail(dpu_error_t err, const char *what)
+openpim_he_status he2d_sdk_fail(dpu_error_t err, const char *what)
 {
     char *s = dpu_error_to_string(err);
     openpim_he_status st = he_fail(OPENPIM_HE_ERR_DPU, "2D NTT: %s: %s", what, s ? s : "unknown SDK error");
@@ -61,18 +48,15 @@ static void forward_table(uint32_t q, uint32_t root, uint32_t size, uint32_t *tw
         tw[he_bit_reverse(e, bits)] = p;
 }
 
-/* One push of `bytes` per node to heap byte offset `offset`; node i's data at
- * base + i * node_stride words (node_stride 0: the same data for every node),
- * or for group-wide data at base + (i / g) * node_stride with per_group. */
-static openpim_he_status push(openpim_he_ntt2d *h, dpu_xfer_t dir, uint32_t offset, uint64_t bytes, uint32_t *base,
-                              size_t stride_words, bool per_group, const char *what)
+openpim_he_status he2d_push(openpim_he_ntt2d *h, dpu_xfer_t dir, uint32_t offset, uint64_t bytes, uint32_t *base,
+                            size_t stride_words, bool per_group, const char *what)
 {
     dpu_error_t err = DPU_OK;
     for (uint32_t i = 0; i < h->nr_dpus && err == DPU_OK; i++)
         err = dpu_prepare_xfer(h->node_dpu[i], base + (per_group ? i / h->g : i) * stride_words);
     if (err == DPU_OK)
         err = dpu_push_xfer(h->set, dir, DPU_MRAM_HEAP_POINTER_NAME, offset, bytes, DPU_XFER_DEFAULT);
-    return err == DPU_OK ? OPENPIM_HE_OK : sdk_fail(err, what);
+    return err == DPU_OK ? OPENPIM_HE_OK : he2d_sdk_fail(err, what);
 }
 
 static openpim_he_status check_config(const struct openpim_he_params *params,
@@ -166,21 +150,21 @@ static openpim_he_status write_tables(openpim_he_ntt2d *h)
             .itw1 = h->off_itw1, .itw2 = h->off_itw2, .itwist = h->off_itwist,
         };
     }
-    if ((st = push(h, DPU_XFER_TO_DPU, 0, sizeof *consts, (uint32_t *)consts, sizeof *consts / 4, true,
+    if ((st = he2d_push(h, DPU_XFER_TO_DPU, 0, sizeof *consts, (uint32_t *)consts, sizeof *consts / 4, true,
                    "writing the constants")) == OPENPIM_HE_OK &&
-        (st = push(h, DPU_XFER_TO_DPU, h->off_mods, (uint64_t)S * sizeof *mods, (uint32_t *)mods,
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_mods, (uint64_t)S * sizeof *mods, (uint32_t *)mods,
                    (size_t)S * sizeof *mods / 4, true, "writing the moduli")) == OPENPIM_HE_OK &&
-        (st = push(h, DPU_XFER_TO_DPU, h->off_tw1, (uint64_t)S * h->n2 * 4, tw1, (size_t)S * h->n2, true,
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_tw1, (uint64_t)S * h->n2 * 4, tw1, (size_t)S * h->n2, true,
                    "writing the step 1 twiddles")) == OPENPIM_HE_OK &&
-        (st = push(h, DPU_XFER_TO_DPU, h->off_tw2, (uint64_t)S * h->n1 * 4, tw2, (size_t)S * h->n1, true,
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_tw2, (uint64_t)S * h->n1 * 4, tw2, (size_t)S * h->n1, true,
                    "writing the step 2 twiddles")) == OPENPIM_HE_OK &&
-        (st = push(h, DPU_XFER_TO_DPU, h->off_itw1, (uint64_t)S * h->n2 * 4, itw1, (size_t)S * h->n2, true,
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_itw1, (uint64_t)S * h->n2 * 4, itw1, (size_t)S * h->n2, true,
                    "writing the inverse step 2 twiddles")) == OPENPIM_HE_OK &&
-        (st = push(h, DPU_XFER_TO_DPU, h->off_itw2, (uint64_t)S * h->n1 * 4, itw2, (size_t)S * h->n1, true,
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_itw2, (uint64_t)S * h->n1 * 4, itw2, (size_t)S * h->n1, true,
                    "writing the inverse step 1 twiddles")) == OPENPIM_HE_OK &&
-        (st = push(h, DPU_XFER_TO_DPU, h->off_twist, twist_words * 4, twist, twist_words, false,
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_twist, twist_words * 4, twist, twist_words, false,
                    "writing the twists")) == OPENPIM_HE_OK)
-        st = push(h, DPU_XFER_TO_DPU, h->off_itwist, twist_words * 4, itwist, twist_words, false,
+        st = he2d_push(h, DPU_XFER_TO_DPU, h->off_itwist, twist_words * 4, itwist, twist_words, false,
                   "writing the inverse twists");
     free(consts);
 out:
@@ -252,11 +236,11 @@ openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params
     struct dpu_program_t *program;
     struct dpu_symbol_t heap;
     if ((err = dpu_load(h->set, h->path, &program)) != DPU_OK) {
-        st = sdk_fail(err, h->path);
+        st = he2d_sdk_fail(err, h->path);
         goto fail_set;
     }
     if ((err = dpu_get_symbol(program, DPU_MRAM_HEAP_POINTER_NAME, &heap)) != DPU_OK) {
-        st = sdk_fail(err, "MRAM heap symbol");
+        st = he2d_sdk_fail(err, "MRAM heap symbol");
         goto fail_set;
     }
     if (end > heap.size || end > UINT32_MAX) {
@@ -269,6 +253,7 @@ openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params
     h->off_twist = (uint32_t)offs[3], h->off_a = (uint32_t)offs[4], h->off_b = (uint32_t)offs[5];
     h->off_c = (uint32_t)offs[6], h->off_itw1 = (uint32_t)offs[7], h->off_itw2 = (uint32_t)offs[8];
     h->off_itwist = (uint32_t)offs[9];
+    h->heap_end = end, h->heap_size = heap.size;
 
     const uint32_t lengths[2] = {g, h->groups}, dims[1] = {0};
     openpim_comm_status cs = openpim_cube_create(h->set, 2, lengths, &h->cube);
@@ -303,6 +288,7 @@ void openpim_he_ntt2d_destroy(openpim_he_ntt2d *h)
 {
     if (!h)
         return;
+    he2d_free_resident(h);
     openpim_cube_destroy(h->cube);
     dpu_free(h->set);
     free(h->node_dpu);
@@ -318,12 +304,17 @@ openpim_he_status openpim_he_ntt2d_shape(const openpim_he_ntt2d *h, struct openp
     return OPENPIM_HE_OK;
 }
 
-/* One step on every DPU; the slowest DPU's cycles and time. */
-static openpim_he_status launch(openpim_he_ntt2d *h, uint32_t step, uint64_t *cycles, double *dpu_us)
+uint32_t he2d_modulus_index(const openpim_he_ntt2d *h, uint32_t grp, uint32_t slot)
 {
-    dpu_error_t err = dpu_broadcast_to(h->set, "he2d_step", 0, &step, sizeof step, DPU_XFER_DEFAULT);
+    return (grp * h->slots + slot) % h->params.nr_moduli;
+}
+
+openpim_he_status he2d_launch(openpim_he_ntt2d *h, const struct he2d_args *args, uint64_t *cycles, double *dpu_us)
+{
+    const uint32_t step = args->step;
+    dpu_error_t err = dpu_broadcast_to(h->set, "he2d_args", 0, args, sizeof *args, DPU_XFER_DEFAULT);
     if (err != DPU_OK)
-        return sdk_fail(err, "sending the step");
+        return he2d_sdk_fail(err, "sending the step");
     if ((err = dpu_launch(h->set, DPU_SYNCHRONOUS)) != DPU_OK) {
         for (uint32_t i = 0; i < h->nr_dpus; i++) {
             struct openpim_fault f;
@@ -331,14 +322,14 @@ static openpim_he_status launch(openpim_he_ntt2d *h, uint32_t step, uint64_t *cy
                 return he_fail(OPENPIM_HE_ERR_DPU, "2D NTT: DPU of node %u stopped in step %u: %s: %s", i, step,
                                f.kind, f.message);
         }
-        return sdk_fail(err, "launch");
+        return he2d_sdk_fail(err, "launch");
     }
     *cycles = 0;
     *dpu_us = 0;
     for (uint32_t i = 0; i < h->nr_dpus; i++) {
         struct openpim_dpu_stats s;
         if ((err = openpim_get_dpu_stats(h->node_dpu[i], &s)) != DPU_OK)
-            return sdk_fail(err, "reading the modelled DPU time");
+            return he2d_sdk_fail(err, "reading the modelled DPU time");
         if (s.cycles > *cycles) {
             *cycles = s.cycles;
             *dpu_us = s.time_us;
@@ -347,7 +338,7 @@ static openpim_he_status launch(openpim_he_ntt2d *h, uint32_t step, uint64_t *cy
     return OPENPIM_HE_OK;
 }
 
-static double since(double *mark)
+double he2d_since(double *mark)
 {
     double now = openpim_modelled_time_us(), d = now - *mark;
     *mark = now;
@@ -370,14 +361,32 @@ static openpim_he_status check_inputs(const openpim_he_ntt2d *h, const uint32_t 
 /* b -> c between the g DPUs of each group: block p of a node = rows p r2 .. p r2 + r2 - 1 of b, r2
  * row_words words; then this program again (comm may have loaded its reordering kernel, openpim_comm.h;
  * MRAM is kept). */
-static openpim_he_status exchange(openpim_he_ntt2d *h)
+openpim_he_status he2d_exchange(openpim_he_ntt2d *h)
 {
     openpim_comm_status cs = openpim_alltoall(h->comm, h->off_b, h->off_c, (uint64_t)h->n2 * h->row_words * 4);
     if (cs != OPENPIM_COMM_OK)
         return comm_fail(cs, "All-to-All");
     h->comm_view = openpim_cube_last_used_view(h->cube);
     dpu_error_t err = dpu_load(h->set, h->path, NULL);
-    return err == DPU_OK ? OPENPIM_HE_OK : sdk_fail(err, "reloading the kernel after the All-to-All");
+    return err == DPU_OK ? OPENPIM_HE_OK : he2d_sdk_fail(err, "reloading the kernel after the All-to-All");
+}
+
+openpim_he_status he2d_transform(openpim_he_ntt2d *h, bool inverse, uint32_t dst, uint32_t a,
+                                 struct openpim_he_ntt2d_times *t, double *mark)
+{
+    struct he2d_args args = {.step = inverse ? HE2D_STEP_INV_ROWS : HE2D_STEP_COLUMNS, .dst = dst, .a = a};
+    openpim_he_status st = he2d_launch(h, &args, &t->kernel1_cycles, &t->kernel1_dpu_us);
+    if (st != OPENPIM_HE_OK)
+        return st;
+    t->kernel1_us = he2d_since(mark);
+    if ((st = he2d_exchange(h)) != OPENPIM_HE_OK)
+        return st;
+    t->inter_dpu_us = he2d_since(mark);
+    args.step = inverse ? HE2D_STEP_INV_COLUMNS : HE2D_STEP_ROWS;
+    if ((st = he2d_launch(h, &args, &t->kernel2_cycles, &t->kernel2_dpu_us)) != OPENPIM_HE_OK)
+        return st;
+    t->kernel2_us = he2d_since(mark);
+    return OPENPIM_HE_OK;
 }
 
 openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
@@ -405,25 +414,16 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *
     dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_CPU_DPU, "he 2D NTT: inputs into columns",
                                                 (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
     if (err != DPU_OK)
-        return sdk_fail(err, "recording the host transposition");
-    if ((st = push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
+        return he2d_sdk_fail(err, "recording the host transposition");
+    if ((st = he2d_push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
         return st;
-    t.cpu_dpu_us = since(&mark);
+    t.cpu_dpu_us = he2d_since(&mark);
 
-    if ((st = launch(h, HE2D_STEP_COLUMNS, &t.kernel1_cycles, &t.kernel1_dpu_us)) != OPENPIM_HE_OK)
+    if ((st = he2d_transform(h, false, h->off_a, h->off_a, &t, &mark)) != OPENPIM_HE_OK)
         return st;
-    t.kernel1_us = since(&mark);
-
-    if ((st = exchange(h)) != OPENPIM_HE_OK)
-        return st;
-    t.inter_dpu_us = since(&mark);
-
-    if ((st = launch(h, HE2D_STEP_ROWS, &t.kernel2_cycles, &t.kernel2_dpu_us)) != OPENPIM_HE_OK)
-        return st;
-    t.kernel2_us = since(&mark);
 
     /* DPU-CPU: node (x, grp) holds words [x n / g, (x + 1) n / g) of each of its group's results */
-    if ((st = push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
+    if ((st = he2d_push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
         OPENPIM_HE_OK)
         return st;
     const size_t share = n / h->g;
@@ -432,7 +432,7 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *
         for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
             memcpy(out + (size_t)(grp * S + slot) * n + x * share, h->stage + i * per_dpu + slot * share, share * 4);
     }
-    t.dpu_cpu_us = since(&mark);
+    t.dpu_cpu_us = he2d_since(&mark);
     t.total_us = mark - start;
     if (times)
         *times = t;
@@ -457,23 +457,16 @@ openpim_he_status openpim_he_ntt2d_inverse(openpim_he_ntt2d *h, const uint32_t *
         for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
             memcpy(h->stage + i * per_dpu + slot * share, in + (size_t)(grp * S + slot) * n + x * share, share * 4);
     }
-    if ((st = push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
+    if ((st = he2d_push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
         return st;
-    t.cpu_dpu_us = since(&mark);
+    t.cpu_dpu_us = he2d_since(&mark);
 
-    if ((st = launch(h, HE2D_STEP_INV_ROWS, &t.kernel1_cycles, &t.kernel1_dpu_us)) != OPENPIM_HE_OK)
+    if ((st = he2d_transform(h, true, h->off_a, h->off_a, &t, &mark)) != OPENPIM_HE_OK)
         return st;
-    t.kernel1_us = since(&mark);
-    if ((st = exchange(h)) != OPENPIM_HE_OK)
-        return st;
-    t.inter_dpu_us = since(&mark);
-    if ((st = launch(h, HE2D_STEP_INV_COLUMNS, &t.kernel2_cycles, &t.kernel2_dpu_us)) != OPENPIM_HE_OK)
-        return st;
-    t.kernel2_us = since(&mark);
 
     /* DPU-CPU: node (x, grp) holds columns i1 = x c1 .. of its group's results as [slot][i1 local][i2],
      * transposed back on the host (charged as the forward's gather) */
-    if ((st = push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
+    if ((st = he2d_push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
         OPENPIM_HE_OK)
         return st;
     for (uint32_t i = 0; i < h->nr_dpus; i++) {
@@ -489,8 +482,8 @@ openpim_he_status openpim_he_ntt2d_inverse(openpim_he_ntt2d *h, const uint32_t *
     dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_DPU_CPU, "he 2D NTT: outputs out of columns",
                                                 (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
     if (err != DPU_OK)
-        return sdk_fail(err, "recording the host transposition");
-    t.dpu_cpu_us = since(&mark);
+        return he2d_sdk_fail(err, "recording the host transposition");
+    t.dpu_cpu_us = he2d_since(&mark);
     t.total_us = mark - start;
     if (times)
         *times = t;

@@ -87,7 +87,7 @@ enum openpim_ckks_category {
 };
 const char *openpim_ckks_category_name(enum openpim_ckks_category c);
 
-#define OPENPIM_CKKS_MAX_STEPS 64
+#define OPENPIM_CKKS_MAX_STEPS 128
 struct openpim_ckks_step {
     char name[32];                         /* e.g. "modup[1] ntt" */
     enum openpim_ckks_category category;
@@ -108,6 +108,52 @@ struct openpim_ckks_times {
 openpim_he_status openpim_ckks_multiply(openpim_ckks_context *ctx, const openpim_ckks_key *key,
                                         openpim_he_poly *const out[2], const openpim_he_poly *const a[2],
                                         const openpim_he_poly *const b[2], struct openpim_ckks_times *times);
+
+/* ---- the 2D layout (paper 000's): each limb spread over g DPUs ------------
+ * The same multiplication, bit for bit, on he's resident 2D arrays
+ * (openpim_he_poly2d): one group of g DPUs per limb (g (L + 1 + K) DPUs),
+ * every NTT / iNTT a 2D NTT on the resident data (two launches and comm's
+ * All-to-All between the g DPUs), element-wise steps on the DPUs of every
+ * limb, base conversions relayed by the host between the groups.  Data stays
+ * on the DPUs from the upload of the inputs to the download of the product.
+ * Ciphertexts are pairs of resident arrays of `count` polynomials (NTT
+ * form); the tensor product is four element-wise launches (three products and
+ * a multiply-accumulate), the key's inner product multiply-accumulates.
+ * Breakdown: as above, the All-to-Alls of the (i)NTTs and the relays of the
+ * conversions in Inter-DPU, each (i)NTT's two launches in NTT/iNTT. */
+
+struct openpim_ckks2d_config {
+    uint32_t group_dpus;     /* g, DPUs per limb: a power of two <= n2 (openpim_he_ntt2d's) */
+    uint32_t count;          /* ciphertexts per array, >= 1 */
+    const char *profile;     /* dpu_alloc profile (NULL: the environment's) */
+    enum openpim_he_mul mul;
+    enum openpim_he_comm comm;
+    const char *dpu_dir;     /* NULL: the build's */
+};
+
+typedef struct openpim_ckks2d_context openpim_ckks2d_context;
+typedef struct openpim_ckks2d_key openpim_ckks2d_key;
+
+openpim_he_status openpim_ckks2d_context_create(const struct openpim_ckks_params *params,
+                                                const struct openpim_ckks2d_config *config,
+                                                openpim_ckks2d_context **ctx);
+void openpim_ckks2d_context_destroy(openpim_ckks2d_context *ctx); /* NULL is a no-op */
+/* The he 2D object (to allocate, upload and download arrays) and the moduli. */
+openpim_he_ntt2d *openpim_ckks2d_he(openpim_ckks2d_context *ctx);
+const struct openpim_he_params *openpim_ckks2d_he_params(const openpim_ckks2d_context *ctx);
+
+/* The switching key, as openpim_ckks_key_upload's data (one copy; stored
+ * once per ciphertext of the arrays). */
+openpim_he_status openpim_ckks2d_key_upload(openpim_ckks2d_context *ctx, const uint32_t *data,
+                                            openpim_ckks2d_key **key);
+void openpim_ckks2d_key_free(openpim_ckks2d_context *ctx, openpim_ckks2d_key *key); /* NULL is a no-op */
+
+/* out = a * b as openpim_ckks_multiply, on resident 2D arrays of the
+ * context's object (a, b in NTT form; out distinct from each other and the
+ * inputs).  times may be NULL. */
+openpim_he_status openpim_ckks2d_multiply(openpim_ckks2d_context *ctx, const openpim_ckks2d_key *key,
+                                          openpim_he_poly2d *const out[2], const openpim_he_poly2d *const a[2],
+                                          const openpim_he_poly2d *const b[2], struct openpim_ckks_times *times);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,8 @@
 
 #include "openpim_ckks.h"
 
+#include "ckks_internal.h"
+
 static _Thread_local char last_error[512];
 
 const char *openpim_ckks_last_error(void)
@@ -18,8 +20,7 @@ const char *openpim_ckks_last_error(void)
     return last_error;
 }
 
-static openpim_he_status fail(openpim_he_status st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static openpim_he_status fail(openpim_he_status st, const char *fmt, ...)
+openpim_he_status ckks_fail(openpim_he_status st, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -28,10 +29,9 @@ static openpim_he_status fail(openpim_he_status st, const char *fmt, ...)
     return st;
 }
 
-/* An he call failed: keep its reason. */
-static openpim_he_status he_failed(openpim_he_status st, const char *what)
+openpim_he_status ckks_he_failed(openpim_he_status st, const char *what)
 {
-    return fail(st, "%s: %s", what, openpim_he_last_error());
+    return ckks_fail(st, "%s: %s", what, openpim_he_last_error());
 }
 
 struct openpim_ckks_context {
@@ -61,23 +61,23 @@ const char *openpim_ckks_category_name(enum openpim_ckks_category c)
 openpim_he_status openpim_ckks_params_check(const struct openpim_ckks_params *p)
 {
     if (!p)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "params is NULL");
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "params is NULL");
     if (p->levels < 1)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "levels L = %u: a multiplication needs L >= 1 (it rescales by q_L)",
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "levels L = %u: a multiplication needs L >= 1 (it rescales by q_L)",
                     p->levels);
     if (p->ext_limbs < 1)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "extension limbs K = %u: hybrid key switching needs K >= 1",
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "extension limbs K = %u: hybrid key switching needs K >= 1",
                     p->ext_limbs);
     if ((uint64_t)p->levels + 1 + p->ext_limbs > OPENPIM_HE_MAX_MODULI)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "L + 1 + K = %llu limbs: the HE library holds at most %d moduli",
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "L + 1 + K = %llu limbs: the HE library holds at most %d moduli",
                     (unsigned long long)p->levels + 1 + p->ext_limbs, OPENPIM_HE_MAX_MODULI);
     if (p->dnum < 1 || p->dnum > p->levels + 1 || (p->levels + 1) % p->dnum)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "dnum = %u: must be in [1, L + 1 = %u] and divide L + 1", p->dnum,
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "dnum = %u: must be in [1, L + 1 = %u] and divide L + 1", p->dnum,
                     p->levels + 1);
     struct openpim_he_params hp;
     openpim_he_status st = openpim_he_params_generate(p->n, p->levels + 1 + p->ext_limbs, p->bits, &hp);
     if (st != OPENPIM_HE_OK)
-        return he_failed(st, "moduli");
+        return ckks_he_failed(st, "moduli");
     return OPENPIM_HE_OK;
 }
 
@@ -97,21 +97,21 @@ openpim_he_status openpim_ckks_context_create(const struct openpim_ckks_params *
     if (st != OPENPIM_HE_OK)
         return st;
     if (!config || !out)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "config or ctx is NULL");
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "config or ctx is NULL");
     openpim_ckks_context *ctx = calloc(1, sizeof *ctx);
     if (!ctx || !(ctx->up = calloc(params->dnum, sizeof *ctx->up))) {
         free(ctx);
-        return fail(OPENPIM_HE_ERR_NO_MEMORY, "out of host memory");
+        return ckks_fail(OPENPIM_HE_ERR_NO_MEMORY, "out of host memory");
     }
     ctx->params = *params;
     const uint32_t l1 = params->levels + 1, k = l1 + params->ext_limbs;
     ctx->alpha = l1 / params->dnum;
     if ((st = openpim_he_params_generate(params->n, k, params->bits, &ctx->hp)) != OPENPIM_HE_OK) {
-        st = he_failed(st, "moduli");
+        st = ckks_he_failed(st, "moduli");
         goto fail;
     }
     if ((st = openpim_he_context_create(&ctx->hp, config, &ctx->he)) != OPENPIM_HE_OK) {
-        st = he_failed(st, "HE context");
+        st = ckks_he_failed(st, "HE context");
         goto fail;
     }
     uint32_t from[OPENPIM_HE_MAX_MODULI], to[OPENPIM_HE_MAX_MODULI];
@@ -124,7 +124,7 @@ openpim_he_status openpim_ckks_context_create(const struct openpim_ckks_params *
                 to[nt++] = i;
         }
         if ((st = openpim_he_baseconv_create(ctx->he, from, nf, to, nt, &ctx->up[d])) != OPENPIM_HE_OK) {
-            st = he_failed(st, "ModUp base conversion");
+            st = ckks_he_failed(st, "ModUp base conversion");
             goto fail;
         }
     }
@@ -135,12 +135,12 @@ openpim_he_status openpim_ckks_context_create(const struct openpim_ckks_params *
             from[i - l1] = i;
     }
     if ((st = openpim_he_baseconv_create(ctx->he, from, params->ext_limbs, to, l1, &ctx->down)) != OPENPIM_HE_OK) {
-        st = he_failed(st, "ModDown base conversion");
+        st = ckks_he_failed(st, "ModDown base conversion");
         goto fail;
     }
     from[0] = params->levels;
     if ((st = openpim_he_baseconv_create(ctx->he, from, 1, to, params->levels, &ctx->rescale)) != OPENPIM_HE_OK) {
-        st = he_failed(st, "rescale base conversion");
+        st = ckks_he_failed(st, "rescale base conversion");
         goto fail;
     }
     *out = ctx;
@@ -160,18 +160,32 @@ const struct openpim_he_params *openpim_ckks_he_params(const openpim_ckks_contex
     return ctx ? &ctx->hp : NULL;
 }
 
-static uint32_t mul_mod(uint32_t a, uint32_t b, uint32_t q)
+uint32_t ckks_mul_mod(uint32_t a, uint32_t b, uint32_t q)
 {
     return (uint32_t)((uint64_t)a * b % q);
 }
 
-static uint32_t inv_mod(uint32_t a, uint32_t q) /* q prime */
+uint32_t ckks_inv_mod(uint32_t a, uint32_t q) /* q prime */
 {
     uint32_t r = 1, e = q - 2;
-    for (a %= q; e; e >>= 1, a = mul_mod(a, a, q))
+    for (a %= q; e; e >>= 1, a = ckks_mul_mod(a, a, q))
         if (e & 1)
-            r = mul_mod(r, a, q);
+            r = ckks_mul_mod(r, a, q);
     return r;
+}
+
+uint32_t ckks_constant(const struct openpim_he_params *hp, uint32_t l, int which, uint32_t j)
+{
+    const uint32_t k = hp->nr_moduli, q = hp->moduli[j];
+    if (which == 0 && j <= l) {
+        uint32_t pm = 1;
+        for (uint32_t e = l + 1; e < k; e++)
+            pm = ckks_mul_mod(pm, hp->moduli[e] % q, q);
+        return ckks_inv_mod(pm, q);
+    }
+    if (which == 1 && j < l)
+        return ckks_inv_mod(hp->moduli[l], q);
+    return 0;
 }
 
 void openpim_ckks_key_free(openpim_ckks_context *ctx, openpim_ckks_key *key)
@@ -190,16 +204,16 @@ openpim_he_status openpim_ckks_key_upload(openpim_ckks_context *ctx, const uint3
                                           openpim_ckks_key **out)
 {
     if (!ctx || !data || !out)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "ctx, data or key is NULL");
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "ctx, data or key is NULL");
     if (count == 0)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "a key for 0 ciphertexts");
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "a key for 0 ciphertexts");
     const uint32_t n = ctx->hp.n, k = ctx->hp.nr_moduli, dnum = ctx->params.dnum, l = ctx->params.levels;
     const size_t poly = (size_t)k * n;
     for (uint32_t i = 0; i < 2 * dnum; i++)
         for (uint32_t j = 0; j < k; j++)
             for (uint32_t x = 0; x < n; x++)
                 if (data[i * poly + (size_t)j * n + x] >= ctx->hp.moduli[j])
-                    return fail(OPENPIM_HE_ERR_ARGUMENT,
+                    return ckks_fail(OPENPIM_HE_ERR_ARGUMENT,
                                 "switching key digit %u, component %u, limb %u, coefficient %u: %u is not below "
                                 "its modulus %u", i / 2, i % 2, j, x, data[i * poly + (size_t)j * n + x],
                                 ctx->hp.moduli[j]);
@@ -207,7 +221,7 @@ openpim_he_status openpim_ckks_key_upload(openpim_ckks_context *ctx, const uint3
     uint32_t *rep = malloc((size_t)count * poly * 4);
     openpim_he_status st = OPENPIM_HE_ERR_NO_MEMORY;
     if (!key || !rep || !(key->ksk = calloc(2 * dnum, sizeof *key->ksk))) {
-        fail(st, "out of host memory for a switching key");
+        ckks_fail(st, "out of host memory for a switching key");
         goto fail;
     }
     key->ctx = ctx;
@@ -217,7 +231,7 @@ openpim_he_status openpim_ckks_key_upload(openpim_ckks_context *ctx, const uint3
             memcpy(rep + c * poly, data + i * poly, poly * 4);
         if ((st = openpim_he_poly_alloc(ctx->he, count, &key->ksk[i])) != OPENPIM_HE_OK ||
             (st = openpim_he_poly_upload(ctx->he, key->ksk[i], rep, OPENPIM_HE_NTT)) != OPENPIM_HE_OK) {
-            st = he_failed(st, "switching key upload");
+            st = ckks_he_failed(st, "switching key upload");
             goto fail;
         }
     }
@@ -225,15 +239,7 @@ openpim_he_status openpim_ckks_key_upload(openpim_ckks_context *ctx, const uint3
      * (a constant's NTT is the constant) */
     for (int which = 0; which < 2; which++) {
         for (uint32_t j = 0; j < k; j++) {
-            uint32_t q = ctx->hp.moduli[j], v = 0;
-            if (which == 0 && j <= l) {
-                uint32_t pm = 1;
-                for (uint32_t e = l + 1; e < k; e++)
-                    pm = mul_mod(pm, ctx->hp.moduli[e] % q, q);
-                v = inv_mod(pm, q);
-            } else if (which == 1 && j < l) {
-                v = inv_mod(ctx->hp.moduli[l], q);
-            }
+            const uint32_t v = ckks_constant(&ctx->hp, l, which, j);
             for (uint32_t c = 0; c < count; c++)
                 for (uint32_t x = 0; x < n; x++)
                     rep[c * poly + (size_t)j * n + x] = v;
@@ -241,7 +247,7 @@ openpim_he_status openpim_ckks_key_upload(openpim_ckks_context *ctx, const uint3
         openpim_he_poly **dst = which == 0 ? &key->p_inv : &key->ql_inv;
         if ((st = openpim_he_poly_alloc(ctx->he, count, dst)) != OPENPIM_HE_OK ||
             (st = openpim_he_poly_upload(ctx->he, *dst, rep, OPENPIM_HE_NTT)) != OPENPIM_HE_OK) {
-            st = he_failed(st, "constants upload");
+            st = ckks_he_failed(st, "constants upload");
             goto fail;
         }
     }
@@ -259,10 +265,8 @@ fail:
 
 /* ---- the multiplication --------------------------------------------------- */
 
-static void record(struct openpim_ckks_times *t, enum openpim_ckks_category cat, double us, double kernel_us,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void record(struct openpim_ckks_times *t, enum openpim_ckks_category cat, double us, double kernel_us,
-                   const char *fmt, ...)
+void ckks_record(struct openpim_ckks_times *t, enum openpim_ckks_category cat, double us, double kernel_us,
+                 const char *fmt, ...)
 {
     t->us[cat] += us;
     t->total_us += us;
@@ -283,12 +287,12 @@ static void record(struct openpim_ckks_times *t, enum openpim_ckks_category cat,
     do {                                                                                                       \
         double t0_ = openpim_modelled_time_us();                                                               \
         if ((st = (call)) != OPENPIM_HE_OK) {                                                                  \
-            st = he_failed(st, #call);                                                                         \
+            st = ckks_he_failed(st, #call);                                                                         \
             goto done;                                                                                         \
         }                                                                                                      \
         double all_ = openpim_modelled_time_us() - t0_, k_ = openpim_he_last_kernel_us(he);                    \
         launch_us = all_ - k_; /* one launch: its host-side overhead */                                        \
-        record(t, cat, all_, k_, __VA_ARGS__);                                                                 \
+        ckks_record(t, cat, all_, k_, __VA_ARGS__);                                                                 \
     } while (0)
 
 /* A base conversion: its two launches in `cat` (kernels, and the launch
@@ -298,12 +302,12 @@ static void record(struct openpim_ckks_times *t, enum openpim_ckks_category cat,
     do {                                                                                                       \
         double t0_ = openpim_modelled_time_us();                                                               \
         if ((st = openpim_he_base_convert(he, bc, dst, src)) != OPENPIM_HE_OK) {                               \
-            st = he_failed(st, "base conversion");                                                             \
+            st = ckks_he_failed(st, "base conversion");                                                             \
             goto done;                                                                                         \
         }                                                                                                      \
         double all_ = openpim_modelled_time_us() - t0_, k_ = openpim_he_last_kernel_us(he);                    \
-        record(t, cat, k_ + 2 * launch_us, k_, __VA_ARGS__);                                                   \
-        record(t, OPENPIM_CKKS_INTER_DPU, all_ - k_ - 2 * launch_us, 0, "relay");                              \
+        ckks_record(t, cat, k_ + 2 * launch_us, k_, __VA_ARGS__);                                                   \
+        ckks_record(t, OPENPIM_CKKS_INTER_DPU, all_ - k_ - 2 * launch_us, 0, "relay");                              \
     } while (0)
 
 openpim_he_status openpim_ckks_multiply(openpim_ckks_context *ctx, const openpim_ckks_key *key,
@@ -311,21 +315,21 @@ openpim_he_status openpim_ckks_multiply(openpim_ckks_context *ctx, const openpim
                                         const openpim_he_poly *const b[2], struct openpim_ckks_times *times)
 {
     if (!ctx || !key || !out || !a || !b)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "ctx, key, out, a or b is NULL");
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "ctx, key, out, a or b is NULL");
     if (key->ctx != ctx)
-        return fail(OPENPIM_HE_ERR_ARGUMENT, "the switching key belongs to another context");
+        return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "the switching key belongs to another context");
     const openpim_he_poly *all[6] = {a[0], a[1], b[0], b[1], out[0], out[1]};
     for (int i = 0; i < 6; i++) {
         if (!all[i])
-            return fail(OPENPIM_HE_ERR_ARGUMENT, "ciphertext array %d is NULL", i);
+            return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "ciphertext array %d is NULL", i);
         if (openpim_he_poly_count(all[i]) != key->count)
-            return fail(OPENPIM_HE_ERR_ARGUMENT, "ciphertext array %d holds %u polynomials, the key is for %u", i,
+            return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "ciphertext array %d holds %u polynomials, the key is for %u", i,
                         openpim_he_poly_count(all[i]), key->count);
         if (i < 4 && openpim_he_poly_form(all[i]) != OPENPIM_HE_NTT)
-            return fail(OPENPIM_HE_ERR_FORM, "CKKS multiply needs its inputs in NTT form (array %d is not)", i);
+            return ckks_fail(OPENPIM_HE_ERR_FORM, "CKKS multiply needs its inputs in NTT form (array %d is not)", i);
         for (int j = 0; j < i; j++)
             if (i >= 4 && all[i] == all[j])
-                return fail(OPENPIM_HE_ERR_ARGUMENT, "CKKS multiply: out[%d] must differ from the inputs and the "
+                return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "CKKS multiply: out[%d] must differ from the inputs and the "
                             "other output", i - 4);
     }
     struct openpim_ckks_times scratch_times;
@@ -339,7 +343,7 @@ openpim_he_status openpim_ckks_multiply(openpim_ckks_context *ctx, const openpim
     double launch_us = 0; /* host-side overhead of the last single-launch step */
     for (int i = 0; i < NR_TMP; i++)
         if ((st = openpim_he_poly_alloc(he, count, &v[i])) != OPENPIM_HE_OK) {
-            st = he_failed(st, "temporary arrays");
+            st = ckks_he_failed(st, "temporary arrays");
             goto done;
         }
     openpim_he_poly *d[3] = {v[D0], v[D1], v[D2]}, *s[2] = {v[S0], v[S1]};

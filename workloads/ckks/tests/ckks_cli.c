@@ -5,6 +5,8 @@
  *   ckks_cli moduli N L K DNUM BITS      print the L + 1 + K moduli, one a line
  *   ckks_cli multiply IN.bin OUT.bin     (repeats the multiplication REPEAT times)
  *   ckks_cli baseconv IN.bin OUT.bin     he's base conversion alone (format at baseconv())
+ *   ckks_cli multiply2d IN.bin OUT.bin G the 2D layout's multiplication, G DPUs per limb
+ *                                        (IN's nr_dpus ignored: G (L + 1 + K) are used)
  *
  * IN.bin, little-endian uint32: n, L, K, dnum, bits, nr_dpus, mul (0 custom,
  * 1 native), count, repeat, then the arrays a0, a1, b0, b1 (count * k * n words
@@ -87,6 +89,73 @@ static int baseconv(const char *in_path, const char *out_path)
     return 0;
 }
 
+static void print_times(const struct openpim_ckks_times *t)
+{
+    for (uint32_t i = 0; i < t->nr_steps; i++)
+        printf("step %s | %s | %.3f | %.3f\n", t->steps[i].name, openpim_ckks_category_name(t->steps[i].category),
+               t->steps[i].us, t->steps[i].kernel_us);
+    printf("total %.3f\n", t->total_us);
+}
+
+/* The 2D layout: the same input and output files as multiply. */
+static int multiply2d(const char *in_path, const char *out_path, uint32_t g)
+{
+    FILE *f = fopen(in_path, "rb");
+    if (!f) {
+        perror(in_path);
+        return 1;
+    }
+    uint32_t *h = read_words(f, 9);
+    struct openpim_ckks_params p = {h[0], h[1], h[2], h[3], h[4]};
+    const uint32_t count = h[7], repeat = h[8] ? h[8] : 1;
+    struct openpim_ckks2d_config cfg = {.group_dpus = g, .count = count,
+                                        .mul = h[6] ? OPENPIM_HE_MUL_NATIVE : OPENPIM_HE_MUL_CUSTOM};
+    openpim_ckks2d_context *ctx;
+    CHECK(openpim_ckks2d_context_create(&p, &cfg, &ctx));
+    openpim_he_ntt2d *he = openpim_ckks2d_he(ctx);
+    const uint32_t k = openpim_ckks2d_he_params(ctx)->nr_moduli;
+    const size_t words = (size_t)count * k * p.n;
+    openpim_he_poly2d *a[2], *b[2], *out[2];
+    openpim_he_poly2d **in[4] = {&a[0], &a[1], &b[0], &b[1]};
+    for (int i = 0; i < 4; i++) {
+        uint32_t *data = read_words(f, words);
+        CHECK_HE(openpim_he_poly2d_alloc(he, in[i]));
+        CHECK_HE(openpim_he_poly2d_upload(he, *in[i], data, OPENPIM_HE_NTT, NULL));
+        free(data);
+    }
+    uint32_t *kd = read_words(f, (size_t)p.dnum * 2 * k * p.n);
+    fclose(f);
+    openpim_ckks2d_key *key;
+    CHECK(openpim_ckks2d_key_upload(ctx, kd, &key));
+    free(kd);
+    CHECK_HE(openpim_he_poly2d_alloc(he, &out[0]));
+    CHECK_HE(openpim_he_poly2d_alloc(he, &out[1]));
+    struct openpim_ckks_times t;
+    for (uint32_t r = 0; r < repeat; r++)
+        CHECK(openpim_ckks2d_multiply(ctx, key, out, (const openpim_he_poly2d *const *)a,
+                                      (const openpim_he_poly2d *const *)b, &t));
+    uint32_t *res = malloc(words * 4);
+    FILE *o = fopen(out_path, "wb");
+    if (!res || !o) {
+        perror(out_path);
+        return 1;
+    }
+    for (int c = 0; c < 2; c++) {
+        CHECK_HE(openpim_he_poly2d_download(he, out[c], res, NULL));
+        if (fwrite(res, 4, words, o) != words) {
+            perror(out_path);
+            return 1;
+        }
+    }
+    fclose(o);
+    free(res);
+    print_times(&t);
+    openpim_ckks2d_key_free(ctx, key);
+    openpim_ckks2d_context_destroy(ctx);
+    free(h);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 7 && strcmp(argv[1], "moduli") == 0) {
@@ -101,8 +170,11 @@ int main(int argc, char **argv)
     }
     if (argc == 4 && strcmp(argv[1], "baseconv") == 0)
         return baseconv(argv[2], argv[3]);
+    if (argc == 5 && strcmp(argv[1], "multiply2d") == 0)
+        return multiply2d(argv[2], argv[3], (uint32_t)atol(argv[4]));
     if (argc != 4 || strcmp(argv[1], "multiply") != 0) {
-        fprintf(stderr, "usage: ckks_cli moduli N L K DNUM BITS | multiply IN.bin OUT.bin | baseconv IN.bin OUT.bin\n");
+        fprintf(stderr, "usage: ckks_cli moduli N L K DNUM BITS | multiply IN.bin OUT.bin | baseconv IN.bin OUT.bin | "
+                "multiply2d IN.bin OUT.bin G\n");
         return 2;
     }
     FILE *f = fopen(argv[2], "rb");
@@ -153,10 +225,7 @@ int main(int argc, char **argv)
     }
     fclose(o);
     free(res);
-    for (uint32_t i = 0; i < t.nr_steps; i++)
-        printf("step %s | %s | %.3f | %.3f\n", t.steps[i].name, openpim_ckks_category_name(t.steps[i].category),
-               t.steps[i].us, t.steps[i].kernel_us);
-    printf("total %.3f\n", t.total_us);
+    print_times(&t);
     openpim_ckks_key_free(ctx, key);
     openpim_ckks_context_destroy(ctx);
     free(h);

@@ -5,6 +5,7 @@ MODE ref      the reference itself: NTT against naive evaluation at the odd powe
               negacyclic products against schoolbook, the fast base conversion against its
               definition (x + u Q_F, 0 <= u < |F|) with big integers, encode/decode
 MODE moduli   the moduli ckks_cli uses = the reference's (largest primes = 1 mod 2n)
+MODE exact2d  the same on the 2D layout (each limb over g DPUs, resident; openpim_ckks2d_*), g = 1 .. n2
 MODE exact    random ciphertexts and keys (words uniform, the extension limbs of the inputs
               garbage): every output word equal to the reference's, several (n, L, K, dnum),
               batches, DPUs per limb, both multiply variants
@@ -49,8 +50,9 @@ def same(got, want, what):
     return check(ok, what)
 
 
-def run_cli(cli, par, nr_dpus, mul, a, b, key, repeat=1):
-    """a, b: (count, 2, k, n); key (dnum, 2, k, n).  Returns (count, 2, k, n) and the step lines."""
+def run_cli(cli, par, nr_dpus, mul, a, b, key, repeat=1, group_2d=0):
+    """a, b: (count, 2, k, n); key (dnum, 2, k, n).  Returns (count, 2, k, n) and the step lines.
+    group_2d > 0: the 2D layout's multiplication with that many DPUs per limb."""
     count = a.shape[0]
     with tempfile.TemporaryDirectory() as d:
         fin, fout = os.path.join(d, "in.bin"), os.path.join(d, "out.bin")
@@ -60,7 +62,8 @@ def run_cli(cli, par, nr_dpus, mul, a, b, key, repeat=1):
             for arr in (a[:, 0], a[:, 1], b[:, 0], b[:, 1]):
                 f.write(np.ascontiguousarray(arr, dtype="<u4").tobytes())
             f.write(np.ascontiguousarray(key, dtype="<u4").tobytes())
-        r = subprocess.run([cli, "multiply", fin, fout], capture_output=True, text=True)
+        cmd = [cli, "multiply2d", fin, fout, str(group_2d)] if group_2d else [cli, "multiply", fin, fout]
+        r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit("ckks_cli multiply failed:\n%s%s" % (r.stdout, r.stderr))
         out = np.fromfile(fout, dtype="<u4").reshape(2, count, par.k, par.n).transpose(1, 0, 2, 3)
@@ -176,6 +179,44 @@ def mode_exact(cli):
                                                                             text.splitlines()[-1]), flush=True)
 
 
+# (n, L, K, dnum, DPUs per limb, count, mul)
+EXACT_2D_CASES = [
+    (1024, 2, 1, 3, 2, 1, 0),     # alpha = 1: each digit one limb
+    (1024, 3, 2, 2, 4, 3, 0),     # 3 ciphertexts: 3 residues per group
+    (2048, 5, 3, 3, 1, 2, 1),     # g = 1 (each limb whole on one DPU), native multiplies
+    (4096, 3, 4, 1, 8, 1, 0),     # dnum = 1: one digit of all limbs
+    (2048, 7, 2, 4, 32, 1, 0),    # g = n2 = 32: each DPU two columns and one row of each limb; K < alpha
+]
+
+
+def mode_exact2d(cli):
+    """The 2D layout (each limb over g DPUs, resident): every word equal to the reference's; the
+    breakdown's steps and categories add up; a second run gives the same modelled steps."""
+    rng = np.random.default_rng(21)
+    for n, L, K, dnum, g, count, mul in EXACT_2D_CASES:
+        par = ref.Params(n, L, K, dnum, 30)
+        a, b = random_ct(par, rng, count), random_ct(par, rng, count)
+        key = np.stack([np.stack([np.stack([rng.integers(0, q, n) for q in par.moduli]) for _ in range(2)])
+                        for _ in range(dnum)]).astype(np.uint64)
+        got, text = run_cli(cli, par, 0, mul, a, b, key, group_2d=g)
+        what = "2D n=%d L=%d K=%d dnum=%d g=%d count=%d mul=%d" % (n, L, K, dnum, g, count, mul)
+        for c in range(count):
+            same(got[c], ref.multiply(par, a[c], b[c], key), "%s: ciphertext %d" % (what, c))
+        steps = [ln.split(" | ") for ln in text.splitlines() if ln.startswith("step ")]
+        # tensor 4; each (i)NTT and conversion 2 (launches, Inter-DPU): iNTT d2, dnum (conv, NTT, 2 products),
+        # 2 ModDown (iNTT, conv, NTT, sub, mult, add), 2 rescale (iNTT, conv, NTT, sub, mult)
+        check(len(steps) == 4 + 2 + dnum * 6 + 2 * 9 + 2 * 8, "%s: step count %d" % (what, len(steps)))
+        total = float(text.splitlines()[-1].split()[1])
+        check(abs(sum(float(s[2]) for s in steps) - total) < 1e-6 * total, "%s: steps add up to the total" % what)
+        inter = [s for s in steps if s[1] == "Inter-DPU"]
+        check(len(inter) == 1 + 2 * dnum + 2 * 3 + 2 * 3 and all(float(s[2]) > 0 for s in inter),
+              "%s: every All-to-All and relay is Inter-DPU" % what)
+        if n == 1024 and count == 1:
+            _, text2 = run_cli(cli, par, 0, mul, a, b, key, repeat=2, group_2d=g)
+            check(text2.splitlines()[1:] == text.splitlines()[1:], "%s: modelled steps repeatable" % what)
+        print("%s: exact; %s" % (what, text.splitlines()[-1]), flush=True)
+
+
 def mode_decrypt(cli):
     rng = np.random.default_rng(5)
     for n, L, K, dnum, dpus in ((1024, 2, 1, 3, 4), (2048, 3, 2, 2, 6)):
@@ -231,7 +272,7 @@ def mode_baseconv(cli):
         print("base conversion %s -> %s on %d DPUs, %d polynomials: exact" % (src, dst, dpus, count), flush=True)
 
 
-MODES = {"ref": mode_ref, "moduli": mode_moduli, "exact": mode_exact, "decrypt": mode_decrypt,
+MODES = {"ref": mode_ref, "moduli": mode_moduli, "exact": mode_exact, "exact2d": mode_exact2d, "decrypt": mode_decrypt,
          "baseconv": mode_baseconv}
 
 if __name__ == "__main__":
