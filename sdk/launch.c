@@ -331,6 +331,7 @@ static dpu_error_t openpim_get_dpu_stats_locked(struct dpu_set_t dpu, struct ope
         stats->tasklet_instructions[t] = m->tasklet_instructions[t];
     stats->dma_read_bytes = m->dma_read_bytes;
     stats->dma_write_bytes = m->dma_write_bytes;
+    stats->spin_instructions = m->spin_instructions;
     stats->time_us = op_cycles_to_us(&op_sdk_info()->desc, m->cycles);
     return DPU_OK;
 }

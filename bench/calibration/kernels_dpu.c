@@ -84,24 +84,37 @@ static void trns_sync(uint32_t t)
     }
 }
 
+/* VA and RED index their blocks through opaque per-tasklet pointers, as
+ * PrIM's kernels do (caches from mem_alloc): the compiler folds bufa[t][i]
+ * back into one two-index address, and the counting pass charges the
+ * loop-invariant t in every access (VA: 10 instructions per element instead
+ * of 8).  The empty asm emits nothing and costs nothing. */
+static inline uint32_t *opaque(uint32_t *p)
+{
+    __asm__("" : "+r"(p));
+    return p;
+}
+
 static void vector_add(uint32_t t)
 {
+    uint32_t *a = opaque(bufa[t]), *b = opaque(bufb[t]);
     for (uint32_t e = t * (BLOCK / 4); e < n; e += NR_TASKLETS * (BLOCK / 4)) {
-        mram_read(&in_a[e], bufa[t], BLOCK);
-        mram_read(&in_b[e], bufb[t], BLOCK);
+        mram_read(&in_a[e], a, BLOCK);
+        mram_read(&in_b[e], b, BLOCK);
         for (uint32_t i = 0; i < BLOCK / 4; i++)
-            bufb[t][i] += bufa[t][i];
-        mram_write(bufb[t], &out_c[e], BLOCK);
+            b[i] += a[i];
+        mram_write(b, &out_c[e], BLOCK);
     }
 }
 
 static void reduction(uint32_t t)
 {
+    uint32_t *a = opaque(bufa[t]);
     uint64_t sum = 0;
     for (uint32_t e = t * (BLOCK / 4); e < n; e += NR_TASKLETS * (BLOCK / 4)) {
-        mram_read(&in_a[e], bufa[t], BLOCK);
+        mram_read(&in_a[e], a, BLOCK);
         for (uint32_t i = 0; i < BLOCK / 4; i++)
-            sum += bufa[t][i];
+            sum += a[i];
     }
     partial[t] = sum;
 }

@@ -206,6 +206,8 @@ struct openpim_dpu_stats {
     uint64_t tasklet_instructions[24];
     uint64_t dma_read_bytes, dma_write_bytes;
     double time_us;         /* cycles at the DPU's clock */
+    uint64_t spin_instructions; /* mutex_lock retries while the mutex was taken (acquire re-issued; not in
+                                 * .instructions): issue slots that did no work */
 };
 dpu_error_t openpim_get_dpu_stats(struct dpu_set_t dpu, struct openpim_dpu_stats *stats);
 

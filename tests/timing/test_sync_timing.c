@@ -19,7 +19,13 @@
  * counting pass: and, shift-add, load, add, store; then `release`), so each
  * update adds exactly 97 cycles — the hardware figure of issue 8 (~97).  The
  * previous model (blocked waiters, mutex calls charged as calls) gave 89 here
- * and 178 on the HST-like mode 12. */
+ * and 178 on the HST-like mode 12.
+ * Spin retries (openpim_dpu_stats.spin_instructions, issue 8): a barrier
+ * waiter is blocked and never retries (0); in mode 2 the waiter retries once
+ * per 11 cycles while the holder runs its section, one retry per holder
+ * instruction, so the retries grow by exactly dL; in the histogram every cycle
+ * issues one instruction of 16 runnable tasklets, so the retries grow by
+ * exactly the cycles minus the instructions. */
 #include <dpu.h>
 #include <string.h>
 
@@ -59,8 +65,15 @@ static void growth(uint32_t mode, const char *what)
     CHECK(dl >= 200);
     CHECK_EQ(b.tasklet_instructions[1] - a.tasklet_instructions[1], dl);
     CHECK_EQ(b.cycles - a.cycles, 2 * 11 * dl);
-    printf("%s: +%llu instructions per tasklet -> +%llu cycles\n", what, (unsigned long long)dl,
-           (unsigned long long)(b.cycles - a.cycles));
+    if (mode == 2) { /* the waiter retries once per instruction of the holder's section */
+        CHECK_EQ(b.spin_instructions - a.spin_instructions, dl);
+        CHECK(a.spin_instructions >= 100);
+    } else { /* barrier waiters are blocked, they never retry */
+        CHECK_EQ(a.spin_instructions, 0);
+        CHECK_EQ(b.spin_instructions, 0);
+    }
+    printf("%s: +%llu instructions per tasklet -> +%llu cycles, +%llu spin retries\n", what, (unsigned long long)dl,
+           (unsigned long long)(b.cycles - a.cycles), (unsigned long long)(b.spin_instructions - a.spin_instructions));
 }
 
 int main(void)
@@ -73,6 +86,11 @@ int main(void)
     CHECK_EQ(h2.cycles - h.cycles, 16ull * n * per); /* every update costs the same */
     CHECK_EQ((per - 1) % 16, 0);                     /* 16 c + 1 */
     CHECK_EQ(per, 97);
+    /* a full pipeline: every cycle issues one instruction or one retry */
+    CHECK_EQ(h2.spin_instructions - h.spin_instructions, (h2.cycles - h.cycles) - (h2.instructions - h.instructions));
+    CHECK(h.spin_instructions > 0);
+    printf("histogram, 16 tasklets: %.1f spin retries per update\n",
+           (double)(h2.spin_instructions - h.spin_instructions) / (16.0 * n));
     printf("histogram, 16 tasklets: each update under the mutex adds %llu cycles = 16 x %llu + 1\n",
            (unsigned long long)per, (unsigned long long)(per - 1) / 16);
     printf("histogram, 16 tasklets, a mutex around each of %u updates: %llu cycles = %.1f cycles per update "
