@@ -98,9 +98,12 @@
 #include "llvm/Transforms/Scalar/LICM.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 // The slots of the run-time cost table __op_costs (shared with the DPU runtime
@@ -260,6 +263,12 @@ public:
     return Changed || !HookSites.empty();
   }
 
+  // IRAM estimate of F, known after run(): the static DPU instructions of all
+  // its blocks (each counted once), and the runtime routines it calls (name ->
+  // their own size, which a program pays once whoever calls them).
+  uint64_t size() const { return Size; }
+  const std::map<std::string, uint64_t> &routines() const { return Routines; }
+
 private:
   Module &M;
   Function &F;
@@ -268,6 +277,8 @@ private:
   IntegerType *I64, *I32;
   MDNode *CounterScope; // alias scope list of the counter's accesses
   bool HasCalls = false;
+  uint64_t Size = 0;
+  std::map<std::string, uint64_t> Routines;
   DenseSet<const Value *> AddrWidth; // i64 values that are 32-bit on the DPU
   // For each block, the predecessor assumed to be laid out right before it:
   // the first one (in function order) that reaches it by an unconditional
@@ -1030,6 +1041,74 @@ private:
     return Sum;
   }
 
+  // ------------------------------------------------------ IRAM estimate
+  // The instructions a segment occupies in IRAM: its static part as charged,
+  // byte multiplies and constant multiplies inline, every other table-costed
+  // or data-dependent operation a call into a runtime routine (recorded).
+  uint64_t libcall(const char *Routine, uint64_t Body, uint64_t Sites = 1) {
+    Routines[Routine] = Body;
+    return Sites * cost::IRAM_LIBCALL_SITE;
+  }
+
+  uint64_t segmentSize(const Segment &S) {
+    struct Call {
+      unsigned Slot;
+      const char *Routine;
+      uint64_t Body;
+    };
+    static const Call Calls[] = {
+        {OP_COST_INT32_MUL_BASE, "__mulsi3", cost::IRAM_MULSI3},
+        {OP_COST_INT32_DIV_BASE, "__udiv32", cost::IRAM_UDIV32},
+        {OP_COST_INT64_MUL, "__muldi3", cost::IRAM_MULDI3},
+        {OP_COST_INT64_DIV, "__udiv64", cost::IRAM_UDIV64},
+        {OP_COST_FLOAT_ADD, "__addsf3", cost::IRAM_ADDSF3},
+        {OP_COST_FLOAT_MUL, "__mulsf3", cost::IRAM_MULSF3},
+        {OP_COST_FLOAT_DIV, "__divsf3", cost::IRAM_DIVSF3},
+        {OP_COST_DOUBLE_ADD, "__adddf3", cost::IRAM_ADDDF3},
+        {OP_COST_DOUBLE_MUL, "__muldf3", cost::IRAM_MULDF3},
+        {OP_COST_DOUBLE_DIV, "__divdf3", cost::IRAM_DIVDF3},
+        {OP_COST_CONVERSION, "__floatsisf", cost::IRAM_CONVERSION},
+        {OP_COST_FP_COMPARE, "__cmpsf2", cost::IRAM_CMPSF2},
+        {OP_COST_DOUBLE_COMPARE, "__cmpdf2", cost::IRAM_CMPDF2},
+    };
+    uint64_t N = S.Static + S.Table.Slot[OP_COST_MUL8]; // mul_ul_ul & co. are one instruction
+    for (const Call &C : Calls)
+      if (S.Table.Slot[C.Slot])
+        N += libcall(C.Routine, C.Body, S.Table.Slot[C.Slot]);
+    if (S.Table.Slot[OP_COST_INT32_DIV_SIGNED_EXTRA])
+      Routines["__div32"] = cost::IRAM_DIV32;
+    for (const ConstMul &CM : S.Table.ConstMuls)
+      N += CM.ShiftAdd * CM.Times; // the backend keeps the sequence (fitsConstMul)
+    for (const auto &DI : S.Dynamic) {
+      Instruction &I = *DI.first;
+      switch (DI.second) {
+      case Dyn::Mul32:
+        N += libcall("__mulsi3", cost::IRAM_MULSI3);
+        break;
+      case Dyn::Mul16: // its first byte multiply is in the table part
+        N += cost::IRAM_MUL16 - 1;
+        break;
+      case Dyn::Div: {
+        bool Signed = I.getOpcode() == Instruction::SDiv || I.getOpcode() == Instruction::SRem;
+        if (I.getType()->getIntegerBitWidth() <= 32 || AddrWidth.count(&I)) {
+          N += libcall("__udiv32", cost::IRAM_UDIV32);
+          if (Signed)
+            Routines["__div32"] = cost::IRAM_DIV32;
+        } else if (Signed) { // the call site is the table's int64_div
+          Routines["__divdi3"] = cost::IRAM_DIVDI3;
+        }
+        break;
+      }
+      case Dyn::MemOp: // a call of the libc's memcpy/memset (its body is the libc's)
+        N += cost::CALL;
+        break;
+      case Dyn::None:
+        break;
+      }
+    }
+    return N;
+  }
+
   // ------------------------------------------------------------ per block
   // After the PHIs, and in the entry block after its leading static allocas.
   static Instruction *firstCountPoint(BasicBlock &BB) {
@@ -1059,6 +1138,8 @@ private:
         Segs.back().After = &I;
       }
     }
+    for (const Segment &S : Segs)
+      Size += segmentSize(S);
     bool Changed = false;
     for (Segment &S : Segs) {
       if (S.Static || !S.Table.empty()) {
@@ -1134,6 +1215,30 @@ DenseSet<Function *> annotatedNoCount(Module &M) {
   return R;
 }
 
+// The IRAM record of F: text lines "F <function> <instructions>" and, for
+// each runtime routine it calls, "L <routine> <instructions>", in a section
+// .openpim.iram linked to F's own (SHF_LINK_ORDER, !associated): the link's
+// --gc-sections drops it with F, so the records the image keeps are those of
+// the functions it keeps.  The driver sums them (routines once) against IRAM.
+void emitIramRecord(Module &M, Function &F, uint64_t Size, const std::map<std::string, uint64_t> &Routines) {
+  std::string Text;
+  raw_string_ostream OS(Text);
+  OS << "F " << F.getName() << ' ' << Size << '\n';
+  for (const auto &R : Routines)
+    OS << "L " << R.first << ' ' << R.second << '\n';
+  OS.flush();
+  LLVMContext &Ctx = M.getContext();
+  Constant *Init = ConstantDataArray::getString(Ctx, Text, /*AddNull=*/false);
+  auto *GV = new GlobalVariable(M, Init->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage, Init,
+                                "__op_iram." + F.getName());
+  GV->setSection(".openpim.iram");
+  GV->setAlignment(Align(1));
+  GV->setMetadata(LLVMContext::MD_associated, MDNode::get(Ctx, ValueAsMetadata::get(&F)));
+  if (F.hasComdat())
+    GV->setComdat(F.getComdat());
+  appendToCompilerUsed(M, {GV});
+}
+
 // Instrumented functions write __op_icount, and functions defined elsewhere
 // may be instrumented too: drop every "does not write memory" promise made by
 // earlier passes (readnone/readonly... on functions and call sites), else the
@@ -1175,7 +1280,9 @@ struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
       if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) || Skip.count(&F) ||
           F.getName() == DivZeroHookName)
         continue;
-      Instrumenter(M, F, ScopeList).run();
+      Instrumenter In(M, F, ScopeList);
+      In.run();
+      emitIramRecord(M, F, In.size(), In.routines());
     }
     return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
   }
