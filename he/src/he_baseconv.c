@@ -23,6 +23,45 @@ static uint32_t prod_mod(const struct openpim_he_params *p, const uint32_t *from
     return r;
 }
 
+openpim_he_status he_baseconv_roles(const struct openpim_he_params *p, const uint32_t *from, uint32_t nr_from,
+                                    const uint32_t *to, uint32_t nr_to, uint8_t *role, const char *what)
+{
+    const uint32_t k = p->nr_moduli;
+    if (nr_from == 0 || nr_to == 0 || nr_from + nr_to > k)
+        return he_fail(OPENPIM_HE_ERR_ARGUMENT,
+                       "%s from %u to %u moduli: both must be >= 1 and together at most k = %u", what, nr_from, nr_to,
+                       k);
+    memset(role, 0, OPENPIM_HE_MAX_MODULI);
+    for (uint32_t i = 0; i < nr_from + nr_to; i++) {
+        uint32_t idx = i < nr_from ? from[i] : to[i - nr_from];
+        if (idx >= k)
+            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "%s: modulus index %u is not below k = %u", what, idx, k);
+        if (role[idx])
+            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "%s: modulus index %u named twice", what, idx);
+        role[idx] = i < nr_from ? HE_BCONV_FROM : HE_BCONV_TO;
+    }
+    return OPENPIM_HE_OK;
+}
+
+uint32_t he_baseconv_scale(const struct openpim_he_params *p, const uint32_t *from, uint32_t nr_from, uint32_t j)
+{
+    const uint32_t q = p->moduli[j];
+    return he_pow_mod(prod_mod(p, from, nr_from, j, q), q - 2, q); /* q prime */
+}
+
+uint32_t he_baseconv_weights(const struct openpim_he_params *p, const uint32_t *from, uint32_t nr_from, uint32_t j,
+                             uint32_t *w)
+{
+    const uint32_t q = p->moduli[j];
+    uint32_t fits = 1;
+    for (uint32_t f = 0; f < nr_from; f++) {
+        w[f] = prod_mod(p, from, nr_from, from[f], q);
+        if (p->moduli[from[f]] >> he_log2(q))
+            fits = 0; /* a source residue may exceed q's bits */
+    }
+    return fits;
+}
+
 openpim_he_status openpim_he_baseconv_create(openpim_he_context *ctx, const uint32_t *from, uint32_t nr_from,
                                              const uint32_t *to, uint32_t nr_to, openpim_he_baseconv **out)
 {
@@ -30,42 +69,27 @@ openpim_he_status openpim_he_baseconv_create(openpim_he_context *ctx, const uint
         return he_fail(OPENPIM_HE_ERR_ARGUMENT, "ctx, from, to or baseconv is NULL");
     const struct openpim_he_params *p = &ctx->params;
     const uint32_t k = p->nr_moduli, g = ctx->group_size;
-    if (nr_from == 0 || nr_to == 0 || nr_from + nr_to > k)
-        return he_fail(OPENPIM_HE_ERR_ARGUMENT,
-                       "base conversion from %u to %u moduli: both must be >= 1 and together at most k = %u",
-                       nr_from, nr_to, k);
-    uint8_t role[OPENPIM_HE_MAX_MODULI] = {0};
-    for (uint32_t i = 0; i < nr_from + nr_to; i++) {
-        uint32_t idx = i < nr_from ? from[i] : to[i - nr_from];
-        if (idx >= k)
-            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "base conversion: modulus index %u is not below k = %u", idx, k);
-        if (role[idx])
-            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "base conversion: modulus index %u named twice", idx);
-        role[idx] = i < nr_from ? HE_BCONV_FROM : HE_BCONV_TO;
-    }
+    uint8_t role[OPENPIM_HE_MAX_MODULI];
+    openpim_he_status st = he_baseconv_roles(p, from, nr_from, to, nr_to, role, "base conversion");
+    if (st != OPENPIM_HE_OK)
+        return st;
     openpim_he_baseconv *bc = calloc(1, sizeof *bc);
     const uint32_t words = (HE_BCONV_HEADER + nr_from + 1) & ~1u;
     uint32_t *stage = calloc((size_t)ctx->nr_dpus * words, 4);
-    openpim_he_status st = OPENPIM_HE_ERR_NO_MEMORY;
+    st = OPENPIM_HE_ERR_NO_MEMORY;
     if (!bc || !stage) {
         he_fail(st, "out of host memory for a base conversion");
         goto fail;
     }
     for (uint32_t d = 0; d < k * g; d++) {
-        const uint32_t i = d / g, q = p->moduli[i];
+        const uint32_t i = d / g;
         uint32_t *c = stage + (size_t)d * words;
         c[0] = role[i];
         c[2] = nr_from;
-        if (role[i] == HE_BCONV_FROM) /* (Q_F / q_i)^-1 mod q_i, q_i prime */
-            c[1] = he_pow_mod(prod_mod(p, from, nr_from, i, q), q - 2, q);
-        else if (role[i] == HE_BCONV_TO) {
-            c[3] = 1;
-            for (uint32_t f = 0; f < nr_from; f++) {
-                c[HE_BCONV_HEADER + f] = prod_mod(p, from, nr_from, from[f], q);
-                if (p->moduli[from[f]] >> he_log2(q))
-                    c[3] = 0; /* a source residue may exceed q's bits */
-            }
-        }
+        if (role[i] == HE_BCONV_FROM)
+            c[1] = he_baseconv_scale(p, from, nr_from, i);
+        else if (role[i] == HE_BCONV_TO)
+            c[3] = he_baseconv_weights(p, from, nr_from, i, c + HE_BCONV_HEADER);
     }
     if ((st = he_heap_alloc(ctx, (uint64_t)words * 4, &bc->block)) != OPENPIM_HE_OK)
         goto fail;

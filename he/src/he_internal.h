@@ -19,6 +19,19 @@ bool he_is_prime(uint32_t q);
 uint32_t he_bit_reverse(uint32_t x, uint32_t bits);
 uint32_t he_log2(uint32_t n);
 
+/* Base conversion (he_baseconv.c; also the 2D arrays' he_res2d.c).  Checks
+ * the source and target modulus indices (below k, none named twice; `what`
+ * prefixes the messages) and marks role[index] 1 for a source, 2 for a target
+ * (HE_BCONV_FROM/TO = HE2D_CONV_FROM/TO). */
+openpim_he_status he_baseconv_roles(const struct openpim_he_params *p, const uint32_t *from, uint32_t nr_from,
+                                    const uint32_t *to, uint32_t nr_to, uint8_t *role, const char *what);
+/* The constants of modulus j of a conversion from `from`: a source's scale
+ * (Q_F / q_j)^-1 mod q_j; a target's weights w[f] = (Q_F / q_f) mod q_j and
+ * *fits = 1 when no source modulus has more bits than q_j. */
+uint32_t he_baseconv_scale(const struct openpim_he_params *p, const uint32_t *from, uint32_t nr_from, uint32_t j);
+uint32_t he_baseconv_weights(const struct openpim_he_params *p, const uint32_t *from, uint32_t nr_from, uint32_t j,
+                             uint32_t *w);
+
 /* Forward and inverse twiddle tables (n words each) of modulus q, in the
  * layouts he_abi.h / he_ntt.c read; n_inv gets n^-1 mod q; scratch: n words. */
 void he_twiddles(uint32_t q, uint32_t n, uint32_t *tw, uint32_t *itw, uint32_t *scratch, uint32_t *n_inv);

@@ -328,24 +328,8 @@ openpim_he_status openpim_he_poly2d_mac(openpim_he_ntt2d *h, openpim_he_poly2d *
 
 /* ---- base conversion ------------------------------------------------------------ */
 
-static uint32_t bit_length(uint32_t q)
-{
-    uint32_t b = 0;
-    while (b < 32 && (1ull << b) <= q)
-        b++;
-    return b;
-}
-
-/* prod_{f in from, f != skip} q_f mod q */
-static uint32_t prod_mod(const struct openpim_he_params *p, const uint32_t *from, uint32_t nf, uint32_t skip,
-                         uint32_t q)
-{
-    uint32_t r = 1 % q;
-    for (uint32_t f = 0; f < nf; f++)
-        if (from[f] != skip)
-            r = he_mul_mod(r, p->moduli[from[f]] % q, q);
-    return r;
-}
+/* roles and constants as the 1D conversion's (he_baseconv.c) */
+_Static_assert((int)HE2D_CONV_FROM == (int)HE_BCONV_FROM && (int)HE2D_CONV_TO == (int)HE_BCONV_TO, "one role encoding");
 
 openpim_he_status openpim_he_baseconv2d_create(openpim_he_ntt2d *h, const uint32_t *from, uint32_t nr_from,
                                                const uint32_t *to, uint32_t nr_to, openpim_he_baseconv2d **out)
@@ -353,45 +337,31 @@ openpim_he_status openpim_he_baseconv2d_create(openpim_he_ntt2d *h, const uint32
     if (!h || !from || !to || !out)
         return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D base conversion: NULL argument");
     const struct openpim_he_params *p = &h->params;
-    const uint32_t k = p->nr_moduli, S = h->slots;
-    if (nr_from == 0 || nr_to == 0 || nr_from + nr_to > k)
-        return he_fail(OPENPIM_HE_ERR_ARGUMENT,
-                       "2D base conversion from %u to %u moduli: both must be >= 1 and together at most k = %u",
-                       nr_from, nr_to, k);
-    uint8_t role[OPENPIM_HE_MAX_MODULI] = {0};
-    for (uint32_t i = 0; i < nr_from + nr_to; i++) {
-        const uint32_t idx = i < nr_from ? from[i] : to[i - nr_from];
-        if (idx >= k)
-            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D base conversion: modulus index %u is not below k = %u", idx,
-                           k);
-        if (role[idx])
-            return he_fail(OPENPIM_HE_ERR_ARGUMENT, "2D base conversion: modulus index %u named twice", idx);
-        role[idx] = i < nr_from ? HE2D_CONV_FROM : HE2D_CONV_TO;
-    }
+    const uint32_t S = h->slots;
+    uint8_t role[OPENPIM_HE_MAX_MODULI];
+    openpim_he_status st = he_baseconv_roles(p, from, nr_from, to, nr_to, role, "2D base conversion");
+    if (st != OPENPIM_HE_OK)
+        return st;
     /* per group: [S] struct he2d_conv_slot, then [S][nw] weights */
     const uint32_t nw = (nr_from + 1) & ~1u, words = S * 4 + S * nw;
     openpim_he_baseconv2d *bc = calloc(1, sizeof *bc);
     uint32_t *table = calloc((size_t)h->groups * words, 4);
-    openpim_he_status st = OPENPIM_HE_ERR_NO_MEMORY;
+    st = OPENPIM_HE_ERR_NO_MEMORY;
     if (!bc || !table) {
         he_fail(st, "2D base conversion: out of host memory");
         goto fail;
     }
     for (uint32_t grp = 0; grp < h->groups; grp++)
         for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
-            const uint32_t j = he2d_modulus_index(h, grp, slot), q = p->moduli[j];
+            const uint32_t j = he2d_modulus_index(h, grp, slot);
             uint32_t *cs = table + (size_t)grp * words + slot * 4, *w = table + (size_t)grp * words + S * 4 + slot * nw;
             cs[0] = role[j];
             cs[2] = nr_from;
             cs[3] = 1;
-            if (role[j] == HE2D_CONV_FROM) /* (Q_F / q_j)^-1 mod q_j, q_j prime */
-                cs[1] = he_pow_mod(prod_mod(p, from, nr_from, j, q), q - 2, q);
+            if (role[j] == HE2D_CONV_FROM)
+                cs[1] = he_baseconv_scale(p, from, nr_from, j);
             else if (role[j] == HE2D_CONV_TO)
-                for (uint32_t f = 0; f < nr_from; f++) {
-                    w[f] = prod_mod(p, from, nr_from, from[f], q);
-                    if (bit_length(p->moduli[from[f]]) > bit_length(q))
-                        cs[3] = 0;
-                }
+                cs[3] = he_baseconv_weights(p, from, nr_from, j, w);
         }
     if ((st = he2d_heap_alloc(h, (uint64_t)words * 4, &bc->block)) != OPENPIM_HE_OK)
         goto fail;
