@@ -23,6 +23,28 @@ static inline double bench_thread_cpu(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* Cycles per second of the calling thread's core: 8 dependent adds per
+ * iteration (one cycle each on x86 cores; the loop's own instructions run
+ * beside the chain), by the thread's CPU time, best of `reps` runs of `iters`
+ * iterations.  x86 only. */
+static inline double bench_clock_hz(long iters, int reps)
+{
+    unsigned long x = 1, y = 3;
+    double best = 0;
+    for (int r = 0; r < reps; r++) {
+        double c0 = bench_thread_cpu();
+        for (long i = 0; i < iters; i++)
+            __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+                             "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
+                             : "+r"(x)
+                             : "r"(y));
+        double hz = 8.0 * (double)iters / (bench_thread_cpu() - c0);
+        if (hz > best)
+            best = hz;
+    }
+    return best;
+}
+
 static inline int bench_cmp(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;

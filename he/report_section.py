@@ -38,7 +38,7 @@ def parse_run(text):
     mult, seal_rows, transfers = [], [], {}
     # DRAMatic's absolute figures (bench_he): 2^16-point NTT per polynomial (section 6) by DPUs, Fig. 7's one
     # ciphertext; SEAL's throughput on all of this host's cores over one (seal_bench) by n; the machine
-    extra = {"bmp": {}, "fig7": None, "seal_scaling": {}, "chip": None}
+    extra = {"bmp": {}, "fig7": None, "seal_scaling": {}, "chip": None, "host_ghz": {}}
     section = None
     for line in text.splitlines():
         f = line.split()
@@ -50,6 +50,12 @@ def parse_run(text):
             continue
         if line.startswith("## machine: "):
             extra["chip"] = f[2]
+            continue
+        if section == "seal" and "this host's core:" in line:
+            # the core clock before and after the one-process timing (host_clock); SEAL's minimum is its fastest call
+            m = re.search(r"core: ([\d.]+) and ([\d.]+) GHz", line)
+            if m:
+                extra["host_ghz"][int(f[0])] = max(float(m.group(1)), float(m.group(2)))
             continue
         if section == "seal" and "SEAL throughput on" in line:
             m = re.search(r"on (\d+) processes / one: ([\d.]+)x", line)
@@ -99,8 +105,10 @@ def multiply_part(ctx, plt, sec, cmd, mult):
     spread64 = max(r[4] for r in mult) - min(r[4] for r in mult)
     how16 = ("16x16 products written (uint32_t)(uint16_t)a * (uint16_t)b, which UPMEM's compiler lowers to "
              "mul_ul_ul, two mul_uh_ul, mul_uh_uh and three lsl_add (7 instructions; the counting pass charges "
-             "that sequence, timing/llvm/README.md); the splitting into halves and the combination are C "
-             "(64-bit adds and shifts at 2 instructions each), where DRAMatic's routines are hand-written assembly")
+             "that sequence, timing/llvm/README.md); the splitting into halves (and, lsr) and the combination "
+             "are C on 32-bit halves, the carries compares that set a register (UPMEM's compiler selects no "
+             "addc for 32-bit code; the counting pass's carry rule), where DRAMatic's routines are hand-written "
+             "assembly (no masks: the byte multiplies select their bytes; add/addc carry chains)")
     rows = [
         Row("custom 32x32->64 multiply", "32-bit factors", custom64, 35.0, DRAMATIC + " §3.1.1",
             unit="instructions", target=0.20, how="bench_he multiply table",
@@ -127,8 +135,11 @@ def multiply_part(ctx, plt, sec, cmd, mult):
 # DRAMatic's SEAL: 16 threads on a Xeon Gold 5415+ (8 cores, 16 with SMT); DRAMatic §4.4: "going from 4
 # threads to 16 threads [SEAL] becomes only about 2.1 times faster".  With 1 -> 4 threads taken as linear
 # (seal_bench measures 1 -> 2 processes on this host's cores: ~2.0x), its 16-thread throughput is 4 x 2.1 = 8.4
-# one-thread throughputs, one thread there taken as fast as one core here.
+# one-thread throughputs of its own.  One thread there against one here: seal_bench measures this host's core
+# clock f beside SEAL (host_clock), and at equal work per cycle a 5415+ thread takes the time here x f / F,
+# F = 4.1 GHz (its maximum turbo, one busy core) or 2.9 GHz (its base); the first ratio row takes F = f.
 SEAL16_OVER_ONE = 4 * 2.1
+XEON_GHZ_MAX, XEON_GHZ_BASE = 4.1, 2.9
 
 
 def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
@@ -140,9 +151,11 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
     difference: SEAL runs here on this host's cores; DRAMatic's 16-thread SEAL
     is estimated as 8.4 times the one-thread throughput measured here (1 -> 4
     threads linear, as this host's 1 -> 2 processes are, then x2.1 from 4 to 16
-    threads as DRAMatic §4.4 reports), taking one core there as fast as one
-    here; the SEAL time is the minimum over the runs (other work on this host
-    only slows SEAL down).  The DPU side alone is checked against DRAMatic's
+    threads as DRAMatic §4.4 reports), first taking one core there as fast as
+    one here, then relating the two by their clocks (this host's measured
+    beside SEAL, the 5415+'s 4.1 GHz maximum turbo or 2.9 GHz base, at equal
+    work per cycle); the SEAL time is the minimum over the runs (other work on
+    this host only slows SEAL down).  The DPU side alone is checked against DRAMatic's
     absolute figures (§6: 2^16-point NTTs per polynomial; Fig. 7: one
     ciphertext).  DRAMatic's sweep ends at n = 8192: larger n are shown
     without a target."""
@@ -177,14 +190,26 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
                         target=TARGET_RATIO if r["n"] <= 8192 else None,
                         how="modelled DPU us / (SEAL 1-thread min us on this host / 8.4)",
                         note="DRAMatic states ~7x (NTT, iNTT), ~3x (BGV), ~6x (combined) for its sweep. The "
-                             "16-thread SEAL estimate takes one Xeon Gold 5415+ thread as fast as one core here "
-                             "(this host measured ~2.7 GHz; the 5415+ turbos to 4.1 GHz, so at equal work per "
-                             "cycle DRAMatic's SEAL would be up to 1.5x faster and these ratios up to 1.5x higher); "
-                             "SEAL's time here varies with the other work on this shared host (the minimum of 40 "
-                             "runs is used). Our custom multiplies cost %g / %g instructions against DRAMatic's "
-                             "35 / 21 cycles (table above), which the §6 and Fig. 7 rows absorb. This host's %d "
-                             "cores measured together: %.2fx" % (mulcost[0], mulcost[1], cores,
-                                                                r["dpu"] / r["sealall"])))
+                             "16-thread SEAL estimate takes one Xeon Gold 5415+ thread as fast as one core here, "
+                             "whatever this host's clock (the next row relates the clocks); SEAL's time here "
+                             "varies with the other work on this shared host (the minimum of 40 runs is used). "
+                             "Our custom multiplies cost %g / %g instructions against DRAMatic's 35 / 21 cycles "
+                             "(table above), which the §6 and Fig. 7 rows absorb. This host's %d cores measured "
+                             "together: %.2fx" % (mulcost[0], mulcost[1], cores, r["dpu"] / r["sealall"])))
+        ghz = extra["host_ghz"].get(r["n"])
+        if ghz:
+            rows.append(Row("DPUs / SEAL, %s, SEAL thread at the 5415+'s clock" % r["op"],
+                            "n=%d, k=%d, 383 DPUs, per ciphertext" % (r["n"], r["k"]),
+                            ratio * XEON_GHZ_MAX / ghz, r["drama"], DRAMATIC + " §4 (Figs. 8-9)", unit="x slower",
+                            target=TARGET_RATIO if r["n"] <= 8192 else None,
+                            how="modelled DPU us / (SEAL 1-thread min us x %.2f GHz here / %.1f GHz / 8.4)"
+                                % (ghz, XEON_GHZ_MAX),
+                            note="one 5415+ thread at its maximum turbo (%.1f GHz, one busy core) against this "
+                                 "host's core measured at %.2f GHz beside SEAL (bench/he/host_clock.c), at equal "
+                                 "work per cycle; at its %.1f GHz base clock: %.2fx. Cycles are what carries "
+                                 "over: SEAL's time here moved with this host's clock (~2.7 GHz busy, ~3.6 GHz "
+                                 "quiet) at the same cycle count" % (XEON_GHZ_MAX, ghz, XEON_GHZ_BASE,
+                                                                    ratio * XEON_GHZ_BASE / ghz)))
     # Host-free view: DRAMatic's transfer overheads (§4.2: NTT test 7 % in / 16 % out of its computation,
     # 2 arrays each way per ciphertext; BGV test 42 % / 73 %, 4 arrays in and 3 out per pair) put its DPUs'
     # BGV/NTT computation ratio at (0.07/2)/(0.42/4) = 0.33 and (0.16/2)/(0.73/3) = 0.33, so its SEAL's
@@ -200,7 +225,7 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
                         target=TARGET_RATIO, how="modelled; published derived from DRAMatic's transfer overheads "
                                                  "(NTT 7 %/16 %, BGV 42 %/73 %, arrays moved per test)",
                         note="independent of the SEAL host: our tensor is 4 Barrett multiplies and an addition "
-                             "per coefficient (~530 instructions) against ~1,800 for the NTT of 2 polynomials"))
+                             "per coefficient (~500 instructions) against ~1,750 for the NTT of 2 polynomials"))
         rows.append(Row("SEAL time, BGV multiply / NTT of a ciphertext", "n=%d" % n,
                         bg["seal1"] / nt["seal1"], drama_dpu_bgv_ntt / (3.0 / 7.0), DRAMATIC + " §4.2 (derived)",
                         unit="", target=TARGET_RATIO, how="SEAL on this host (minima); published = the DPU ratio "
@@ -211,9 +236,11 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
                         DRAMATIC + " §4.2 and this table", target=None,
                         how="7 / (modelled DPU / SEAL16 estimate)",
                         note="the factor by which DRAMatic's 16-thread SEAL outran our estimate of it (one thread "
-                             "there as fast as one core here); the DPU side alone is within -15..+12 % of "
-                             "DRAMatic's absolute figures (rows above), so this is mostly the SEAL host: a 5415+ "
-                             "core turbos to 4.1 GHz, this host's ran at ~2.7 GHz"))
+                             "there as fast as one core here, whatever this host's clock: %s); the DPU side "
+                             "alone is within -18..+8 %% of DRAMatic's absolute figures (rows above), so this is "
+                             "mostly the SEAL host, which the clock rows above relate"
+                             % ("%.2f GHz in this run" % extra["host_ghz"][n] if n in extra["host_ghz"]
+                                else "not measured")))
     for n, (procs, x) in sorted(extra["seal_scaling"].items()):
         rows.append(Row("SEAL throughput, %d processes / 1" % procs, "n=%d, combined test, this host" % n, x,
                         None, "this host (seal_bench)", unit="x", target=None,

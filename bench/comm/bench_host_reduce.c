@@ -82,29 +82,6 @@ static void run_vector(int32_t **src, int32_t **dst, uint32_t n, size_t ne)
     }
 }
 
-/* Cycles per second of this core: 8 dependent adds per iteration, the loop's
- * own instructions running beside the chain. */
-static double clock_hz(void)
-{
-    const long iters = 20000000;
-    uint64_t x = 1, y = 3;
-    double best = 0;
-    for (int r = 0; r < 5; r++) {
-        double c0 = bench_thread_cpu();
-        for (long i = 0; i < iters; i++)
-            __asm__ volatile("add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
-                             "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
-                             : "+r"(x)
-                             : "r"(y));
-        double hz = 8.0 * (double)iters / (bench_thread_cpu() - c0);
-        if (hz > best)
-            best = hz;
-    }
-    if (x == 0) /* keeps x live */
-        printf("#\n");
-    return best;
-}
-
 __attribute__((noinline)) static int64_t read_sum(const int32_t *s, size_t ne)
 {
     int64_t t = 0;
@@ -147,7 +124,7 @@ int main(int argc, char **argv)
     double in_gb = (double)bytes * nodes / 1e9;
     printf("# int32 sum, %u nodes per communicator, %zu KB per node, %u communicators: %.1f MiB of input; one "
            "thread\n", n, kb, comms, (double)bytes * nodes / 1048576.0);
-    double hz = clock_hz();
+    double hz = bench_clock_hz(20000000, 5);
     printf("# this core: %.2f GHz (a chain of dependent adds, best of 5)\n", hz / 1e9);
     printf("# %-8s %10s %10s %10s %10s %9s   (GB/s of input, best and median of %d runs; cycles per element at the "
            "median)\n", "loop", "cpu_best", "cpu_median", "wall_best", "wall_med", "cyc/elem", runs);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # HE benchmark (modelled DPU time): multiply routines by operand size, and
 # NTT / iNTT / BGV multiply / combined test at DRAMatic's 383 DPUs, then SEAL
-# measured on this host beside them (bench/he/seal_bench.py).
+# measured on this host beside them, with this host's core clock
+# (bench/he/seal_bench.py, bench/he/host_clock.c).
 #   bench/he/run.sh [build-dir] [dpus] [slots] [max_log_n] [kernel_group]
 # kernel_group > 0 runs the kernels on that many DPUs per modulus only (the
 # modelled kernel time of DRAMatic's 1D split does not depend on the number of
@@ -34,7 +35,9 @@ echo "## machine: $chip (UPMEM_PROFILE=chip=$chip${UPMEM_PROFILE:+,$UPMEM_PROFIL
 # SEAL on this host beside the modelled figures (seal-python: python/requirements-test.txt)
 if python3 -c "import seal" 2>/dev/null; then
     echo
-    python3 "$here/seal_bench.py" "$work/dpu.txt"
+    # this host's core clock beside SEAL's times (seal_bench.py relates one SEAL thread here to one there)
+    cc -std=c11 -O2 -Wall -Wextra -Werror -o "$work/host_clock" "$here/host_clock.c"
+    HE_HOST_CLOCK="$work/host_clock" python3 "$here/seal_bench.py" "$work/dpu.txt"
 else
     echo "seal-python not installed: no SEAL comparison (pip install -r python/requirements-test.txt)"
 fi

@@ -14,10 +14,20 @@ moduli, which this script checks), one process, then one per host core (time
 per call divided by the processes: the host's throughput), and prints the
 DPU/SEAL ratios beside DRAMatic's (383 DPUs vs SEAL 16 threads on a Xeon Gold
 5415+: NTT ~7x, iNTT ~7x, BGV ~3x, combined ~6x slower on DPUs).
+
+DRAMatic's 16 threads are estimated as SEAL16 = SEAL1 / 8.4 (its section 4.4:
+4 -> 16 threads 2.1x; 1 -> 4 threads taken as linear), where SEAL1 is one of
+its threads.  Relating one thread there to one here: with HE_HOST_CLOCK naming
+bench/he/host_clock.c's program, this host's core clock f is measured before
+and after the one-process timing, and SEAL1 there = SEAL1 here x f / F at
+equal work per cycle, F = 4.1 GHz (the 5415+'s maximum turbo, one busy core)
+or 2.9 GHz (its base clock): the ratios are printed with "one thread there =
+one here" (f = F) and with both F.
 """
 import multiprocessing as mp
 import os
 import statistics
+import subprocess
 import sys
 import time
 
@@ -26,6 +36,16 @@ import seal
 
 
 DPU_MODULUS_BITS = 30  # bench_he's BENCH_MODULUS_BITS
+SEAL16_PER_THREAD = 8.4  # DRAMatic's 16 threads / one (4 x 2.1)
+XEON_GHZ = {"max turbo": 4.1, "base": 2.9}  # Intel Xeon Gold 5415+ (DRAMatic section 4.4)
+
+
+def host_ghz():
+    """This core's clock in GHz (host_clock: dependent adds), None without HE_HOST_CLOCK."""
+    exe = os.environ.get("HE_HOST_CLOCK")
+    if not exe:
+        return None
+    return float(subprocess.run([exe, "20"], check=True, capture_output=True, text=True).stdout)
 
 
 def data_level(n):
@@ -137,7 +157,9 @@ def main():
                                               -(-sum(seal_bits) // DPU_MODULUS_BITS), DPU_MODULUS_BITS))
         print("%6d %3d %9s  SEAL: %d residues of %s bits (BFVDefault less the special prime); DPUs: %d of %d bits"
               % (n, k, "", len(seal_bits), "+".join(map(str, seal_bits)), k, DPU_MODULUS_BITS))
+        f0 = host_ghz()
         one = time_one(n, 40)
+        f1 = host_ghz()
         every = time_all_cores(n, 40, procs)
         for name in ("ntt", "intt", "bgv", "combined"):
             allc = every[name]
@@ -147,6 +169,20 @@ def main():
         print("%6d %3d %9s  SEAL throughput on %d processes / one: %.2fx (median per call: ntt %.2f, intt %.2f, "
               "bgv %.2f)" % (n, k, "", procs, one["combined"][1] / every["combined"], one["ntt"][1] / every["ntt"],
                              one["intt"][1] / every["intt"], one["bgv"][1] / every["bgv"]))
+        ops4 = ("ntt", "intt", "bgv", "combined")
+        rel = [("one thread there = one here", 1.0)]
+        if f0 is not None:
+            f = max(f0, f1)  # SEAL's minimum is its fastest, undisturbed call
+            print("%6d %3d %9s  this host's core: %.2f and %.2f GHz before and after the one-process timing; SEAL1 "
+                  "min in k cycles at %.2f GHz: %s" % (n, k, "", f0, f1, f, ", ".join(
+                      "%s %.0f" % (o, one[o][0] * f) for o in ops4)))
+            rel += [("one thread there at the 5415+'s %s %.1f GHz" % (name, g), f / g)
+                    for name, g in XEON_GHZ.items()]
+        for what, scale in rel:
+            print("%6d %3d %9s  DPU custom / SEAL16 (SEAL1 min x %.3f / %.1f), %s: %s" % (
+                n, k, "", scale, SEAL16_PER_THREAD, what, ", ".join(
+                    "%s %.2f" % (o, dpu[(n, k, "custom")][o] / (one[o][0] * scale / SEAL16_PER_THREAD))
+                    for o in ops4)))
         c = dpu[(n, k, "custom")]
         print("%6d %3d %9s  transfers per pair: up %.2f us, down %.2f us (%.1f%% and %.1f%% of the combined kernels;"
               " DRAMatic: 3%% and 6%%)" % (n, k, "", c["up"], c["down"], 100 * c["up"] / c["combined"],

@@ -8,7 +8,16 @@
  *                  compiler turns into its fixed sequence of byte-selecting
  *                  multiplies (mul_ul_ul, mul_uh_ul twice, mul_uh_uh, three
  *                  lsl_add: 7 instructions, 1 when both factors fit a byte)
- *                  instead of the data-dependent __mulsi3 call.
+ *                  instead of the data-dependent __mulsi3 call.  The partial
+ *                  products are combined in 32-bit halves and the 64-bit
+ *                  product stays a (low, high) pair through the reduction:
+ *                  UPMEM's compiler keeps a uint64_t in a register pair and
+ *                  builds one from two words with a move per word and an or
+ *                  per word, shifts it by 16 with three instructions
+ *                  (lslx, lsl_add, lsl), so 64-bit C costs about twice the
+ *                  32-bit carry chain written here (its 32-bit add-with-carry
+ *                  is not selected from C: ADDC/ADDE/UADDO are expanded, a
+ *                  carry out is a compare that sets a register).
  *   HE_MUL_NATIVE  what the compiler emits for `a * b`: a 64-bit multiply
  *                  (__muldi3) and the data-dependent 32-bit one (__mulsi3).
  * Reduction is Barrett's (HAC 14.42 with base 2): for q of b bits,
@@ -47,11 +56,25 @@ HE_INLINE uint32_t he_mul16(uint32_t a, uint32_t b)
     return p;
 }
 
-HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
+/* 32x32 -> 64: returns the low word, *hi the high one.  With
+ * mid = p01 + p10 (33 bits: c1 is its carry out),
+ * a b = p11 2^32 + mid 2^16 + p00, so the low word is p00 + (mid << 16) (c2
+ * its carry out) and the high word p11 + (mid >> 16) + c1 2^16 + c2. */
+HE_INLINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
 {
     uint32_t a0 = a & 0xffff, a1 = a >> 16, b0 = b & 0xffff, b1 = b >> 16;
-    uint64_t mid = (uint64_t)he_mul16(a0, b1) + he_mul16(a1, b0); /* 33 bits */
-    return ((uint64_t)he_mul16(a1, b1) << 32) + (mid << 16) + he_mul16(a0, b0);
+    uint32_t p01 = he_mul16(a0, b1), mid = p01 + he_mul16(a1, b0);
+    uint32_t c1 = mid < p01;
+    uint32_t p00 = he_mul16(a0, b0), lo = p00 + (mid << 16);
+    uint32_t c2 = lo < p00;
+    *hi = he_mul16(a1, b1) + (mid >> 16) + (c1 << 16) + c2;
+    return lo;
+}
+
+HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
+{
+    uint32_t hi, lo = he_mul32x32(a, b, &hi);
+    return (uint64_t)hi << 32 | lo;
 }
 
 /* The low word: the high product only reaches bits >= 32. */
@@ -66,23 +89,55 @@ HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
     return (uint64_t)a * b;
 }
 
+HE_INLINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
+{
+    uint64_t x = (uint64_t)a * b;
+    *hi = (uint32_t)(x >> 32);
+    return (uint32_t)x;
+}
+
 HE_INLINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
 {
     return a * b;
 }
 #endif
 
+#ifdef HE_MUL_CUSTOM
+/* x = hi 2^32 + lo < q^2  ->  x mod q, on the halves (see he_reduce).  For
+ * 1 <= s <= 31 the low word of x >> s is (lo >> s) | (hi << (32 - s)); here
+ * s = b - 1 and b + 1, 2 <= b <= 30 (OPENPIM_HE_MAX_MODULUS_BITS). */
+HE_INLINE uint32_t he_reduce2(uint32_t lo, uint32_t hi, struct he_mod m)
+{
+    uint32_t t = lo >> (m.bits - 1) | hi << (33 - m.bits);                  /* < 2^(b+1) */
+    uint32_t phi, plo = he_mul32x32(t, m.mu, &phi);
+    uint32_t qhat = plo >> (m.bits + 1) | phi << (31 - m.bits);             /* floor(x/q) - {0,1,2} */
+    uint32_t qq = he_mul32to32(qhat, m.q);
+    /* else clang folds the negation into the partial products' shifts, as
+     * multiplies by -256, which the DPU would not do with a shift */
+    HE_OPAQUE(qq);
+    uint32_t r = lo - qq;                                                   /* < 3q < 2^32 */
+    r = r >= m.q ? r - m.q : r;
+    return r >= m.q ? r - m.q : r;
+}
+
+/* x < q^2  ->  x mod q */
+HE_INLINE uint32_t he_reduce(uint64_t x, struct he_mod m)
+{
+    return he_reduce2((uint32_t)x, (uint32_t)(x >> 32), m);
+}
+
+HE_INLINE uint32_t he_mulmod(uint32_t a, uint32_t b, struct he_mod m)
+{
+    uint32_t hi, lo = he_mul32x32(a, b, &hi);
+    return he_reduce2(lo, hi, m);
+}
+#else
 /* x < q^2  ->  x mod q */
 HE_INLINE uint32_t he_reduce(uint64_t x, struct he_mod m)
 {
     uint32_t t = (uint32_t)(x >> (m.bits - 1));                            /* < 2^(b+1) */
     uint32_t qhat = (uint32_t)(he_mul32to64(t, m.mu) >> (m.bits + 1));    /* floor(x/q) - {0,1,2} */
     uint32_t qq = he_mul32to32(qhat, m.q);
-#ifdef HE_MUL_CUSTOM
-    /* else clang folds the negation into the partial products' shifts, as
-     * multiplies by -256, which the DPU would not do with a shift */
-    HE_OPAQUE(qq);
-#endif
     uint32_t r = (uint32_t)x - qq;                                          /* < 3q < 2^32 */
     r = r >= m.q ? r - m.q : r;
     return r >= m.q ? r - m.q : r;
@@ -92,6 +147,7 @@ HE_INLINE uint32_t he_mulmod(uint32_t a, uint32_t b, struct he_mod m)
 {
     return he_reduce(he_mul32to64(a, b), m);
 }
+#endif
 
 HE_INLINE uint32_t he_addmod(uint32_t a, uint32_t b, struct he_mod m)
 {

@@ -765,7 +765,62 @@ private:
     }
   }
 
+  // ------------------------------------ carry out of a 32-bit add (issue 11)
+  // A carry out used as a value, as multiword arithmetic in C writes it
+  // (he/dpu/he_modarith.h): c = (a + b) < a (or b), or uadd.with.overflow's
+  // bit.  UPMEM's backend does not select addc for 32-bit code (ADDC/ADDE are
+  // Expand, UADDO is left to the default expansion: add + setcc ult), and
+  // lowers the setcc to DPUISD::SetCC, one instruction with a set condition
+  // that writes 0 or 1 to the whole register (ZeroOrOneBooleanContent):
+  //   the compare   1 (its own rule: INT_ALU_PER_WORD, or uadd's W + 1)
+  //   zext c        0 (the register already holds 0 or 1)
+  //   c ? 2^k : 0   1 (InstCombine's form of zext(c) << k; the DAG combiner
+  //                    folds it back to the shift: one lsl; 2^0: 0)
+  // The same holds for every compare used as a value; the rule is limited to
+  // carries so that other programs' counts do not move with it.
+  static bool isAddCarryOut(const Value *V) {
+    if (auto *EV = dyn_cast<ExtractValueInst>(V)) {
+      auto *II = dyn_cast<IntrinsicInst>(EV->getAggregateOperand());
+      return EV->getNumIndices() == 1 && EV->getIndices()[0] == 1 && II &&
+             II->getIntrinsicID() == Intrinsic::uadd_with_overflow &&
+             II->getArgOperand(0)->getType()->getIntegerBitWidth() <= 32;
+    }
+    auto *Cmp = dyn_cast<ICmpInst>(V);
+    if (!Cmp || !Cmp->getOperand(0)->getType()->isIntegerTy() ||
+        Cmp->getOperand(0)->getType()->getIntegerBitWidth() > 32)
+      return false;
+    Value *Sum = Cmp->getOperand(0), *X = Cmp->getOperand(1);
+    if (Cmp->getPredicate() == ICmpInst::ICMP_UGT)
+      std::swap(Sum, X); // x >u sum
+    else if (Cmp->getPredicate() != ICmpInst::ICMP_ULT)
+      return false;
+    auto *Add = dyn_cast<BinaryOperator>(Sum);
+    return Add && Add->getOpcode() == Instruction::Add &&
+           (Add->getOperand(0) == X || Add->getOperand(1) == X);
+  }
+
+  // The cost of I if it is a use of a carry out costed above.
+  static bool carryUseCost(const Instruction &I, uint64_t &C) {
+    if (isa<ZExtInst>(I) && I.getOperand(0)->getType()->isIntegerTy(1) &&
+        I.getType()->getIntegerBitWidth() <= 32 && isAddCarryOut(I.getOperand(0))) {
+      C = 0;
+      return true;
+    }
+    auto *Sel = dyn_cast<SelectInst>(&I);
+    auto *T = Sel ? dyn_cast<ConstantInt>(Sel->getTrueValue()) : nullptr;
+    auto *F = Sel ? dyn_cast<ConstantInt>(Sel->getFalseValue()) : nullptr;
+    if (T && F && F->isZero() && T->getValue().isPowerOf2() && T->getBitWidth() <= 32 &&
+        isAddCarryOut(Sel->getCondition())) {
+      C = T->isOne() ? 0 : 1;
+      return true;
+    }
+    return false;
+  }
+
   uint64_t scalarCost(Instruction &I, Dyn &D) {
+    uint64_t CarryUse;
+    if (carryUseCost(I, CarryUse))
+      return CarryUse;
     switch (I.getOpcode()) {
     case Instruction::PHI: case Instruction::Freeze: case Instruction::ExtractValue:
     case Instruction::InsertValue: case Instruction::Unreachable: case Instruction::LandingPad:

@@ -13,6 +13,14 @@
 NOINLINE uint32_t t_straight(uint32_t a, uint32_t b, uint32_t c) { return ((a + b) ^ (c << 3)) - (a & c); }
 NOINLINE uint64_t t_add64(uint64_t a, uint64_t b, uint64_t c) { return (a + b) ^ (c >> 7); }
 NOINLINE int t_sel(int c, int a, int b) { return c ? a : b; }
+/* carry outs of 32-bit adds used as values (the pass's carry rule), and a
+ * compare that is no carry */
+NOINLINE uint32_t t_carry(uint32_t a, uint32_t b, uint32_t c)
+{
+    uint32_t s = a + b, c1 = s < a;
+    uint32_t t = s + c, c2 = t < c;
+    return t + (c1 << 16) + c2 + (a < c);
+}
 
 /* ---- loops ---- */
 NOINLINE uint32_t t_loop100(const uint32_t *a)

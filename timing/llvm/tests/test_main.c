@@ -70,6 +70,7 @@ static void set_v1a_costs(void)
 uint32_t t_straight(uint32_t, uint32_t, uint32_t);
 uint64_t t_add64(uint64_t, uint64_t, uint64_t);
 int t_sel(int, int, int);
+uint32_t t_carry(uint32_t, uint32_t, uint32_t);
 uint32_t t_loop100(const uint32_t *);
 uint32_t t_loop_n(const uint32_t *, int);
 uint32_t t_loop_mul(const uint32_t *, int);
@@ -202,6 +203,10 @@ int main(void)
     /* icmp (feeds a select, not fused) 1, select 2, ret 1 */
     EXPECT(t_sel(1, 5, 9), 5, 4);
     EXPECT(t_sel(0, 5, 9), 9, 4);
+    /* adds 4, compares 3; the carries' zext 0 and c1 ? 2^16 : 0 1 (one lsl: the
+     * pass's carry rule), the other compare's zext 1; ret 1 */
+    EXPECT(t_carry(0xffffffffu, 2, 5), 65542, 11);
+    EXPECT(t_carry(1, 2, 0xfffffffeu), 3, 11);
 
     /* ---- loops ---- */
     uint32_t a[128];
