@@ -215,65 +215,39 @@ static const _Alignas(64) uint8_t pshufb_kj[64] = { REP64(PSHUFB_KJ, 0) };
 /* Pairing registers by bit b of their index: the lower register of pair
  * p = 0..3 (its partner is that | 1 << b). */
 #define PAIR(p, b) ((((p) >> (b)) << ((b) + 1)) | ((p) & ((1 << (b)) - 1)))
+/* One butterfly stage over v[8]: each pair (r, r | 1 << b), r = PAIR(p, b),
+ * becomes (LO, HI), two expressions of its registers a and b. */
+#define PAIR_STAGE(T, b_, LO, HI)                                                                                      \
+    _Pragma("GCC unroll 4") for (int p_ = 0; p_ < 4; p_++)                                                             \
+    {                                                                                                                  \
+        const int r_ = PAIR(p_, b_);                                                                                   \
+        T a = v[r_], b = v[r_ | 1 << (b_)];                                                                            \
+        v[r_] = (LO);                                                                                                  \
+        v[r_ | 1 << (b_)] = (HI);                                                                                      \
+    }
 
 /* v[i] = line i (pos 8j + k)  ->  v[r] = 8 words of chip k, r = (k2 k0 k1). */
 TGT_VBMI void vbmi_scatter_block(__m512i v[8])
 {
     const __m512i x0 = _mm512_load_si512(vbmi_scatter_idx[0]), x1 = _mm512_load_si512(vbmi_scatter_idx[1]);
     /* reg (i2 i1 i0) pos (j k) -> reg (i2 k0 i0) pos (k2 i1 k1 j) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m512i a = v[r], b = v[r | 2];
-        v[r] = _mm512_permutex2var_epi8(a, x0, b);
-        v[r | 2] = _mm512_permutex2var_epi8(a, x1, b);
-    }
+    PAIR_STAGE(__m512i, 1, _mm512_permutex2var_epi8(a, x0, b), _mm512_permutex2var_epi8(a, x1, b));
     /* pairing reg bit 0 (i0) swaps it with qword bit 0 (k1): reg (i2 k0 k1) pos (k2 i1 i0 j) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 0);
-        __m512i a = v[r], b = v[r | 1];
-        v[r] = _mm512_unpacklo_epi64(a, b);
-        v[r | 1] = _mm512_unpackhi_epi64(a, b);
-    }
+    PAIR_STAGE(__m512i, 0, _mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
     /* pairing reg bit 2 (i2) swaps it with lane bit 1 (k2): reg (k2 k0 k1) pos (i2 i1 i0 j) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m512i a = v[r], b = v[r | 4];
-        v[r] = _mm512_shuffle_i64x2(a, b, 0x44);
-        v[r | 4] = _mm512_shuffle_i64x2(a, b, 0xEE);
-    }
+    PAIR_STAGE(__m512i, 2, _mm512_shuffle_i64x2(a, b, 0x44), _mm512_shuffle_i64x2(a, b, 0xEE));
 }
 
 /* v[k] = 8 words of chip k (pos 8i + j)  ->  v[r] = line i, r = (i1 i2 i0). */
 TGT_VBMI void vbmi_gather_block(__m512i v[8])
 {
     /* reg (k2 k1 k0) pos (i2 i1 i0 j) -> reg (k2 k1 i0) pos (i2 i1 k0 j) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 0);
-        __m512i a = v[r], b = v[r | 1];
-        v[r] = _mm512_unpacklo_epi64(a, b);
-        v[r | 1] = _mm512_unpackhi_epi64(a, b);
-    }
+    PAIR_STAGE(__m512i, 0, _mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
     /* -> reg (k2 i2 i0) pos (k1 i1 k0 j) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m512i a = v[r], b = v[r | 2];
-        v[r] = _mm512_shuffle_i64x2(a, b, 0x44);
-        v[r | 2] = _mm512_shuffle_i64x2(a, b, 0xEE);
-    }
+    PAIR_STAGE(__m512i, 1, _mm512_shuffle_i64x2(a, b, 0x44), _mm512_shuffle_i64x2(a, b, 0xEE));
     /* -> reg (i1 i2 i0) pos (j k) */
     const __m512i x0 = _mm512_load_si512(vbmi_gather_idx[0]), x1 = _mm512_load_si512(vbmi_gather_idx[1]);
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m512i a = v[r], b = v[r | 4];
-        v[r] = _mm512_permutex2var_epi8(a, x0, b);
-        v[r | 4] = _mm512_permutex2var_epi8(a, x1, b);
-    }
+    PAIR_STAGE(__m512i, 2, _mm512_permutex2var_epi8(a, x0, b), _mm512_permutex2var_epi8(a, x1, b));
 }
 
 /* Register holding chip k after a scatter block, and line i after a gather block. */
@@ -292,90 +266,30 @@ TGT_BW void bw_scatter_block(__m512i v[8])
     for (int r = 0; r < 8; r++)
         v[r] = _mm512_shuffle_epi8(v[r], m);
     /* pairing reg bit 1 (i1): lanes (i1 j2), reg (i2 j1 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m512i a = v[r], b = v[r | 2];
-        v[r] = _mm512_shuffle_i64x2(a, b, 0x88);
-        v[r | 2] = _mm512_shuffle_i64x2(a, b, 0xDD);
-    }
+    PAIR_STAGE(__m512i, 1, _mm512_shuffle_i64x2(a, b, 0x88), _mm512_shuffle_i64x2(a, b, 0xDD));
     /* pairing reg bit 2 (i2): lanes (i2 i1), reg (j2 j1 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m512i a = v[r], b = v[r | 4];
-        v[r] = _mm512_shuffle_i64x2(a, b, 0x88);
-        v[r | 4] = _mm512_shuffle_i64x2(a, b, 0xDD);
-    }
+    PAIR_STAGE(__m512i, 2, _mm512_shuffle_i64x2(a, b, 0x88), _mm512_shuffle_i64x2(a, b, 0xDD));
     /* 16-bit unpack pairing j1: in-lane (k1 k0 j1 j0), reg (j2 k2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m512i a = v[r], b = v[r | 2];
-        v[r] = _mm512_unpacklo_epi16(a, b);
-        v[r | 2] = _mm512_unpackhi_epi16(a, b);
-    }
+    PAIR_STAGE(__m512i, 1, _mm512_unpacklo_epi16(a, b), _mm512_unpackhi_epi16(a, b));
     /* 32-bit unpack pairing j2: in-lane (k0 j2 j1 j0), reg (k1 k2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m512i a = v[r], b = v[r | 4];
-        v[r] = _mm512_unpacklo_epi32(a, b);
-        v[r | 4] = _mm512_unpackhi_epi32(a, b);
-    }
+    PAIR_STAGE(__m512i, 2, _mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
     /* 64-bit unpack pairing i0: in-lane (i0 j), reg (k1 k2 k0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 0);
-        __m512i a = v[r], b = v[r | 1];
-        v[r] = _mm512_unpacklo_epi64(a, b);
-        v[r | 1] = _mm512_unpackhi_epi64(a, b);
-    }
+    PAIR_STAGE(__m512i, 0, _mm512_unpacklo_epi64(a, b), _mm512_unpackhi_epi64(a, b));
 }
 
 /* v[k] = chip k (lanes (i2 i1) in-lane (i0 j))  ->  v[i] = line i. */
 TGT_BW void bw_gather_block(__m512i v[8])
 {
     /* 8-bit unpack pairing k0: in-lane (j k0), reg (k2 k1 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 0);
-        __m512i a = v[r], b = v[r | 1];
-        v[r] = _mm512_unpacklo_epi8(a, b);
-        v[r | 1] = _mm512_unpackhi_epi8(a, b);
-    }
+    PAIR_STAGE(__m512i, 0, _mm512_unpacklo_epi8(a, b), _mm512_unpackhi_epi8(a, b));
     /* 16-bit unpack pairing k1: in-lane (j1 j0 k1 k0), reg (k2 j2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m512i a = v[r], b = v[r | 2];
-        v[r] = _mm512_unpacklo_epi16(a, b);
-        v[r | 2] = _mm512_unpackhi_epi16(a, b);
-    }
+    PAIR_STAGE(__m512i, 1, _mm512_unpacklo_epi16(a, b), _mm512_unpackhi_epi16(a, b));
     /* 32-bit unpack pairing k2: in-lane (j0 k), reg (j1 j2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m512i a = v[r], b = v[r | 4];
-        v[r] = _mm512_unpacklo_epi32(a, b);
-        v[r | 4] = _mm512_unpackhi_epi32(a, b);
-    }
+    PAIR_STAGE(__m512i, 2, _mm512_unpacklo_epi32(a, b), _mm512_unpackhi_epi32(a, b));
     /* pairing reg bit 2 (j1), keeping lane bit 0: lanes (j1 i1), reg (i2 j2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m512i a = v[r], b = v[r | 4];
-        v[r] = _mm512_shuffle_i64x2(a, b, 0x44);
-        v[r | 4] = _mm512_shuffle_i64x2(a, b, 0xEE);
-    }
+    PAIR_STAGE(__m512i, 2, _mm512_shuffle_i64x2(a, b, 0x44), _mm512_shuffle_i64x2(a, b, 0xEE));
     /* pairing reg bit 1 (j2), lane bit 1 moving down: lanes (j2 j1), reg (i2 i1 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m512i a = v[r], b = v[r | 2];
-        v[r] = _mm512_shuffle_i64x2(a, b, 0x88);
-        v[r | 2] = _mm512_shuffle_i64x2(a, b, 0xDD);
-    }
+    PAIR_STAGE(__m512i, 1, _mm512_shuffle_i64x2(a, b, 0x88), _mm512_shuffle_i64x2(a, b, 0xDD));
 }
 
 #define BW_SCATTER_REG(k) ((((k) & 2) << 1) | (((k) & 4) >> 1) | ((k) & 1))
@@ -485,29 +399,11 @@ TGT_AVX2 void avx2_scatter_block(__m256i v[8])
     for (int r = 0; r < 8; r++)
         v[r] = _mm256_shuffle_epi8(v[r], m);
     /* 16-bit unpack pairing j1 (bit 0): in-lane (k1 k0 j1 j0), reg (i0 j2 k2) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 0);
-        __m256i a = v[r], b = v[r | 1];
-        v[r] = _mm256_unpacklo_epi16(a, b);
-        v[r | 1] = _mm256_unpackhi_epi16(a, b);
-    }
+    PAIR_STAGE(__m256i, 0, _mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b));
     /* 32-bit unpack pairing j2 (bit 1): in-lane (k0 j2 j1 j0), reg (i0 k1 k2) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m256i a = v[r], b = v[r | 2];
-        v[r] = _mm256_unpacklo_epi32(a, b);
-        v[r | 2] = _mm256_unpackhi_epi32(a, b);
-    }
+    PAIR_STAGE(__m256i, 1, _mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
     /* 64-bit unpack pairing i0 (bit 2): in-lane (i0 j), reg (k0 k1 k2) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m256i a = v[r], b = v[r | 4];
-        v[r] = _mm256_unpacklo_epi64(a, b);
-        v[r | 4] = _mm256_unpackhi_epi64(a, b);
-    }
+    PAIR_STAGE(__m256i, 2, _mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b));
 }
 
 /* v[k] = 4 words of chip k (lane i1, in-lane (i0 j))  ->  v[r], r = (j1 j2 i0),
@@ -515,29 +411,11 @@ TGT_AVX2 void avx2_scatter_block(__m256i v[8])
 TGT_AVX2 void avx2_gather_block(__m256i v[8])
 {
     /* 8-bit unpack pairing k0: in-lane (j k0), reg (k2 k1 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 0);
-        __m256i a = v[r], b = v[r | 1];
-        v[r] = _mm256_unpacklo_epi8(a, b);
-        v[r | 1] = _mm256_unpackhi_epi8(a, b);
-    }
+    PAIR_STAGE(__m256i, 0, _mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b));
     /* 16-bit unpack pairing k1: in-lane (j1 j0 k1 k0), reg (k2 j2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 1);
-        __m256i a = v[r], b = v[r | 2];
-        v[r] = _mm256_unpacklo_epi16(a, b);
-        v[r | 2] = _mm256_unpackhi_epi16(a, b);
-    }
+    PAIR_STAGE(__m256i, 1, _mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b));
     /* 32-bit unpack pairing k2: in-lane (j0 k), reg (j1 j2 i0) */
-#pragma GCC unroll 4
-    for (int p = 0; p < 4; p++) {
-        int r = PAIR(p, 2);
-        __m256i a = v[r], b = v[r | 4];
-        v[r] = _mm256_unpacklo_epi32(a, b);
-        v[r | 4] = _mm256_unpackhi_epi32(a, b);
-    }
+    PAIR_STAGE(__m256i, 2, _mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b));
 }
 
 /* Lines l .. l+3 -> v[k] = their 4 words of chip k. */

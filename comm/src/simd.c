@@ -191,10 +191,69 @@ static const struct comm_simd scalar = {"scalar",      scalar_reduce,        sca
 
 #define L256(p) _mm256_loadu_si256((const __m256i *)(p))
 #define S256(p, v) _mm256_storeu_si256((__m256i *)(p), (v))
-#define L256PS(p) _mm256_loadu_ps((const float *)(p))
-#define S256PS(p, v) _mm256_storeu_ps((float *)(p), (v))
-#define L256PD(p) _mm256_loadu_pd((const double *)(p))
-#define S256PD(p, v) _mm256_storeu_pd((double *)(p), (v))
+#define L256ps(p) _mm256_loadu_ps((const float *)(p))
+#define S256ps(p, v) _mm256_storeu_ps((float *)(p), (v))
+#define L256pd(p) _mm256_loadu_pd((const double *)(p))
+#define S256pd(p, v) _mm256_storeu_pd((double *)(p), (v))
+
+/* The reduction's loops for a vector of V bits (256: AVX2, 512: AVX-512),
+ * named by the intrinsics' pattern _mm<V>_*: one vector loop per (type, op),
+ * chosen outside it.  INT64(V) is the 64-bit min / max case (AVX2 has no
+ * 64-bit min / max instruction). */
+#define VLOOP_V(V, EXPR) VLOOP((V) / 8, L##V, S##V, __m##V##i, EXPR)
+#define REDUCE_INT_CASE(V, B, SIGNED)                                                                                  \
+    if (op == OPENPIM_SUM)                                                                                             \
+        VLOOP_V(V, _mm##V##_add_epi##B(a, x));                                                                         \
+    else if (type == SIGNED)                                                                                           \
+        VLOOP_V(V, op == OPENPIM_MIN ? _mm##V##_min_epi##B(a, x) : _mm##V##_max_epi##B(a, x));                         \
+    else                                                                                                               \
+        VLOOP_V(V, op == OPENPIM_MIN ? _mm##V##_min_epu##B(a, x) : _mm##V##_max_epu##B(a, x));                         \
+    break;
+#define REDUCE_FLT_CASE(V, SUF, T)                                                                                     \
+    if (op == OPENPIM_SUM)                                                                                             \
+        VLOOP((V) / 8, L##V##SUF, S##V##SUF, T, _mm##V##_add_##SUF(a, x));                                             \
+    else if (op == OPENPIM_MIN)                                                                                        \
+        VLOOP((V) / 8, L##V##SUF, S##V##SUF, T, _mm##V##_min_##SUF(x, a));                                             \
+    else                                                                                                               \
+        VLOOP((V) / 8, L##V##SUF, S##V##SUF, T, _mm##V##_max_##SUF(x, a));                                             \
+    break;
+#define REDUCE_BODY(V, INT64)                                                                                          \
+    size_t esz = openpim_comm_type_size(type);                                                                         \
+    if (op == OPENPIM_AND || op == OPENPIM_OR || op == OPENPIM_XOR) {                                                  \
+        if (op == OPENPIM_AND)                                                                                         \
+            VLOOP_V(V, _mm##V##_and_si##V(a, x));                                                                      \
+        else if (op == OPENPIM_OR)                                                                                     \
+            VLOOP_V(V, _mm##V##_or_si##V(a, x));                                                                       \
+        else                                                                                                           \
+            VLOOP_V(V, _mm##V##_xor_si##V(a, x));                                                                      \
+        return;                                                                                                        \
+    }                                                                                                                  \
+    switch (type) {                                                                                                    \
+    case OPENPIM_INT8:                                                                                                 \
+    case OPENPIM_UINT8: REDUCE_INT_CASE(V, 8, OPENPIM_INT8)                                                            \
+    case OPENPIM_INT16:                                                                                                \
+    case OPENPIM_UINT16: REDUCE_INT_CASE(V, 16, OPENPIM_INT16)                                                         \
+    case OPENPIM_INT32:                                                                                                \
+    case OPENPIM_UINT32: REDUCE_INT_CASE(V, 32, OPENPIM_INT32)                                                         \
+    case OPENPIM_INT64:                                                                                                \
+    case OPENPIM_UINT64: INT64(V)                                                                                      \
+    case OPENPIM_FLOAT: REDUCE_FLT_CASE(V, ps, __m##V)                                                                 \
+    case OPENPIM_DOUBLE: REDUCE_FLT_CASE(V, pd, __m##V##d)                                                             \
+    default:                                                                                                           \
+        break;                                                                                                         \
+    }
+
+/* The in-word reduction's byte operation on vectors of V bits. */
+#define BYTEOP_BODY(V)                                                                                                 \
+    bool sgn = type == OPENPIM_INT8;                                                                                   \
+    switch (op) {                                                                                                      \
+    case OPENPIM_SUM: return _mm##V##_add_epi8(a, x);                                                                  \
+    case OPENPIM_MIN: return sgn ? _mm##V##_min_epi8(a, x) : _mm##V##_min_epu8(a, x);                                 \
+    case OPENPIM_MAX: return sgn ? _mm##V##_max_epi8(a, x) : _mm##V##_max_epu8(a, x);                                 \
+    case OPENPIM_AND: return _mm##V##_and_si##V(a, x);                                                                 \
+    case OPENPIM_OR: return _mm##V##_or_si##V(a, x);                                                                   \
+    default: return _mm##V##_xor_si##V(a, x);                                                                          \
+    }
 
 AVX2 static inline __m256i avx2_min64(__m256i a, __m256i x, bool sgn)
 {
@@ -210,76 +269,22 @@ AVX2 static inline __m256i avx2_max64(__m256i a, __m256i x, bool sgn)
     return _mm256_blendv_epi8(a, x, gt);
 }
 
+/* 64-bit min / max: compares of biased values (avx2_min64, avx2_max64). */
+#define AVX2_INT64(V)                                                                                                  \
+    {                                                                                                                  \
+        bool sgn = type == OPENPIM_INT64;                                                                              \
+        if (op == OPENPIM_SUM)                                                                                         \
+            VLOOP_V(V, _mm256_add_epi64(a, x));                                                                        \
+        else if (op == OPENPIM_MIN)                                                                                    \
+            VLOOP_V(V, avx2_min64(a, x, sgn));                                                                         \
+        else                                                                                                           \
+            VLOOP_V(V, avx2_max64(a, x, sgn));                                                                         \
+        break;                                                                                                         \
+    }
+
 AVX2 static void avx2_reduce(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n)
 {
-    size_t esz = openpim_comm_type_size(type);
-    if (op == OPENPIM_AND || op == OPENPIM_OR || op == OPENPIM_XOR) {
-        if (op == OPENPIM_AND)
-            VLOOP(32, L256, S256, __m256i, _mm256_and_si256(a, x));
-        else if (op == OPENPIM_OR)
-            VLOOP(32, L256, S256, __m256i, _mm256_or_si256(a, x));
-        else
-            VLOOP(32, L256, S256, __m256i, _mm256_xor_si256(a, x));
-        return;
-    }
-    switch (type) {
-    case OPENPIM_INT8:
-    case OPENPIM_UINT8:
-        if (op == OPENPIM_SUM)
-            VLOOP(32, L256, S256, __m256i, _mm256_add_epi8(a, x));
-        else if (type == OPENPIM_INT8)
-            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epi8(a, x) : _mm256_max_epi8(a, x));
-        else
-            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epu8(a, x) : _mm256_max_epu8(a, x));
-        break;
-    case OPENPIM_INT16:
-    case OPENPIM_UINT16:
-        if (op == OPENPIM_SUM)
-            VLOOP(32, L256, S256, __m256i, _mm256_add_epi16(a, x));
-        else if (type == OPENPIM_INT16)
-            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epi16(a, x) : _mm256_max_epi16(a, x));
-        else
-            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epu16(a, x) : _mm256_max_epu16(a, x));
-        break;
-    case OPENPIM_INT32:
-    case OPENPIM_UINT32:
-        if (op == OPENPIM_SUM)
-            VLOOP(32, L256, S256, __m256i, _mm256_add_epi32(a, x));
-        else if (type == OPENPIM_INT32)
-            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epi32(a, x) : _mm256_max_epi32(a, x));
-        else
-            VLOOP(32, L256, S256, __m256i, op == OPENPIM_MIN ? _mm256_min_epu32(a, x) : _mm256_max_epu32(a, x));
-        break;
-    case OPENPIM_INT64:
-    case OPENPIM_UINT64: {
-        bool sgn = type == OPENPIM_INT64;
-        if (op == OPENPIM_SUM)
-            VLOOP(32, L256, S256, __m256i, _mm256_add_epi64(a, x));
-        else if (op == OPENPIM_MIN)
-            VLOOP(32, L256, S256, __m256i, avx2_min64(a, x, sgn));
-        else
-            VLOOP(32, L256, S256, __m256i, avx2_max64(a, x, sgn));
-        break;
-    }
-    case OPENPIM_FLOAT:
-        if (op == OPENPIM_SUM)
-            VLOOP(32, L256PS, S256PS, __m256, _mm256_add_ps(a, x));
-        else if (op == OPENPIM_MIN)
-            VLOOP(32, L256PS, S256PS, __m256, _mm256_min_ps(x, a));
-        else
-            VLOOP(32, L256PS, S256PS, __m256, _mm256_max_ps(x, a));
-        break;
-    case OPENPIM_DOUBLE:
-        if (op == OPENPIM_SUM)
-            VLOOP(32, L256PD, S256PD, __m256d, _mm256_add_pd(a, x));
-        else if (op == OPENPIM_MIN)
-            VLOOP(32, L256PD, S256PD, __m256d, _mm256_min_pd(x, a));
-        else
-            VLOOP(32, L256PD, S256PD, __m256d, _mm256_max_pd(x, a));
-        break;
-    default:
-        break;
-    }
+    REDUCE_BODY(256, AVX2_INT64)
 }
 
 AVX2 static void avx2_rotate(void *dst, const void *src, size_t n, unsigned r)
@@ -303,15 +308,7 @@ AVX2 static void avx2_rotate(void *dst, const void *src, size_t n, unsigned r)
 
 AVX2 static inline __m256i avx2_byteop(openpim_comm_type type, openpim_comm_op op, __m256i a, __m256i x)
 {
-    bool sgn = type == OPENPIM_INT8;
-    switch (op) {
-    case OPENPIM_SUM: return _mm256_add_epi8(a, x);
-    case OPENPIM_MIN: return sgn ? _mm256_min_epi8(a, x) : _mm256_min_epu8(a, x);
-    case OPENPIM_MAX: return sgn ? _mm256_max_epi8(a, x) : _mm256_max_epu8(a, x);
-    case OPENPIM_AND: return _mm256_and_si256(a, x);
-    case OPENPIM_OR: return _mm256_or_si256(a, x);
-    default: return _mm256_xor_si256(a, x);
-    }
+    BYTEOP_BODY(256)
 }
 
 AVX2 static void avx2_hreduce8(openpim_comm_type type, openpim_comm_op op, void *lines, size_t n)
@@ -374,79 +371,16 @@ static const struct comm_simd avx2 = {"avx2",        avx2_reduce,        avx2_ro
 #define AVX512 __attribute__((target("avx512f,avx512bw")))
 #define L512(p) _mm512_loadu_si512((const void *)(p))
 #define S512(p, v) _mm512_storeu_si512((void *)(p), (v))
-#define L512PS(p) _mm512_loadu_ps((const void *)(p))
-#define S512PS(p, v) _mm512_storeu_ps((void *)(p), (v))
-#define L512PD(p) _mm512_loadu_pd((const void *)(p))
-#define S512PD(p, v) _mm512_storeu_pd((void *)(p), (v))
+#define L512ps(p) _mm512_loadu_ps((const void *)(p))
+#define S512ps(p, v) _mm512_storeu_ps((void *)(p), (v))
+#define L512pd(p) _mm512_loadu_pd((const void *)(p))
+#define S512pd(p, v) _mm512_storeu_pd((void *)(p), (v))
+
+#define AVX512_INT64(V) REDUCE_INT_CASE(V, 64, OPENPIM_INT64)
 
 AVX512 static void avx512_reduce(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n)
 {
-    size_t esz = openpim_comm_type_size(type);
-    if (op == OPENPIM_AND || op == OPENPIM_OR || op == OPENPIM_XOR) {
-        if (op == OPENPIM_AND)
-            VLOOP(64, L512, S512, __m512i, _mm512_and_si512(a, x));
-        else if (op == OPENPIM_OR)
-            VLOOP(64, L512, S512, __m512i, _mm512_or_si512(a, x));
-        else
-            VLOOP(64, L512, S512, __m512i, _mm512_xor_si512(a, x));
-        return;
-    }
-    switch (type) {
-    case OPENPIM_INT8:
-    case OPENPIM_UINT8:
-        if (op == OPENPIM_SUM)
-            VLOOP(64, L512, S512, __m512i, _mm512_add_epi8(a, x));
-        else if (type == OPENPIM_INT8)
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi8(a, x) : _mm512_max_epi8(a, x));
-        else
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu8(a, x) : _mm512_max_epu8(a, x));
-        break;
-    case OPENPIM_INT16:
-    case OPENPIM_UINT16:
-        if (op == OPENPIM_SUM)
-            VLOOP(64, L512, S512, __m512i, _mm512_add_epi16(a, x));
-        else if (type == OPENPIM_INT16)
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi16(a, x) : _mm512_max_epi16(a, x));
-        else
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu16(a, x) : _mm512_max_epu16(a, x));
-        break;
-    case OPENPIM_INT32:
-    case OPENPIM_UINT32:
-        if (op == OPENPIM_SUM)
-            VLOOP(64, L512, S512, __m512i, _mm512_add_epi32(a, x));
-        else if (type == OPENPIM_INT32)
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi32(a, x) : _mm512_max_epi32(a, x));
-        else
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu32(a, x) : _mm512_max_epu32(a, x));
-        break;
-    case OPENPIM_INT64:
-    case OPENPIM_UINT64:
-        if (op == OPENPIM_SUM)
-            VLOOP(64, L512, S512, __m512i, _mm512_add_epi64(a, x));
-        else if (type == OPENPIM_INT64)
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epi64(a, x) : _mm512_max_epi64(a, x));
-        else
-            VLOOP(64, L512, S512, __m512i, op == OPENPIM_MIN ? _mm512_min_epu64(a, x) : _mm512_max_epu64(a, x));
-        break;
-    case OPENPIM_FLOAT:
-        if (op == OPENPIM_SUM)
-            VLOOP(64, L512PS, S512PS, __m512, _mm512_add_ps(a, x));
-        else if (op == OPENPIM_MIN)
-            VLOOP(64, L512PS, S512PS, __m512, _mm512_min_ps(x, a));
-        else
-            VLOOP(64, L512PS, S512PS, __m512, _mm512_max_ps(x, a));
-        break;
-    case OPENPIM_DOUBLE:
-        if (op == OPENPIM_SUM)
-            VLOOP(64, L512PD, S512PD, __m512d, _mm512_add_pd(a, x));
-        else if (op == OPENPIM_MIN)
-            VLOOP(64, L512PD, S512PD, __m512d, _mm512_min_pd(x, a));
-        else
-            VLOOP(64, L512PD, S512PD, __m512d, _mm512_max_pd(x, a));
-        break;
-    default:
-        break;
-    }
+    REDUCE_BODY(512, AVX512_INT64)
 }
 
 AVX512 static void avx512_rotate(void *dst, const void *src, size_t n, unsigned r)
@@ -465,15 +399,7 @@ AVX512 static void avx512_rotate(void *dst, const void *src, size_t n, unsigned 
 
 AVX512 static inline __m512i avx512_byteop(openpim_comm_type type, openpim_comm_op op, __m512i a, __m512i x)
 {
-    bool sgn = type == OPENPIM_INT8;
-    switch (op) {
-    case OPENPIM_SUM: return _mm512_add_epi8(a, x);
-    case OPENPIM_MIN: return sgn ? _mm512_min_epi8(a, x) : _mm512_min_epu8(a, x);
-    case OPENPIM_MAX: return sgn ? _mm512_max_epi8(a, x) : _mm512_max_epu8(a, x);
-    case OPENPIM_AND: return _mm512_and_si512(a, x);
-    case OPENPIM_OR: return _mm512_or_si512(a, x);
-    default: return _mm512_xor_si512(a, x);
-    }
+    BYTEOP_BODY(512)
 }
 
 AVX512 static void avx512_hreduce8(openpim_comm_type type, openpim_comm_op op, void *lines, size_t n)

@@ -389,49 +389,88 @@ openpim_he_status he2d_transform(openpim_he_ntt2d *h, bool inverse, uint32_t dst
     return OPENPIM_HE_OK;
 }
 
-openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
-                                           struct openpim_he_ntt2d_times *times)
+/* One batch between the host's data and h->stage: in -> stage, or (in NULL) stage -> out. */
+static void stage_move(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out, enum openpim_he_form form)
+{
+    const uint32_t n = h->params.n, S = h->slots, share = n / h->g;
+    for (uint32_t i = 0; i < h->nr_dpus; i++) {
+        const uint32_t x = i % h->g, grp = i / h->g;
+        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
+            const size_t poly = (size_t)(grp * S + slot) * n;
+            uint32_t *node = h->stage + (size_t)i * S * share + (size_t)slot * share;
+            if (form == OPENPIM_HE_NTT) {
+                if (in)
+                    memcpy(node, in + poly + (size_t)x * share, share * 4);
+                else
+                    memcpy(out + poly + (size_t)x * share, node, share * 4);
+                continue;
+            }
+            const size_t col = poly + (size_t)x * h->c1;
+            for (uint32_t il = 0; il < h->c1; il++)
+                for (uint32_t i2 = 0; i2 < h->n2; i2++) {
+                    if (in)
+                        node[il * h->n2 + i2] = in[col + il + (size_t)h->n1 * i2];
+                    else
+                        out[col + il + (size_t)h->n1 * i2] = node[il * h->n2 + i2];
+                }
+        }
+    }
+}
+
+/* A coefficient-form batch moved into or out of columns: the host's
+ * transposition, charged as one core's strided gather. */
+static openpim_he_status record_transposition(openpim_he_ntt2d *h, enum openpim_event_category cat,
+                                              const char *event)
+{
+    dpu_error_t err = openpim_record_host_event(cat, event,
+                                                (double)h->nr_ntts * h->params.n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
+    return err == DPU_OK ? OPENPIM_HE_OK : he2d_sdk_fail(err, "recording the host transposition");
+}
+
+openpim_he_status he2d_stage_in(openpim_he_ntt2d *h, const uint32_t *data, enum openpim_he_form form,
+                                const char *event)
+{
+    stage_move(h, data, NULL, form);
+    return form == OPENPIM_HE_COEFF ? record_transposition(h, OPENPIM_EVENT_CPU_DPU, event) : OPENPIM_HE_OK;
+}
+
+openpim_he_status he2d_stage_out(openpim_he_ntt2d *h, uint32_t *data, enum openpim_he_form form, const char *event)
+{
+    stage_move(h, NULL, data, form);
+    return form == OPENPIM_HE_COEFF ? record_transposition(h, OPENPIM_EVENT_DPU_CPU, event) : OPENPIM_HE_OK;
+}
+
+/* One batch through the 2D NTT (inverse: its inverse): upload, the two
+ * launches and the All-to-All, download.  The forward's inputs go into
+ * columns (node (x, grp) gets columns i1 = x c1 .. of its group's NTTs, as
+ * [slot][i1 local][i2]) and its results come back as words [x n / g,
+ * (x + 1) n / g) of each; the inverse takes that layout (no reordering) and
+ * transposes its results back out of columns. */
+static openpim_he_status batch(openpim_he_ntt2d *h, bool inverse, const uint32_t *in, uint32_t *out,
+                               struct openpim_he_ntt2d_times *times)
 {
     openpim_he_status st = check_inputs(h, in, out);
     if (st != OPENPIM_HE_OK)
         return st;
-    const uint32_t n = h->params.n, S = h->slots, n1 = h->n1;
-    const size_t per_dpu = (size_t)S * h->c1 * h->n2; /* words of a column block, = S n / g */
+    const size_t per_dpu = (size_t)h->slots * h->c1 * h->n2; /* words of a column block, = S n / g */
+    const enum openpim_he_form in_form = inverse ? OPENPIM_HE_NTT : OPENPIM_HE_COEFF;
+    const enum openpim_he_form out_form = inverse ? OPENPIM_HE_COEFF : OPENPIM_HE_NTT;
     struct openpim_he_ntt2d_times t = {0};
     double start = openpim_modelled_time_us(), mark = start;
 
-    /* CPU-DPU: node (x, grp) gets columns i1 = x c1 .. of its group's NTTs, as [slot][i1 local][i2] */
-    for (uint32_t i = 0; i < h->nr_dpus; i++) {
-        const uint32_t x = i % h->g, grp = i / h->g;
-        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
-            const uint32_t *src = in + (size_t)(grp * S + slot) * n + (size_t)x * h->c1;
-            uint32_t *dst = h->stage + i * per_dpu + (size_t)slot * h->c1 * h->n2;
-            for (uint32_t il = 0; il < h->c1; il++)
-                for (uint32_t i2 = 0; i2 < h->n2; i2++)
-                    dst[il * h->n2 + i2] = src[il + (size_t)n1 * i2];
-        }
-    }
-    dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_CPU_DPU, "he 2D NTT: inputs into columns",
-                                                (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
-    if (err != DPU_OK)
-        return he2d_sdk_fail(err, "recording the host transposition");
-    if ((st = he2d_push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
+    if ((st = he2d_stage_in(h, in, in_form, "he 2D NTT: inputs into columns")) != OPENPIM_HE_OK ||
+        (st = he2d_push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) !=
+            OPENPIM_HE_OK)
         return st;
     t.cpu_dpu_us = he2d_since(&mark);
 
-    if ((st = he2d_transform(h, false, h->off_a, h->off_a, &t, &mark)) != OPENPIM_HE_OK)
+    if ((st = he2d_transform(h, inverse, h->off_a, h->off_a, &t, &mark)) != OPENPIM_HE_OK)
         return st;
 
-    /* DPU-CPU: node (x, grp) holds words [x n / g, (x + 1) n / g) of each of its group's results */
     if ((st = he2d_push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
-        OPENPIM_HE_OK)
+            OPENPIM_HE_OK ||
+        (st = he2d_stage_out(h, out, out_form, "he 2D NTT: outputs out of columns")) != OPENPIM_HE_OK)
         return st;
-    const size_t share = n / h->g;
-    for (uint32_t i = 0; i < h->nr_dpus; i++) {
-        const uint32_t x = i % h->g, grp = i / h->g;
-        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
-            memcpy(out + (size_t)(grp * S + slot) * n + x * share, h->stage + i * per_dpu + slot * share, share * 4);
-    }
     t.dpu_cpu_us = he2d_since(&mark);
     t.total_us = mark - start;
     if (times)
@@ -439,53 +478,14 @@ openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *
     return OPENPIM_HE_OK;
 }
 
+openpim_he_status openpim_he_ntt2d_forward(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
+                                           struct openpim_he_ntt2d_times *times)
+{
+    return batch(h, false, in, out, times);
+}
+
 openpim_he_status openpim_he_ntt2d_inverse(openpim_he_ntt2d *h, const uint32_t *in, uint32_t *out,
                                            struct openpim_he_ntt2d_times *times)
 {
-    openpim_he_status st = check_inputs(h, in, out);
-    if (st != OPENPIM_HE_OK)
-        return st;
-    const uint32_t n = h->params.n, S = h->slots, n1 = h->n1;
-    const size_t per_dpu = (size_t)S * h->c1 * h->n2, share = n / h->g;
-    struct openpim_he_ntt2d_times t = {0};
-    double start = openpim_modelled_time_us(), mark = start;
-
-    /* CPU-DPU: node (x, grp) gets words [x n / g, (x + 1) n / g) of each of its group's inputs (rows
-     * x r2 .., the forward's output layout): no reordering */
-    for (uint32_t i = 0; i < h->nr_dpus; i++) {
-        const uint32_t x = i % h->g, grp = i / h->g;
-        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++)
-            memcpy(h->stage + i * per_dpu + slot * share, in + (size_t)(grp * S + slot) * n + x * share, share * 4);
-    }
-    if ((st = he2d_push(h, DPU_XFER_TO_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "upload")) != OPENPIM_HE_OK)
-        return st;
-    t.cpu_dpu_us = he2d_since(&mark);
-
-    if ((st = he2d_transform(h, true, h->off_a, h->off_a, &t, &mark)) != OPENPIM_HE_OK)
-        return st;
-
-    /* DPU-CPU: node (x, grp) holds columns i1 = x c1 .. of its group's results as [slot][i1 local][i2],
-     * transposed back on the host (charged as the forward's gather) */
-    if ((st = he2d_push(h, DPU_XFER_FROM_DPU, h->off_a, per_dpu * 4, h->stage, per_dpu, false, "download")) !=
-        OPENPIM_HE_OK)
-        return st;
-    for (uint32_t i = 0; i < h->nr_dpus; i++) {
-        const uint32_t x = i % h->g, grp = i / h->g;
-        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
-            uint32_t *dst = out + (size_t)(grp * S + slot) * n + (size_t)x * h->c1;
-            const uint32_t *src = h->stage + i * per_dpu + (size_t)slot * h->c1 * h->n2;
-            for (uint32_t il = 0; il < h->c1; il++)
-                for (uint32_t i2 = 0; i2 < h->n2; i2++)
-                    dst[il + (size_t)n1 * i2] = src[il * h->n2 + i2];
-        }
-    }
-    dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_DPU_CPU, "he 2D NTT: outputs out of columns",
-                                                (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
-    if (err != DPU_OK)
-        return he2d_sdk_fail(err, "recording the host transposition");
-    t.dpu_cpu_us = he2d_since(&mark);
-    t.total_us = mark - start;
-    if (times)
-        *times = t;
-    return OPENPIM_HE_OK;
+    return batch(h, true, in, out, times);
 }

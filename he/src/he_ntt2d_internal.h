@@ -67,6 +67,14 @@ double he2d_since(double *mark);
  * equal), all groups' valid slots: two launches and the All-to-All. */
 openpim_he_status he2d_transform(openpim_he_ntt2d *h, bool inverse, uint32_t dst, uint32_t a,
                                  struct openpim_he_ntt2d_times *t, double *mark);
+/* The host side of a batch's transfer (data: nr_ntts * n words) into or out
+ * of h->stage ([nr_dpus][slots * n / g]): node (x, grp) holds, of each slot
+ * of its group, in NTT form words [x n / g, (x + 1) n / g); in coefficient
+ * form columns i1 = x c1 .. as [i1 local][i2], a transposition recorded as
+ * the host event `event`. */
+openpim_he_status he2d_stage_in(openpim_he_ntt2d *h, const uint32_t *data, enum openpim_he_form form,
+                                const char *event);
+openpim_he_status he2d_stage_out(openpim_he_ntt2d *h, uint32_t *data, enum openpim_he_form form, const char *event);
 /* The modulus of (group, slot): residue grp * slots + slot of the batch. */
 uint32_t he2d_modulus_index(const openpim_he_ntt2d *h, uint32_t grp, uint32_t slot);
 /* MRAM of every DPU above the fixed regions (8-aligned), first fit. */

@@ -147,27 +147,8 @@ openpim_he_status openpim_he_poly2d_upload(openpim_he_ntt2d *h, openpim_he_poly2
     struct openpim_he_ntt2d_times t = {0};
     double mark = openpim_modelled_time_us(), start = mark;
     const size_t per_dpu = (size_t)S * share;
-    for (uint32_t i = 0; i < h->nr_dpus; i++) {
-        const uint32_t x = i % h->g, grp = i / h->g;
-        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
-            const uint32_t *src = data + (size_t)(grp * S + slot) * n;
-            uint32_t *dst = h->stage + i * per_dpu + (size_t)slot * share;
-            if (form == OPENPIM_HE_NTT) {
-                memcpy(dst, src + (size_t)x * share, share * 4);
-                continue;
-            }
-            src += (size_t)x * h->c1;
-            for (uint32_t il = 0; il < h->c1; il++)
-                for (uint32_t i2 = 0; i2 < h->n2; i2++)
-                    dst[il * h->n2 + i2] = src[il + (size_t)h->n1 * i2];
-        }
-    }
-    if (form == OPENPIM_HE_COEFF) {
-        dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_CPU_DPU, "he 2D arrays: inputs into columns",
-                                                    (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
-        if (err != DPU_OK)
-            return he2d_sdk_fail(err, "recording the host transposition");
-    }
+    if ((st = he2d_stage_in(h, data, form, "he 2D arrays: inputs into columns")) != OPENPIM_HE_OK)
+        return st;
     if ((st = he2d_push(h, DPU_XFER_TO_DPU, offset_of(p), per_dpu * 4, h->stage, per_dpu, false, "2D upload")) !=
         OPENPIM_HE_OK)
         return st;
@@ -195,27 +176,8 @@ openpim_he_status openpim_he_poly2d_download(openpim_he_ntt2d *h, const openpim_
     if ((st = he2d_push(h, DPU_XFER_FROM_DPU, offset_of(p), per_dpu * 4, h->stage, per_dpu, false,
                         "2D download")) != OPENPIM_HE_OK)
         return st;
-    for (uint32_t i = 0; i < h->nr_dpus; i++) {
-        const uint32_t x = i % h->g, grp = i / h->g;
-        for (uint32_t slot = 0; slot < S && grp * S + slot < h->nr_ntts; slot++) {
-            uint32_t *dst = data + (size_t)(grp * S + slot) * n;
-            const uint32_t *src = h->stage + i * per_dpu + (size_t)slot * share;
-            if (p->form == OPENPIM_HE_NTT) {
-                memcpy(dst + (size_t)x * share, src, share * 4);
-                continue;
-            }
-            dst += (size_t)x * h->c1;
-            for (uint32_t il = 0; il < h->c1; il++)
-                for (uint32_t i2 = 0; i2 < h->n2; i2++)
-                    dst[il + (size_t)h->n1 * i2] = src[il * h->n2 + i2];
-        }
-    }
-    if (p->form == OPENPIM_HE_COEFF) {
-        dpu_error_t err = openpim_record_host_event(OPENPIM_EVENT_DPU_CPU, "he 2D arrays: outputs out of columns",
-                                                    (double)h->nr_ntts * n * 4 / (HE2D_HOST_GATHER_GBPS * 1e3));
-        if (err != DPU_OK)
-            return he2d_sdk_fail(err, "recording the host transposition");
-    }
+    if ((st = he2d_stage_out(h, data, p->form, "he 2D arrays: outputs out of columns")) != OPENPIM_HE_OK)
+        return st;
     t.dpu_cpu_us = he2d_since(&mark);
     t.total_us = mark - start;
     if (times)

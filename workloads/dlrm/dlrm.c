@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "dlrm_kernel_abi.h"
+#include "../common/pidcomm_host.h"
 
 /* Cardinalities of the 26 categorical features of Criteo's Kaggle Display
  * Advertising Challenge data set (as DLRM's data loader counts them). */
@@ -33,15 +34,6 @@ static int fail(const char *fmt, ...)
     vsnprintf(err, sizeof err, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-/* splitmix64: deterministic, the same on every host and compiler. */
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 static uint32_t slots_per_group(uint32_t X)
@@ -94,7 +86,7 @@ int dlrm_model_create(const struct dlrm_config *cfg, struct dlrm_model *m)
             return fail("dlrm: out of host memory for table %d (%zu values)", g, n);
         }
         for (size_t i = 0; i < n; i++)
-            t.table[g][i] = (int32_t)(mix(&s) % 17) - 8; /* small values: the interaction stays readable */
+            t.table[g][i] = (int32_t)(pidcomm_mix(&s) % 17) - 8; /* small values: the interaction stays readable */
     }
     t.top = calloc(DLRM_TOP_BYTES, 1);
     if (!t.top) {
@@ -104,9 +96,9 @@ int dlrm_model_create(const struct dlrm_config *cfg, struct dlrm_model *m)
     /* [512][328] (325 used), [256][512], [1][256]: uniform in [-4, 4]. */
     for (uint32_t o = 0; o < DLRM_TOP_N1; o++)
         for (uint32_t k = 0; k < DLRM_TOP_IN0; k++)
-            t.top[o * DLRM_TOP_ROW0 + k] = (int8_t)((int)(mix(&s) % 9) - 4);
+            t.top[o * DLRM_TOP_ROW0 + k] = (int8_t)((int)(pidcomm_mix(&s) % 9) - 4);
     for (size_t i = (size_t)DLRM_TOP_N1 * DLRM_TOP_ROW0; i < DLRM_TOP_BYTES; i++)
-        t.top[i] = (int8_t)((int)(mix(&s) % 9) - 4);
+        t.top[i] = (int8_t)((int)(pidcomm_mix(&s) % 9) - 4);
     *m = t;
     return 0;
 }
@@ -128,7 +120,7 @@ void dlrm_model_free(struct dlrm_model *m)
  * shards as ids in real logs do. */
 static uint32_t power_law(uint64_t *s, uint32_t n, uint64_t a)
 {
-    double u = (double)(mix(s) >> 11) * (1.0 / 9007199254740992.0);
+    double u = (double)(pidcomm_mix(s) >> 11) * (1.0 / 9007199254740992.0);
     uint64_t r = (uint64_t)floor(exp(u * log((double)n + 1.0))) - 1;
     if (r >= n)
         r = n - 1;
@@ -216,24 +208,8 @@ static void make_plan(const struct dlrm_model *m, struct plan *p)
     p->end = o + most;
 }
 
-#define COMM(call)                                                                                                     \
-    do {                                                                                                               \
-        openpim_comm_status s_ = (call);                                                                               \
-        if (s_ != OPENPIM_COMM_OK) {                                                                                   \
-            rc = fail("dlrm: %s: %s", #call, openpim_comm_last_error());                                               \
-            goto out;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
-#define SDK(call)                                                                                                      \
-    do {                                                                                                               \
-        dpu_error_t e_ = (call);                                                                                       \
-        if (e_ != DPU_OK) {                                                                                            \
-            char *m_ = dpu_error_to_string(e_);                                                                        \
-            rc = fail("dlrm: %s: %s %s", #call, m_ ? m_ : "?", openpim_last_error());                                  \
-            free(m_);                                                                                                  \
-            goto out;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
+#define COMM(call) PIDCOMM_COMM("dlrm", call)
+#define SDK(call) PIDCOMM_SDK("dlrm", call)
 
 /* One kernel launch: the mode in the broadcast arguments, then a synchronous launch. */
 static dpu_error_t launch(struct dpu_set_t set, struct dlrm_args *a, uint32_t mode)
@@ -351,13 +327,8 @@ int dlrm_pim_run(struct dpu_set_t set, const char *kernel, openpim_comm_impl imp
 
     /* ---- timed: one batch -------------------------------------------------------------- */
     const uint64_t ib = (uint64_t)p.Tx * p.pool * 4, eb = (uint64_t)p.Tx * p.Dz * 4;
-    double t0 = openpim_modelled_time_us(), tn;
-#define LAP(field)                                                                                                     \
-    do {                                                                                                               \
-        tn = openpim_modelled_time_us();                                                                               \
-        t.field += tn - t0;                                                                                            \
-        t0 = tn;                                                                                                       \
-    } while (0)
+    double t0 = openpim_modelled_time_us();
+#define LAP(field) (t.field += pidcomm_lap(&t0))
     COMM(openpim_scatter(all, p.args.off_idx_local, host, local));
     LAP(scatter);
     SDK(launch(set, &p.args, DLRM_PACK));

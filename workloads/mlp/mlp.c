@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mlp_kernel_abi.h"
+#include "../common/pidcomm_host.h"
 
 static _Thread_local char err[256];
 
@@ -31,14 +32,6 @@ static int fail(const char *fmt, ...)
 int mlp_fail_nomem(void)
 {
     return fail("mlp: out of host memory");
-}
-
-static uint64_t mix(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
 }
 
 static int check_config(const struct mlp_config *c)
@@ -75,9 +68,9 @@ int mlp_model_create(const struct mlp_config *cfg, struct mlp_model *m)
     }
     uint64_t s = cfg->seed;
     for (size_t i = 0; i < nw; i++)
-        t.w[i] = (int32_t)(mix(&s) % 9) - 4;
+        t.w[i] = (int32_t)(pidcomm_mix(&s) % 9) - 4;
     for (size_t i = 0; i < (size_t)cfg->batch * F; i++)
-        t.x[i] = (int32_t)(mix(&s) % 256);
+        t.x[i] = (int32_t)(pidcomm_mix(&s) % 256);
     *m = t;
     return 0;
 }
@@ -90,24 +83,8 @@ void mlp_model_free(struct mlp_model *m)
     m->w = m->x = NULL;
 }
 
-#define COMM(call)                                                                                                     \
-    do {                                                                                                               \
-        openpim_comm_status s_ = (call);                                                                               \
-        if (s_ != OPENPIM_COMM_OK) {                                                                                   \
-            rc = fail("mlp: %s: %s", #call, openpim_comm_last_error());                                                \
-            goto out;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
-#define SDK(call)                                                                                                      \
-    do {                                                                                                               \
-        dpu_error_t e_ = (call);                                                                                       \
-        if (e_ != DPU_OK) {                                                                                            \
-            char *m_ = dpu_error_to_string(e_);                                                                        \
-            rc = fail("mlp: %s: %s %s", #call, m_ ? m_ : "?", openpim_last_error());                                   \
-            free(m_);                                                                                                  \
-            goto out;                                                                                                  \
-        }                                                                                                              \
-    } while (0)
+#define COMM(call) PIDCOMM_COMM("mlp", call)
+#define SDK(call) PIDCOMM_SDK("mlp", call)
 
 int mlp_pim_run(struct dpu_set_t set, const char *kernel, openpim_comm_impl impl, const struct mlp_model *m,
                 int32_t *out, struct mlp_times *times)
@@ -165,13 +142,8 @@ int mlp_pim_run(struct dpu_set_t set, const char *kernel, openpim_comm_impl impl
             memcpy(&buf[((size_t)p * B + b) * Fp], &m->x[(size_t)b * F + (size_t)p * Fp], Fp * sizeof *buf);
 
     /* ---- timed: one batch -------------------------------------------------------------- */
-    double t0 = openpim_modelled_time_us(), tn;
-#define LAP(field)                                                                                                     \
-    do {                                                                                                               \
-        tn = openpim_modelled_time_us();                                                                               \
-        t.field += tn - t0;                                                                                            \
-        t0 = tn;                                                                                                       \
-    } while (0)
+    double t0 = openpim_modelled_time_us();
+#define LAP(field) (t.field += pidcomm_lap(&t0))
     COMM(openpim_scatter(all, a.off_in, buf, in_bytes));
     LAP(scatter);
     for (uint32_t l = 0; l < c->layers; l++) {
