@@ -138,7 +138,8 @@ static void cost_overrides(void)
     } keys[] = {{"dram_gbps", &m.dram_gbps},         {"core_copy_gbps", &m.core_copy_gbps},
                 {"scalar_gbps", &m.scalar_gbps},     {"transpose_gbps", &m.transpose_gbps},
                 {"baseline_threads", &m.baseline_threads}, {"optimised_threads", &m.optimised_threads},
-                {"chunk_ns", &m.chunk_ns},           {"reduce_gbps", &m.reduce_gbps}};
+                {"chunk_ns", &m.chunk_ns},           {"reduce_gbps", &m.reduce_gbps},
+                {"chunk_far_ns", &m.chunk_far_ns}};
     for (const char *s = l; *s;) {
         size_t n = strcspn(s, "=");
         size_t k = 0;
@@ -149,7 +150,7 @@ static void cost_overrides(void)
         if (k == sizeof keys / sizeof keys[0] || !end || end == s + n + 1 || !(v > 0) || (*end && *end != ',')) {
             fprintf(stderr, "OPENPIM_COMM_BENCH_COST: bad item at '%s' (key=positive number, keys: dram_gbps, "
                             "core_copy_gbps, scalar_gbps, transpose_gbps, baseline_threads, optimised_threads, "
-                            "chunk_ns, reduce_gbps)\n", s);
+                            "chunk_ns, reduce_gbps, chunk_far_ns)\n", s);
             exit(2);
         }
         *keys[k].v = v;
@@ -224,9 +225,10 @@ int main(int argc, char **argv)
     const char *prof = getenv("UPMEM_PROFILE");
     printf("# machine: UPMEM_PROFILE=%s\n", prof && *prof ? prof : "(default server)");
     printf("# host cost model: DRAM %.1f GB/s, copy %.1f GB/s/core, scalar %.1f GB/s/core, transposes %.1f GB/s/core, "
-           "reductions in registers %.1f GB/s/core, %.1f ns per reorder piece, %.0f baseline / %.0f optimised threads\n",
+           "reductions in registers %.1f GB/s/core, %.1f ns per reorder piece (%.1f beyond the caches), %.0f baseline / "
+           "%.0f optimised threads\n",
            cm.dram_gbps, cm.core_copy_gbps, cm.scalar_gbps, cm.transpose_gbps, cm.reduce_gbps, cm.chunk_ns,
-           cm.baseline_threads, cm.optimised_threads);
+           cm.chunk_far_ns, cm.baseline_threads, cm.optimised_threads);
     const char *csv_path = getenv("OPENPIM_COMM_BENCH_CSV");
     FILE *csv = csv_path && *csv_path ? fopen(csv_path, "a") : NULL;
     if (csv_path && *csv_path && !csv) {

@@ -256,6 +256,9 @@ const char *openpim_comm_simd_name(void);
  *   - the host's AlltoAll reorder copies P pieces (instances x size x size)
  *     one memcpy each: at least P * chunk_ns / T, the larger of that and
  *     the pass (pieces of a few bytes cost their calls, not their bytes);
+ *     chunk_far_ns instead of chunk_ns when the pieces miss the caches (the
+ *     pass's footprint beyond the modelled host's 13.75 MB L3 and the pieces
+ *     read 1 KB or more apart: a cache and a TLB miss each);
  *   - T = baseline_threads for the baseline (SimplePIM's communication loops
  *     are single-threaded), optimised_threads for the other techniques
  *     (PID-Comm runs its host pass on 32 threads: the 10 cores of the Xeon).
@@ -272,6 +275,7 @@ struct openpim_comm_cost_model {
     double inter_host_gbps;  /* link between hosts (several-host cubes), 1.25 (10 Gb/s) */
     double chunk_ns;         /* one piece of a host reorder (memcpy call, strided address), 4 ns */
     double reduce_gbps;      /* one core's in-register reduction of PIM-domain lines, input bytes, 3 */
+    double chunk_far_ns;     /* one piece of a host reorder beyond the caches (>= 1 KB apart), 15 ns */
 };
 void openpim_comm_set_cost_model(const struct openpim_comm_cost_model *model);
 struct openpim_comm_cost_model openpim_comm_get_cost_model(void);

@@ -90,8 +90,10 @@ openpim_comm_status comm_base_alltoall(const struct comm_args *a)
     }
     m->cube->last_host_us += comm_now_us() - t0;
     double all = (double)a->bytes * m->cube->nr_nodes;
+    /* consecutive pieces are read from different nodes: at least one node's
+     * stride apart */
     comm_charge_reorder(label(a, "comm baseline alltoall: host reorder", "comm general alltoall: host reorder"),
-                        a->tech == 0, all, all, (double)m->nr_instances * m->size * m->size);
+                        a->tech == 0, all, all, (double)m->nr_instances * m->size * m->size, (double)b.in_stride);
     return store(a, a->bytes, &b);
 }
 

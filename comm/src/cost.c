@@ -59,14 +59,26 @@ double comm_now_us(void)
  *     this project's development host (one core, -O2, 2048 nodes in
  *     communicators of 256, 4-byte pieces, 2 MB: 2.4-2.5 ms = 4.6 ns per
  *     piece; 1024 and 256 nodes: 3.8-3.9 ns; 8-32-byte pieces 4.3-4.9 ns;
- *     2 KB pieces run at the copy bandwidth).  Footprints beyond the caches
- *     with page-strided pieces cost more (up to ~65 ns measured), so this
- *     is a lower bound. */
+ *     2 KB pieces run at the copy bandwidth);
+ *   one piece beyond the caches 15 ns: the same loop (bench/comm/reorder.sh
+ *     15 NODES SIZE PIECE; one core of a loaded 2-vCPU AMD EPYC VM, 32 MB
+ *     L3, -O2; ns per piece, min / median of 15 runs) with footprints past
+ *     its L3: 48-B pieces 12 KB apart (the 2D NTT's exchange), 48 MB 9.8 /
+ *     15.8, 192 MB 15.0 / 17.0; 16 B 4 KB apart 9.2 / 13.5; 48 B 1.5 KB
+ *     apart 8.4 / 12.4; 16 B 1 KB apart 8.1 / 11.5; nearer pieces stay
+ *     near the in-cache rate (4 B 64 B apart 5.7 / 6.2, 256 B apart 6.1 /
+ *     8.5).  Each piece misses the caches and the TLB, most misses overlap.
+ *     With a memory-bound process on the other core the same points took
+ *     52-98 ns (the shared L3 and channel): 15 is the quiet figure.  Two
+ *     regimes only: far when the pass's footprint (rd + wr) exceeds the
+ *     modelled host's L3 (Xeon Gold 5215, 13.75 MB) and consecutive pieces
+ *     are read COMM_FAR_STRIDE (1 KB) or more apart; else the in-cache 4 ns
+ *     (pieces larger than a few hundred bytes are bound by the pass). */
 #define DEFAULTS                                                                                                       \
     {                                                                                                                  \
         .dram_gbps = 19.2, .core_copy_gbps = 10.0, .scalar_gbps = 3.0, .transpose_gbps = 6.0,                         \
         .baseline_threads = 1.0, .optimised_threads = 10.0, .inter_host_gbps = 1.25, .chunk_ns = 4.0,                 \
-        .reduce_gbps = 3.0,                                                                                            \
+        .reduce_gbps = 3.0, .chunk_far_ns = 15.0,                                                                      \
     }
 static const struct openpim_comm_cost_model defaults = DEFAULTS;
 static struct openpim_comm_cost_model model = DEFAULTS;
@@ -89,6 +101,7 @@ void openpim_comm_set_cost_model(const struct openpim_comm_cost_model *m)
         d.inter_host_gbps = pick(m->inter_host_gbps, defaults.inter_host_gbps);
         d.chunk_ns = pick(m->chunk_ns, defaults.chunk_ns);
         d.reduce_gbps = pick(m->reduce_gbps, defaults.reduce_gbps);
+        d.chunk_far_ns = pick(m->chunk_far_ns, defaults.chunk_far_ns);
     }
     model = d;
 }
@@ -122,17 +135,32 @@ void comm_charge_pass(const char *name, bool baseline, double rd, double wr, dou
     record(name, openpim_comm_host_pass_us(baseline, rd, wr, scalar));
 }
 
-void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces)
+/* the modelled host's last-level cache (Xeon Gold 5215: 13.75 MB); pieces
+ * this far apart share no lines and no prefetch stream (measured above) */
+#define COMM_L3_BYTES (13.75 * 1024 * 1024)
+#define COMM_FAR_STRIDE 1024.0
+
+double comm_reorder_piece_ns(double footprint, double stride)
+{
+    return footprint > COMM_L3_BYTES && stride >= COMM_FAR_STRIDE ? model.chunk_far_ns : model.chunk_ns;
+}
+
+void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces, double stride)
 {
     double t = baseline ? model.baseline_threads : model.optimised_threads;
-    double calls = pieces * model.chunk_ns * 1e-3 / t; /* one memcpy per piece */
+    double calls = pieces * comm_reorder_piece_ns(rd + wr, stride) * 1e-3 / t; /* one memcpy per piece */
     double us = openpim_comm_host_pass_us(baseline, rd, wr, 0);
     record(name, calls > us ? calls : us);
 }
 
+double comm_transpose_us(double bytes)
+{
+    return bytes / (model.optimised_threads * model.transpose_gbps * 1e3);
+}
+
 void comm_charge_transpose(const char *name, double bytes)
 {
-    record(name, bytes / (model.optimised_threads * model.transpose_gbps * 1e3));
+    record(name, comm_transpose_us(bytes));
 }
 
 void comm_charge_reduce(const char *name, double bytes)

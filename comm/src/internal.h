@@ -54,6 +54,13 @@ struct openpim_cube {
     uint8_t *buf[2];      /* host buffers kept between collectives (no page faults on reuse) */
     size_t buf_size[2];
     uint32_t nr_comms;
+    /* modelled cost of the last whole-cube write to the DPUs of `bytes` per
+     * node through each path (SDK push, view): what comm_view_scatter's
+     * choice predicts from (0 bytes: none seen yet) */
+    struct comm_seen {
+        uint64_t bytes;
+        double us;
+    } seen_push, seen_view;
 };
 
 /* error.c: sets the thread's message and returns status. */
@@ -93,9 +100,14 @@ const struct comm_simd *comm_simd_scalar(void);
  * of input reduced by scalar loops, on the baseline's or the optimised
  * threads; in-register transposes of `bytes`. */
 void comm_charge_pass(const char *name, bool baseline, double rd, double wr, double scalar);
-/* A reorder of `pieces` separate memcpys: the pass, or the pieces' calls if they bind. */
-void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces);
+/* A reorder of `pieces` separate memcpys read `stride` bytes apart: the pass,
+ * or the pieces' calls if they bind; each piece costs
+ * comm_reorder_piece_ns(rd + wr, stride): chunk_far_ns beyond the caches
+ * (footprint past the modelled L3, pieces >= 1 KB apart), else chunk_ns. */
+double comm_reorder_piece_ns(double footprint, double stride);
+void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces, double stride);
 void comm_charge_transpose(const char *name, double bytes);
+double comm_transpose_us(double bytes); /* what comm_charge_transpose charges */
 /* A reduction in registers (domain transfer, combine, back) of `bytes` of
  * input on the optimised threads. */
 void comm_charge_reduce(const char *name, double bytes);
@@ -121,6 +133,10 @@ size_t comm_span(uint64_t off, uint64_t len); /* bytes of the 8-aligned span */
 /* Pushes len bytes (off, len multiples of 8) between each node's buffer
  * ptrs[node] and MRAM. */
 openpim_comm_status comm_push(openpim_cube_t *cube, dpu_xfer_t dir, uint64_t off, uint64_t len, uint8_t *const *ptrs);
+/* Around a whole-cube transfer: comm_seen_end records its modelled cost in
+ * *seen when it wrote to the DPUs (read by Scatter's choice of path). */
+double comm_seen_start(void);
+void comm_seen_end(struct comm_seen *seen, bool write, uint64_t bytes, double t0);
 
 /* baseline.c / optimised.c: arguments already checked. */
 struct comm_args {

@@ -105,11 +105,13 @@ static openpim_comm_status view_io(openpim_cube_t *c, bool write, uint64_t off, 
         return comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory");
     for (size_t e = 0; e < egs; e++)
         lines[e] = v + e * 8 * len;
+    double t0 = comm_seen_start();
     dpu_error_t rc = openpim_rank_view_push(c->set, write ? DPU_XFER_TO_DPU : DPU_XFER_FROM_DPU, off, lines,
                                             (size_t)(8 * len));
     free(lines);
     if (rc != DPU_OK)
         return comm_dpu_fail(rc, write ? "openpim_rank_view_push to the DPUs" : "openpim_rank_view_push from the DPUs");
+    comm_seen_end(&c->seen_view, write, len, t0);
     return OPENPIM_COMM_OK;
 }
 
@@ -699,8 +701,27 @@ static openpim_comm_status plain(const struct comm_args *a, void *host, int kind
     return st;
 }
 
+/* Whether Scatter should take the view path: its view write plus the
+ * transposes charged after it against the SDK push the baseline takes
+ * (whose copy path transposes within its measured rate), as the model
+ * predicts them: each write's modelled cost as last seen on this cube for
+ * these bytes per node (transfers are deterministic), the transposes by the
+ * cost model.  Until both are known it tries each once, the view first (so
+ * what one program gets does not depend on whether it also ran the
+ * baseline), then takes the cheaper path (comm/README.md, "Scatter"). */
+static bool scatter_view_cheaper(const openpim_cube_t *c, uint64_t bytes)
+{
+    if (c->seen_view.bytes != bytes)
+        return true;
+    if (c->seen_push.bytes != bytes)
+        return false;
+    return c->seen_view.us + comm_transpose_us((double)bytes * c->nr_nodes) < c->seen_push.us;
+}
+
 openpim_comm_status comm_view_scatter(const struct comm_args *a, const void *host, int *done)
 {
+    if (!scatter_view_cheaper(a->comm->cube, a->bytes))
+        return OPENPIM_COMM_OK; /* the SDK push */
     return plain(a, (void *)(uintptr_t)host, 0, done); /* only read */
 }
 

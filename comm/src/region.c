@@ -43,10 +43,25 @@ openpim_comm_status comm_push(openpim_cube_t *c, dpu_xfer_t dir, uint64_t off, u
             return comm_dpu_fail(rc, "dpu_prepare_xfer");
     }
     struct dpu_symbol_t mram = {MRAM_TAG, (uint32_t)c->mram_bytes};
+    double t0 = comm_seen_start();
     dpu_error_t rc = dpu_push_xfer_symbol(c->set, dir, mram, (uint32_t)off, (size_t)len, DPU_XFER_DEFAULT);
     if (rc != DPU_OK)
         return comm_dpu_fail(rc, dir == DPU_XFER_TO_DPU ? "dpu_push_xfer to the DPUs" : "dpu_push_xfer from the DPUs");
+    comm_seen_end(&c->seen_push, dir == DPU_XFER_TO_DPU, len, t0);
     return OPENPIM_COMM_OK;
+}
+
+double comm_seen_start(void)
+{
+    return openpim_modelled_time_us();
+}
+
+void comm_seen_end(struct comm_seen *seen, bool write, uint64_t bytes, double t0)
+{
+    if (write) {
+        seen->bytes = bytes;
+        seen->us = openpim_modelled_time_us() - t0;
+    }
 }
 
 /* ptrs[n] = base + n * stride */

@@ -65,7 +65,8 @@ int main(int argc, char **argv)
     struct openpim_comm_cost_model def = openpim_comm_get_cost_model();
     CHECK(def.dram_gbps == 19.2 && def.core_copy_gbps == 10.0 && def.scalar_gbps == 3.0 &&
           def.transpose_gbps == 6.0 && def.baseline_threads == 1.0 && def.optimised_threads == 10.0 &&
-          def.inter_host_gbps == 1.25 && def.chunk_ns == 4.0 && def.reduce_gbps == 3.0);
+          def.inter_host_gbps == 1.25 && def.chunk_ns == 4.0 && def.reduce_gbps == 3.0 &&
+          def.chunk_far_ns == 15.0);
     struct openpim_comm_cost_model dram2 = def, tr2 = def, sc2 = def, ch2 = def, re2 = def;
     dram2.dram_gbps = 38.4;
     ch2.chunk_ns = 8.0;
@@ -100,6 +101,20 @@ int main(int argc, char **argv)
     CHECK(near(diff(openpim_alltoall, m, bytes, &ch2), 0));
     CHECK(near(diff(openpim_alltoall, m, 64, &ch2), 512 * 4e-3 - 512 * 8e-3));
     CHECK(near(diff(openpim_alltoall, m, 64, &dram2), 0));
+    /* pieces beyond the caches: 256 KB per node, a 32 MB pass (past the modelled 13.75 MB L3),
+     * pieces read 256 KB apart (1 KB or more) cost chunk_far_ns each, not chunk_ns.  At
+     * 10 us each the 512 calls (5.12 ms) exceed the pass (3 x 16 MB / 19.2 GB/s = 2.62 ms);
+     * the same setting moves nothing in cache (4 KB per node), nor does chunk_ns out of it */
+    {
+        const uint64_t big = 256 << 10;
+        const double ball = (double)big * 64;
+        struct openpim_comm_cost_model far = def, near_only = def;
+        far.chunk_far_ns = 1e4;
+        near_only.chunk_ns = 1e4;
+        CHECK(near(diff(openpim_alltoall, m, big, &far), 3 * ball / 19.2e3 - 512 * 10.0));
+        CHECK(near(diff(openpim_alltoall, m, big, &near_only), 0));
+        CHECK(near(diff(openpim_alltoall, m, bytes, &far), 0));
+    }
     /* baseline ReduceScatter: the scalar loop binds (all / 3 GB/s) */
     openpim_cube_set_impl(cube, OPENPIM_COMM_BASELINE);
     delta_rs(m, bytes, OPENPIM_INT32);
@@ -191,7 +206,7 @@ int main(int argc, char **argv)
     openpim_cube_destroy(c3);
 
     /* a bad model value restores the default */
-    struct openpim_comm_cost_model bad = {NAN, -1, 0, NAN, -2, 0, -1, -4, NAN};
+    struct openpim_comm_cost_model bad = {NAN, -1, 0, NAN, -2, 0, -1, -4, NAN, -15};
     openpim_comm_set_cost_model(&bad);
     struct openpim_comm_cost_model got = openpim_comm_get_cost_model();
     CHECK(memcmp(&got, &def, sizeof got) == 0);

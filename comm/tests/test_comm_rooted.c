@@ -171,7 +171,7 @@ static double view_push_us(struct tctx *t, dpu_xfer_t dir, uint64_t off, uint64_
     return us;
 }
 
-/* Runs p twice (the second measured: the same state before it as before the
+/* Runs p twice (three times for Scatter; the last measured: the same state before it as before the
  * replay), then replays its transfer; checks the clock = transfer + the host
  * work `want_inter` (all on Inter-DPU), and the path. */
 static void cost_case(struct tctx *t, openpim_cube_t *cube, openpim_comm_t *m, const struct tcomm *c, enum prim p,
@@ -182,6 +182,8 @@ static void cost_case(struct tctx *t, openpim_cube_t *cube, openpim_comm_t *m, c
     uint8_t *h = calloc(hb, 1);
     const uint64_t off = 1024;
     CHECK_EQ(lib_run(m, p, off, off, bytes, type, OPENPIM_SUM, h, h), OPENPIM_COMM_OK);
+    if (p == P_SC) /* its first calls for a size try both paths (run_scatter_choice) */
+        CHECK_EQ(lib_run(m, p, off, off, bytes, type, OPENPIM_SUM, h, h), OPENPIM_COMM_OK);
     double i0 = inter_dpu_us(), t0 = openpim_modelled_time_us();
     CHECK_EQ(lib_run(m, p, off, off, bytes, type, OPENPIM_SUM, h, h), OPENPIM_COMM_OK);
     double clock = openpim_modelled_time_us() - t0, inter = inter_dpu_us() - i0;
@@ -264,6 +266,83 @@ static void run_cost(const char *nop)
     t_close(&t);
 }
 
+/* One optimised Scatter of b bytes per node from h: its modelled time; *view: the path it took.
+ * The data is read back with the baseline's Gather and must equal h. */
+static double scatter_once(openpim_cube_t *cube, openpim_comm_t *m, const uint8_t *h, uint64_t b, size_t hb,
+                           int *view)
+{
+    CHECK_EQ(openpim_cube_set_impl(cube, OPENPIM_COMM_OPTIMISED), OPENPIM_COMM_OK);
+    double t0 = openpim_modelled_time_us();
+    CHECK_EQ(openpim_scatter(m, 0, h, b), OPENPIM_COMM_OK);
+    double us = openpim_modelled_time_us() - t0;
+    *view = openpim_cube_last_used_view(cube);
+    uint8_t *back = malloc(hb);
+    CHECK_EQ(openpim_cube_set_impl(cube, OPENPIM_COMM_BASELINE), OPENPIM_COMM_OK);
+    CHECK_EQ(openpim_gather(m, 0, back, b), OPENPIM_COMM_OK);
+    CHECK(memcmp(back, h, hb) == 0);
+    free(back);
+    return us;
+}
+
+/* The optimised Scatter takes the path the model predicts cheaper: its view
+ * write plus the transposes, or the SDK push the baseline takes, each write's
+ * cost as last seen on the cube for these bytes (each tried once, the view
+ * first, until both are seen).  Exact data on both paths; each path's exact time; a transpose rate
+ * that flips the choice each way. */
+static void run_scatter_choice(const char *nop)
+{
+    struct tctx t;
+    t_open(&t, 64, "nrRanks=1", W, nop);
+    const uint32_t len[2] = {8, 8};
+    openpim_cube_t *cube;
+    openpim_comm_t *m;
+    CHECK_EQ(openpim_cube_create(t.set, 2, len, &cube), OPENPIM_COMM_OK);
+    CHECK_EQ(openpim_comm_create_mask(cube, "10", &m), OPENPIM_COMM_OK);
+    const uint64_t b = 2048;
+    const size_t hb = (size_t)b * 64;
+    uint8_t *h = malloc(hb);
+    for (size_t i = 0; i < hb; i++)
+        h[i] = (uint8_t)(i * 37 + i / 251);
+    const struct openpim_comm_cost_model def = openpim_comm_get_cost_model();
+    const double tr_def = (double)hb / (def.optimised_threads * def.transpose_gbps * 1e3);
+    int view;
+    /* nothing seen: the view first (its write + the transposes) */
+    double v1 = scatter_once(cube, m, h, b, hb, &view);
+    CHECK_EQ(view, 1);
+    const double vw = v1 - tr_def; /* the view write alone */
+    CHECK(vw > 0);
+    /* the view seen, the push not: the SDK push, which records its cost */
+    const double push = scatter_once(cube, m, h, b, hb, &view);
+    CHECK_EQ(view, 0);
+    CHECK(vw < push); /* the direct interface is faster than the SDK's copy path: the view can win */
+    /* the baseline takes the same push, at the same time */
+    CHECK_EQ(openpim_cube_set_impl(cube, OPENPIM_COMM_BASELINE), OPENPIM_COMM_OK);
+    double t0 = openpim_modelled_time_us();
+    CHECK_EQ(openpim_scatter(m, 0, h, b), OPENPIM_COMM_OK);
+    CHECK(near(openpim_modelled_time_us() - t0, push));
+    /* default model: the cheaper of the two */
+    double d = scatter_once(cube, m, h, b, hb, &view);
+    CHECK_EQ(view, v1 < push);
+    CHECK(near(d, v1 < push ? v1 : push));
+    /* slow transposes: the push, never slower than the baseline */
+    struct openpim_comm_cost_model x = def;
+    x.transpose_gbps = 1e-3;
+    openpim_comm_set_cost_model(&x);
+    d = scatter_once(cube, m, h, b, hb, &view);
+    CHECK_EQ(view, 0);
+    CHECK(near(d, push));
+    /* nearly free transposes: the view, its write and those transposes */
+    x.transpose_gbps = 1e6;
+    openpim_comm_set_cost_model(&x);
+    d = scatter_once(cube, m, h, b, hb, &view);
+    CHECK_EQ(view, 1);
+    CHECK(near(d, vw + (double)hb / (def.optimised_threads * 1e6 * 1e3)));
+    openpim_comm_set_cost_model(NULL);
+    free(h);
+    openpim_cube_destroy(cube);
+    t_close(&t);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -289,6 +368,7 @@ int main(int argc, char **argv)
         t_close(&t);
     }
     run_cost(argv[1]);
+    run_scatter_choice(argv[1]);
     CHECK_EQ(wrong_path, 0);
     return check_done("test_comm_rooted");
 }
