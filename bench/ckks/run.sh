@@ -9,7 +9,7 @@
 #     resident from upload to download, 2D NTTs with comm's All-to-All) of one
 #     ciphertext pair on 32 g DPUs, g in $OPENPIM_CKKS_2D_G (default
 #     1 2 4 8 16 32: 32 ... 1024 DPUs); the products of g in
-#     $OPENPIM_CKKS_CHECK_G (default 1 2 4 8) checked word for word against the
+#     $OPENPIM_CKKS_CHECK_G (default all of them) checked word for word against the
 #     Python reference (bench/ckks/check.py, a "# check" line each);
 #   - the 1D split's multiplication (he's, one limb whole on one DPU) of g
 #     ciphertext pairs at once on 32 g DPUs, g in $OPENPIM_CKKS_FULL_G
@@ -18,7 +18,7 @@
 #   - OpenFHE's CKKS on this host as the CPU baseline, when a Python with the
 #     openfhe wheel is found: $OPENPIM_CKKS_OPENFHE_PYTHON (default python3.10;
 #     the wheel imports only on CPython 3.10).
-# `quick` is N = 4096, L = 5, K = 2 (seconds).  fig16 with the defaults: ~15 min
+# `quick` is N = 4096, L = 5, K = 2 (seconds).  fig16 with the defaults: ~17 min
 # on 2 busy cores (the emulator runs every DPU's kernels natively; the Python
 # reference takes ~1 min a check), ~2 min more for OpenFHE.
 # build-dir must have built workloads/ckks (target openpim_ckks).
@@ -28,7 +28,7 @@ source "$here/../sdk_env.sh" "${1:-}"
 mode=${2:-fig16}
 full_g=${OPENPIM_CKKS_FULL_G-"1"}
 g2d=${OPENPIM_CKKS_2D_G-"1 2 4 8 16 32"}
-check_g=${OPENPIM_CKKS_CHECK_G-"1 2 4 8"}
+check_g=${OPENPIM_CKKS_CHECK_G-"$g2d"}
 case $mode in
 fig16) n=65536 L=23 K=8 dnum=3 ;;
 quick) n=4096 L=5 K=2 dnum=3 ;;
@@ -39,10 +39,12 @@ cc -O2 -Wall -Wextra -Werror -std=c11 -I"$here/../../he/include" -I"$here/../../
     "$build/he/libopenpim_he.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu)
 export OPENPIM_HE_DPU_DIR="$(cd "$build" && pwd)/he"
 "$work/bench_ckks" header
+failed="" # a product that differs from the reference fails the run (after the rest has run)
 for g in $g2d; do
     if [[ " $check_g " == *" $g "* ]]; then
         "$work/bench_ckks" 2d $n $L $K $dnum 30 "$g" "$work/g$g"
-        echo "# 2D g=$g: $(python3 "$here/check.py" "$work/g$g")"
+        line=$(python3 "$here/check.py" "$work/g$g") || failed="$failed 2D:g=$g"
+        echo "# 2D g=$g: $line"
         rm -f "$work/g$g".*
     else
         "$work/bench_ckks" 2d $n $L $K $dnum 30 "$g"
@@ -51,7 +53,8 @@ done
 for g in $full_g; do
     if [[ $g == 1 ]]; then
         "$work/bench_ckks" $n $L $K $dnum 30 1 1 "$work/g1"
-        echo "# 1D g=1: $(python3 "$here/check.py" "$work/g1")"
+        line=$(python3 "$here/check.py" "$work/g1") || failed="$failed 1D:g=1"
+        echo "# 1D g=1: $line"
     else
         "$work/bench_ckks" $n $L $K $dnum 30 "$g" "$g"
     fi
@@ -62,3 +65,4 @@ if [[ $mode == fig16 ]] && "$py" -c "import openfhe" 2>/dev/null; then
 else
     echo "# no OpenFHE (pip install openfhe==1.6.1.0.22.4 under Python 3.10): no CPU baseline"
 fi
+[[ -z $failed ]] || { echo "bench/ckks/run.sh: check failed for$failed (see the '# check' lines)" >&2; exit 1; }

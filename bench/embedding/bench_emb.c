@@ -467,12 +467,25 @@ static void fig11(uint32_t scale, uint32_t dpus, const uint32_t *batches, size_t
     }
 }
 
+/* A decimal number in [1, 2^32); 0 (refused by the caller) for anything else. */
+static uint32_t parse_u32(const char *text)
+{
+    char *end = NULL;
+    unsigned long long v = strtoull(text, &end, 10);
+    return text[0] >= '0' && text[0] <= '9' && *end == '\0' && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *study = argc > 1 ? argv[1] : "all";
-    const uint32_t scale = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 128;
-    const uint32_t dpus = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 10) : 2560;
-    if (scale == 0 || dpus == 0 || dpus % 32 || dpus % 40) {
+    static const char *const studies[] = {"fig5", "fig6", "fig7", "fig8", "fig10", "fig11", "fig11c", "all"};
+    int known = 0;
+    for (size_t i = 0; i < sizeof studies / sizeof studies[0]; i++)
+        known |= !strcmp(study, studies[i]);
+    /* strict numbers: "12x" or "-1" must not run a silently different study */
+    const uint32_t scale = argc > 2 ? parse_u32(argv[2]) : 128;
+    const uint32_t dpus = argc > 3 ? parse_u32(argv[3]) : 2560;
+    if (!known || argc > 4 || scale == 0 || dpus == 0 || dpus % 32 || dpus % 40) {
         fprintf(stderr, "usage: bench_emb fig5|fig6|fig7|fig8|fig10|fig11|fig11c|all [scale >= 1] [dpus: multiple "
                         "of 32 and 40]\n");
         return 2;

@@ -33,22 +33,22 @@ static void csv(const char *app, const char *variant, uint32_t pes, const struct
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) {
+    if (argc < 5 || argc > 8) {
         fprintf(stderr, "usage: %s DLRM_KERNEL XxYxZ batch dim [pooling] [max_rows] [runs]\n", argv[0]);
         return 2;
     }
     struct dlrm_config c = {0};
-    if (sscanf(argv[2], "%ux%ux%u", &c.X, &c.Y, &c.Z) != 3) {
+    int used = -1;
+    if (strchr(argv[2], '-') || sscanf(argv[2], "%ux%ux%u%n", &c.X, &c.Y, &c.Z, &used) != 3 || argv[2][used] != '\0') {
         fprintf(stderr, "dlrm_bench: cube %s is not XxYxZ\n", argv[2]);
         return 2;
     }
-    c.batch = (uint32_t)strtoul(argv[3], NULL, 10);
-    c.dim = (uint32_t)strtoul(argv[4], NULL, 10);
-    c.pooling = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 1;
-    c.max_rows = argc > 6 ? (uint32_t)strtoul(argv[6], NULL, 10) : 1000000;
-    int runs = argc > 7 ? atoi(argv[7]) : 3;
-    if (runs < 1)
-        runs = 1;
+    /* whole numbers only (pim_die: message, exit 2); dlrm_model_create judges the values */
+    c.batch = (uint32_t)pim_parse_u64("batch", argv[3], 0, UINT32_MAX);
+    c.dim = (uint32_t)pim_parse_u64("dim", argv[4], 0, UINT32_MAX);
+    c.pooling = argc > 5 ? (uint32_t)pim_parse_u64("pooling", argv[5], 0, UINT32_MAX) : 1;
+    c.max_rows = argc > 6 ? (uint32_t)pim_parse_u64("max_rows", argv[6], 0, UINT32_MAX) : 1000000;
+    const int runs = argc > 7 ? (int)pim_parse_u64("runs", argv[7], 1, 1000) : 3;
     c.seed = 2024;
     struct dlrm_model m;
     if (dlrm_model_create(&c, &m)) {

@@ -30,18 +30,17 @@ static void csv(const char *app, const char *variant, uint32_t pes, const struct
 
 int main(int argc, char **argv)
 {
-    if (argc < 5) {
+    if (argc < 5 || argc > 7) {
         fprintf(stderr, "usage: %s MLP_KERNEL pes features batch [layers] [runs]\n", argv[0]);
         return 2;
     }
     struct mlp_config c = {0};
-    c.pes = (uint32_t)strtoul(argv[2], NULL, 10);
-    c.features = (uint32_t)strtoul(argv[3], NULL, 10);
-    c.batch = (uint32_t)strtoul(argv[4], NULL, 10);
-    c.layers = argc > 5 ? (uint32_t)strtoul(argv[5], NULL, 10) : 5;
-    int runs = argc > 6 ? atoi(argv[6]) : 3;
-    if (runs < 1)
-        runs = 1;
+    /* whole numbers only (pim_die: message, exit 2); mlp_model_create judges the values */
+    c.pes = (uint32_t)pim_parse_u64("pes", argv[2], 0, UINT32_MAX);
+    c.features = (uint32_t)pim_parse_u64("features", argv[3], 0, UINT32_MAX);
+    c.batch = (uint32_t)pim_parse_u64("batch", argv[4], 0, UINT32_MAX);
+    c.layers = argc > 5 ? (uint32_t)pim_parse_u64("layers", argv[5], 0, UINT32_MAX) : 5;
+    const int runs = argc > 6 ? (int)pim_parse_u64("runs", argv[6], 1, 1000) : 3;
     c.seed = 2024;
     struct mlp_model m;
     if (mlp_model_create(&c, &m)) {

@@ -66,6 +66,8 @@ static void run_case(uint32_t X, uint32_t Y, uint32_t Z, uint32_t batch, uint32_
         CHECK_EQ(bad_i, 0);
         CHECK(t.kernel > 0 && t.comm > 0 && t.host > 0);
         CHECK(Y > 1 ? t.reduce_scatter_y > 0 : t.reduce_scatter_y == 0);
+        CHECK(t.alltoall_xyz > 0 && t.alltoall_xz > 0); /* PID-Comm's 3D pattern: AlltoAll, RS on y, AlltoAll on xz */
+        CHECK(t.comm == t.alltoall_xyz + t.reduce_scatter_y + t.alltoall_xz);
         CHECK(t.total == t.kernel + t.comm + t.host);
     }
     DPU_ASSERT(dpu_free(set));
