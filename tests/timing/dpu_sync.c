@@ -10,6 +10,11 @@
  *            the barrier at once, then spin n iterations
  *   mode 12: histogram as PrIM's HST with a mutex: n values per tasklet read
  *            from MRAM in 256-byte blocks, a mutex around every update
+ *   mode 13: the same in PrIM HST-L's form: each value read and binned,
+ *            bin = (v * bins) >> 12 with bins (256) unknown to the compiler,
+ *            before the lock, and the mutex read from an array indexed by
+ *            the histogram's id (HST-L's my_mutex[histo_id], one histogram,
+ *            left zero as HST-L leaves it: NULL is one mutex)
  * in[] holds operands the compiler cannot see. */
 #include <alloc.h>
 #include <barrier.h>
@@ -25,6 +30,7 @@ __host uint32_t mode, n;
 __host uint32_t in[4];
 __host uint32_t out[NR_TASKLETS];
 __host uint32_t hist[256];
+mutex_id_t hst_mutex[1]; /* mode 13 */
 BARRIER_INIT(bar, NR_TASKLETS);
 MUTEX_INIT(mtx);
 SEMAPHORE_INIT(sem, 0);
@@ -132,6 +138,20 @@ int main(void)
                 mutex_lock(mtx);
                 hist[blk[j] & 255]++;
                 mutex_unlock(mtx);
+            }
+        }
+        break;
+    }
+    case 13: {
+        uint32_t *blk = (uint32_t *)buf[t];
+        uint32_t bins = in[1] << 8, histo_id = t & 0; /* HST-L: tasklet_id & (NR_HISTO - 1), NR_HISTO 1 */
+        for (uint32_t i = 0; i < n; i += 64) {
+            mram_read(&input[t * 4096 + i], blk, 256);
+            for (uint32_t j = 0; j < 64 && i + j < n; j++) {
+                uint32_t d = ((blk[j] & 4095) * bins) >> 12; /* 12-bit values, as HST's */
+                mutex_lock(hst_mutex[histo_id]);
+                hist[d] += 1;
+                mutex_unlock(hst_mutex[histo_id]);
             }
         }
         break;

@@ -55,7 +55,8 @@
 // others from __op_costs; README.md lists the rules.  Refinements over "1 per IR instruction": a compare feeding the
 // block's conditional branch is fused with it; an unconditional branch into
 // the block laid out next is free; zext/sext folded into byte/half loads or
-// into zeroext/signext arguments are free; a function that calls pays a 3
+// into zeroext/signext arguments, and a 0xff/0xffff mask of a single-use
+// loaded word (an lbu/lhu), are free; a function that calls pays a 3
 // instruction frame; 64-bit integer values that only serve address arithmetic
 // or loop counting (x86 widens int indices and induction variables to i64;
 // DPU pointers are 32-bit) are costed as 32-bit.
@@ -93,11 +94,13 @@
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/KnownBits.h"
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Transforms/Scalar/LICM.h"
 #include "llvm/Transforms/Scalar/LoopPassManager.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 
 #include <array>
@@ -817,10 +820,40 @@ private:
     return false;
   }
 
+  // ------------------------------------- mask of a loaded word (issue 8)
+  // `w & 0xff` / `w & 0xffff` of a WRAM word w that is loaded for nothing
+  // else (or zext(trunc w) to i8/i16, the same thing unmasked) is one byte /
+  // half load on UPMEM: the ISA has zero-extending lbu / lhu with the same
+  // register + immediate address as lw, the DPU is little-endian (the low
+  // byte and half are at the word's own address), and the backend narrows a
+  // single-use load under a mask (SelectionDAG's load-width reduction to a
+  // legal zextload).  So the mask costs 0; the load keeps its own cost.  Not
+  // for MRAM pointers, volatile or atomic loads, or 64-bit results.
+  static bool narrowableLoad(const Value *V, unsigned Bits) {
+    auto *L = dyn_cast<LoadInst>(V);
+    return L && L->isSimple() && L->hasOneUse() && L->getPointerAddressSpace() == 0 &&
+           L->getType()->isIntegerTy() && L->getType()->getIntegerBitWidth() > Bits;
+  }
+
+  static bool maskFoldedIntoLoad(const Instruction &I) {
+    if (!I.getType()->isIntegerTy() || I.getType()->getIntegerBitWidth() > 32)
+      return false;
+    if (I.getOpcode() == Instruction::And) {
+      auto *C = dyn_cast<ConstantInt>(I.getOperand(1));
+      unsigned Bits = !C ? 0 : C->getZExtValue() == 0xff ? 8 : C->getZExtValue() == 0xffff ? 16 : 0;
+      return Bits && narrowableLoad(I.getOperand(0), Bits);
+    }
+    auto *T = isa<ZExtInst>(I) ? dyn_cast<TruncInst>(I.getOperand(0)) : nullptr;
+    unsigned Bits = T ? T->getType()->getIntegerBitWidth() : 0;
+    return (Bits == 8 || Bits == 16) && T->hasOneUse() && narrowableLoad(T->getOperand(0), Bits);
+  }
+
   uint64_t scalarCost(Instruction &I, Dyn &D) {
     uint64_t CarryUse;
     if (carryUseCost(I, CarryUse))
       return CarryUse;
+    if (maskFoldedIntoLoad(I))
+      return 0;
     switch (I.getOpcode()) {
     case Instruction::PHI: case Instruction::Freeze: case Instruction::ExtractValue:
     case Instruction::InsertValue: case Instruction::Unreachable: case Instruction::LandingPad:
@@ -1322,9 +1355,45 @@ void dropMemoryPromises(Module &M) {
             CB->removeFnAttr(K);
 }
 
+// Size-only mode, for the DPU runtime and libc (the driver's OPENPIM_IRAM_ONLY):
+// their time is charged by the model as whole operations, so they get their
+// IRAM records but no counting.  Each function's size is taken from a
+// throw-away instrumented copy, so the function itself is left as compiled.
+cl::opt<bool> IramOnly("openpim-iram-only", cl::desc("OpenPIMCount: record IRAM sizes, do not count"));
+
+void recordIramOnly(Module &M, const DenseSet<Function *> &Skip, MDNode *ScopeList) {
+  const char *Added[] = {CounterName, CostTableName, DivZeroHookName};
+  bool Had[3];
+  for (int K = 0; K < 3; K++)
+    Had[K] = M.getNamedValue(Added[K]) != nullptr;
+  std::vector<Function *> Fs; // before cloning, which appends to M
+  for (Function &F : M)
+    if (!F.isDeclaration() && !F.hasFnAttribute(Attribute::Naked) && !Skip.count(&F) &&
+        F.getName() != DivZeroHookName)
+      Fs.push_back(&F);
+  for (Function *F : Fs) {
+    ValueToValueMapTy VMap;
+    Function *Copy = CloneFunction(F, VMap);
+    Instrumenter In(M, *Copy, ScopeList);
+    In.run();
+    emitIramRecord(M, *F, In.size(), In.routines());
+    Copy->eraseFromParent();
+  }
+  for (int K = 0; K < 3; K++) // declarations only the copies used
+    if (GlobalValue *GV = M.getNamedValue(Added[K]))
+      if (!Had[K] && GV->isDeclaration() && GV->use_empty())
+        GV->eraseFromParent();
+}
+
 struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
   PreservedAnalyses run(Module &M, ModuleAnalysisManager &) {
     DenseSet<Function *> Skip = annotatedNoCount(M);
+    if (IramOnly) {
+      MDBuilder MDB(M.getContext());
+      MDNode *Domain = MDB.createAnonymousAliasScopeDomain("OpenPIMCount");
+      recordIramOnly(M, Skip, MDNode::get(M.getContext(), {MDB.createAnonymousAliasScope(Domain, CounterName)}));
+      return PreservedAnalyses::none();
+    }
     dropMemoryPromises(M);
     MDBuilder MDB(M.getContext());
     MDNode *Domain = MDB.createAnonymousAliasScopeDomain("OpenPIMCount");
@@ -1351,7 +1420,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "OpenPIMCount", "1.0", [](PassBuilder &PB) {
             PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel L) {
               MPM.addPass(OpenPIMCountPass());
-              if (L != OptimizationLevel::O0)
+              if (L != OptimizationLevel::O0 && !IramOnly) // size-only leaves the code as compiled
                 MPM.addPass(createModuleToFunctionPassAdaptor(
                     createFunctionToLoopPassAdaptor(LICMPass(), /*UseMemorySSA=*/true)));
             });

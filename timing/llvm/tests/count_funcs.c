@@ -22,6 +22,12 @@ NOINLINE uint32_t t_carry(uint32_t a, uint32_t b, uint32_t c)
     return t + (c1 << 16) + c2 + (a < c);
 }
 
+/* masks of loaded words (an lbu/lhu when the word has no other use), a word
+ * used twice, and a mask that is no byte/half */
+NOINLINE uint32_t t_mask_load(const uint32_t *p) { return (p[0] & 0xffu) + (p[1] & 0xffffu); }
+NOINLINE uint32_t t_mask_twice(const uint32_t *p) { return (p[0] & 0xffu) + (p[0] >> 8); }
+NOINLINE uint32_t t_mask_wide(const uint32_t *p) { return p[0] & 0xfffu; }
+
 /* ---- loops ---- */
 NOINLINE uint32_t t_loop100(const uint32_t *a)
 {

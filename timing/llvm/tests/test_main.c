@@ -71,6 +71,9 @@ uint32_t t_straight(uint32_t, uint32_t, uint32_t);
 uint64_t t_add64(uint64_t, uint64_t, uint64_t);
 int t_sel(int, int, int);
 uint32_t t_carry(uint32_t, uint32_t, uint32_t);
+uint32_t t_mask_load(const uint32_t *);
+uint32_t t_mask_twice(const uint32_t *);
+uint32_t t_mask_wide(const uint32_t *);
 uint32_t t_loop100(const uint32_t *);
 uint32_t t_loop_n(const uint32_t *, int);
 uint32_t t_loop_mul(const uint32_t *, int);
@@ -104,6 +107,7 @@ double t_ddiv(double, double);
 int t_f2i(float);
 int t_flt(float, float);
 int t_o0_add(int, int);
+unsigned t_o0_byte(const unsigned *);
 #define MRAM_PTR __attribute__((address_space(256)))
 uint32_t t_mram_load(const MRAM_PTR uint32_t *);
 void t_mram_store(MRAM_PTR uint32_t *, uint32_t);
@@ -207,6 +211,14 @@ int main(void)
      * pass's carry rule), the other compare's zext 1; ret 1 */
     EXPECT(t_carry(0xffffffffu, 2, 5), 65542, 11);
     EXPECT(t_carry(1, 2, 0xfffffffeu), 3, 11);
+
+    /* masks of loaded words: load 1 + and 0 (one lbu / lhu) twice, add 1, ret 1;
+     * a word used by the mask and a shift: load 1, and 1, lshr 1, add 1, ret 1;
+     * mask 0xfff: load 1, and 1, ret 1 */
+    static const uint32_t words[2] = {0x12345678u, 0x9abcdef0u};
+    EXPECT(t_mask_load(words), 0x78u + 0xdef0u, 4);
+    EXPECT(t_mask_twice(words), 0x78u + 0x123456u, 5);
+    EXPECT(t_mask_wide(words), 0x678u, 3);
 
     /* ---- loops ---- */
     uint32_t a[128];
@@ -406,6 +418,8 @@ int main(void)
     /* ---- -O0 ---- */
     /* 2 stores + 2 loads + add + ret */
     EXPECT(t_o0_add(2, 3), 5, 6);
+    /* store p, load p, load p[1] (gep 0: constant), trunc 0, zext 0 (lbu), ret 1 */
+    EXPECT(t_o0_byte(words), 0xf0u, 4);
     /* 2 stores + 2 loads + ret = 5, + sdiv32: |7| clz 29, |0| clz 32 -> 4 steps */
     EXPECT(t_o0_div(7, 0), -1, 5 + DIVB + SDIVX + 4);
     EXPECT(t_o0_div(-100, 7), -14, 5 + DIVB + SDIVX + 5);
