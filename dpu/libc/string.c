@@ -43,8 +43,10 @@ void *memset(void *s, int c, size_t n)
 {
     unsigned char *p = s;
     if (((uintptr_t)p & 7) == 0 && n >= 8) {
-        uint64_t v = (unsigned char)c;
-        v *= 0x0101010101010101ull;
+        uint64_t v = (unsigned char)c; /* shifts, not a multiply: no __muldi3 in IRAM */
+        v |= v << 8;
+        v |= v << 16;
+        v |= v << 32;
         for (; n >= 8; n -= 8, p += 8)
             *(word_t *)(void *)p = v;
     }
