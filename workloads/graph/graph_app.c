@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cc_items.h"
 #include "graph_args.h"
 #include "graph_ref.h"
 #include "pim_app.h"
@@ -163,45 +164,56 @@ int main(int argc, char **argv)
     PIM_COMM(openpim_cube_set_impl(cube, o.impl));
     PIM_COMM(openpim_comm_create_mask(cube, "1", &all));
 
-    /* per-PE CSR blocks, padded to the largest (Scatter moves equal sizes):
-     * rp (Vp + 4 entries, local), then col (global ids) */
-    uint32_t max_nnz = 0;
-    for (uint32_t p = 0; p < P; p++) {
-        uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
-        if (g.rp[hi] - g.rp[lo] > max_nnz)
-            max_nnz = g.rp[hi] - g.rp[lo];
-    }
-    const uint64_t rp_bytes = ((uint64_t)(Vp + 4) * 4 + 7) & ~7ull;
-    const uint64_t col_bytes = (((uint64_t)max_nnz + 2) * 4 + 7) & ~7ull;
-    const uint64_t blk = rp_bytes + col_bytes;
+    /* per-PE blocks, padded to the largest (Scatter moves equal sizes).  BFS:
+     * CSR, rp (Vp + 4 entries, local) then col (global ids); CC: its work
+     * items (cc_items.h). */
     struct pim_mram m = {MRAM_BASE, openpim_cube_mram_bytes(cube)};
-    uint32_t off_rp = pim_mram_take(&m, blk, "the edges"), off_col = off_rp + (uint32_t)rp_bytes;
-    uint32_t *host = calloc((size_t)P, blk);
-    if (!host)
-        pim_die("out of memory");
-    for (uint32_t p = 0; p < P; p++) {
-        uint32_t *b = host + (size_t)p * (blk / 4), *col = b + rp_bytes / 4;
-        uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
-        for (uint32_t i = 0; i < Vp + 4; i++) {
-            uint32_t u = lo + i < hi ? lo + i : hi;
-            b[i] = g.rp[u] - g.rp[lo];
+    const uint32_t nr_wins = ((Vpad + CC_WIN - 1) / CC_WIN + 1) & ~1u;
+    struct cc_blocks cb = {0};
+    uint64_t blk, rp_bytes = 0;
+    uint32_t *host;
+    if (o.cc) {
+        if (cc_blocks_build(&g, P, first, count, nr_wins, &cb))
+            pim_die("out of memory");
+        blk = cb.blk;
+        host = cb.host;
+    } else {
+        uint32_t max_nnz = 0;
+        for (uint32_t p = 0; p < P; p++) {
+            uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
+            if (g.rp[hi] - g.rp[lo] > max_nnz)
+                max_nnz = g.rp[hi] - g.rp[lo];
         }
-        memcpy(col, g.col + g.rp[lo], (size_t)(g.rp[hi] - g.rp[lo]) * 4);
+        rp_bytes = ((uint64_t)(Vp + 4) * 4 + 7) & ~7ull;
+        blk = rp_bytes + ((((uint64_t)max_nnz + 2) * 4 + 7) & ~7ull);
+        host = calloc((size_t)P, blk);
+        if (!host)
+            pim_die("out of memory");
+        for (uint32_t p = 0; p < P; p++) {
+            uint32_t *b = host + (size_t)p * (blk / 4), *col = b + rp_bytes / 4;
+            uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
+            for (uint32_t i = 0; i < Vp + 4; i++) {
+                uint32_t u = lo + i < hi ? lo + i : hi;
+                b[i] = g.rp[u] - g.rp[lo];
+            }
+            memcpy(col, g.col + g.rp[lo], (size_t)(g.rp[hi] - g.rp[lo]) * 4);
+        }
     }
+    const uint32_t off_blk = pim_mram_take(&m, blk, "the edges");
 
     struct pim_times t = {{0}};
     uint32_t iters = 0;
     uint32_t *res = calloc((size_t)P * Vp, 4), *out = calloc(Vpad, 4);
     if (!res || !out)
         pim_die("out of memory");
-    PIM_TIMED(&t, PH_SCATTER, PIM_COMM(openpim_scatter(all, off_rp, host, blk)));
+    PIM_TIMED(&t, PH_SCATTER, PIM_COMM(openpim_scatter(all, off_blk, host, blk)));
     struct dpu_set_t node0;
     PIM_COMM(openpim_cube_node_dpu(cube, 0, &node0));
     if (!o.cc) {
         struct bfs_args a;
         const uint32_t words = Vpad / 64;
-        a.rp = off_rp;
-        a.col = off_col;
+        a.rp = off_blk;
+        a.col = off_blk + (uint32_t)rp_bytes;
         a.next = pim_mram_take(&m, (uint64_t)words * 8, "the next bitmap");
         a.vis = pim_mram_take(&m, (uint64_t)words * 8, "the visited bitmap");
         a.level = pim_mram_take(&m, (uint64_t)Vp * 4, "the levels");
@@ -247,13 +259,15 @@ int main(int argc, char **argv)
         free(pa);
     } else {
         struct cc_args a;
-        a.rp = off_rp;
-        a.col = off_col;
-        a.lab = pim_mram_take(&m, (uint64_t)Vpad * 4, "the labels");
-        a.old = pim_mram_take(&m, (uint64_t)Vpad * 4, "the previous labels");
+        const uint64_t lab_bytes = ((uint64_t)Vpad + nr_wins) * 4; /* labels and dirty words: one AllReduce */
+        a.segs = off_blk;
+        a.items = off_blk + (uint32_t)cb.items_off;
+        a.edges = off_blk + (uint32_t)cb.edges_off;
+        a.lab = pim_mram_take(&m, lab_bytes, "the labels");
         a.own = pim_mram_take(&m, (uint64_t)Vp * 4, "the owned labels");
         a.nr_vertices = Vpad;
-        uint32_t *lab = malloc((size_t)Vpad * 4);
+        a.nr_wins = nr_wins;
+        uint32_t *lab = calloc((size_t)Vpad + nr_wins, 4); /* dirty words 0: every window "changed" */
         struct cc_args *pa = malloc((size_t)P * sizeof *pa);
         if (!lab || !pa)
             pim_die("out of memory");
@@ -263,10 +277,10 @@ int main(int argc, char **argv)
             pa[p] = a;
             pa[p].first = first[p];
             pa[p].nr_owned = count[p];
+            pa[p].nr_segs = cb.nr_segs[p];
         }
         PIM_TIMED(&t, PH_BROADCAST, {
-            PIM_COMM(openpim_broadcast(all, a.lab, lab, (uint64_t)Vpad * 4));
-            PIM_COMM(openpim_broadcast(all, a.old, lab, (uint64_t)Vpad * 4));
+            PIM_COMM(openpim_broadcast(all, a.lab, lab, lab_bytes));
         });
         PIM_TIMED(&t, PH_OTHER, { /* kernel arguments */
             for (uint32_t p = 0; p < P; p++) {
@@ -279,7 +293,7 @@ int main(int argc, char **argv)
         PIM_TIMED(&t, PH_KERNEL, PIM_DPU(dpu_launch(set, DPU_SYNCHRONOUS)));
         for (iters = 1;; iters++) {
             PIM_TIMED(&t, PH_ALLREDUCE,
-                      PIM_COMM(openpim_allreduce(all, a.lab, a.lab, (uint64_t)Vpad * 4, OPENPIM_UINT32,
+                      PIM_COMM(openpim_allreduce(all, a.lab, a.lab, lab_bytes, OPENPIM_UINT32,
                                                  OPENPIM_MIN)));
             PIM_TIMED(&t, PH_KERNEL, PIM_DPU(dpu_launch(set, DPU_SYNCHRONOUS)));
             uint64_t changed = 0;
@@ -294,7 +308,10 @@ int main(int argc, char **argv)
     }
     for (uint32_t p = 0; p < P; p++)
         memcpy(out + first[p], res + (size_t)p * Vp, (size_t)count[p] * 4);
-    free(host);
+    if (o.cc)
+        cc_blocks_free(&cb);
+    else
+        free(host);
     free(res);
 
     if (o.corrupt) /* change one result: --check must catch it */

@@ -22,14 +22,36 @@ struct bfs_args {
     uint32_t nr_owned_words;   /* owned vertices / 64 */
 };
 
+/* CC: labels are pulled per item = (owned segment of <= CC_SEG vertices, held
+ * in WRAM) x (label window of CC_WIN labels, one dirty word each), at most
+ * CC_ITEM_EDGES edges; an edge is stored as the WRAM byte offsets
+ * (segment-local vertex * 4) << 10 | (neighbour - item's lo) * 4, so CC_WIN
+ * must stay <= 256. */
+#define CC_MAX_VERTICES (1u << 20)
+#define CC_SEG 4096u
+#define CC_WIN 256u
+#define CC_ITEM_EDGES 256u
+_Static_assert(CC_WIN <= 256 && CC_SEG <= (1u << 20), "an edge packs (vertex * 4) << 10 | (neighbour - lo) * 4");
+/* The host splits each segment's items among the tasklets statically (the
+ * split the timing model sees is the one the functional run makes; a shared
+ * work counter would be fair on hardware but not under the emulator's
+ * coroutine order): equal shares of edges + CC_ITEM_COST per item (its item
+ * and label DMAs, in edge-equivalents). */
+#define CC_TASKLETS 16u
+#define CC_ITEM_COST 16u
+#define CC_SEG_WORDS 18u /* CC_TASKLETS + 1 item indices, padded to even */
+
 struct cc_args {
-    uint32_t rp, col;      /* CSR of the owned vertices, both directions of every edge */
-    uint32_t lab;          /* labels, V x uint32: in: the AllReduce'd (min) labels; out: this PE's */
-    uint32_t old;          /* the labels of the previous iteration */
+    uint32_t items;        /* nr items x {first edge, end edge, lo (even), labels to read (even, <= CC_WIN)} */
+    uint32_t segs;         /* nr_segs x CC_SEG_WORDS: tasklet t's items are [segs[t], segs[t + 1]) */
+    uint32_t edges;        /* the items' edges, both directions of every graph edge */
+    uint32_t lab;          /* V labels then nr_wins dirty words (uint32): in: AllReduce'd (min); out: this PE's */
     uint32_t own;          /* out: the owned vertices' labels (for the final Gather) */
     uint32_t nr_vertices;  /* V (a multiple of 64) */
+    uint32_t nr_wins;      /* dirty words: V / CC_WIN rounded up to even */
     uint32_t first;        /* first owned vertex (a multiple of 64) */
     uint32_t nr_owned;     /* owned vertices (a multiple of 64) */
+    uint32_t nr_segs;      /* ceil(nr_owned / CC_SEG) */
 };
 
 #endif

@@ -6,8 +6,9 @@
  *      level of its own frontier vertices;
  *   2. marks the unvisited neighbours of its own frontier vertices in a fresh
  *      next bitmap, which the host OR-AllReduces before the next launch
- *      (each tasklet takes whole bitmap words of the frontier; the edges of
- *      a vertex with HUB_EDGES or more are split among all tasklets). */
+ *      (the frontier vertices are dealt out to the tasklets in turn; the edges
+ *      of a vertex with HUB_EDGES or more are split among all tasklets, each
+ *      updating the bitmap words only its share reaches without a lock). */
 #include <barrier.h>
 #include <defs.h>
 #include <mram.h>
@@ -43,6 +44,7 @@ MUTEX_POOL_INIT(bfs_locks, 16);
 
 #define MRAM(off) ((__mram_ptr void *)(uintptr_t)(0x08000000u + (uint32_t)(off)))
 
+/* Edges [*e, *end) of owned vertex u_local. */
 static void edges_of(const struct bfs_args *a, uint32_t id, uint32_t u_local, uint32_t *e, uint32_t *end)
 {
     uint32_t first = u_local & ~1u;
@@ -51,19 +53,27 @@ static void edges_of(const struct bfs_args *a, uint32_t id, uint32_t u_local, ui
     *end = rpb[id][u_local - first + 1];
 }
 
-/* Marks the unvisited neighbours col[e .. end) in next_w. */
-static void expand(const struct bfs_args *a, uint32_t id, uint32_t e, uint32_t end)
+/* Marks the unvisited neighbours col[e .. end) in next_w.  32-bit words
+ * xlo < w < xlo + 1 + span are this tasklet's alone (a hub's share: rows are
+ * sorted, so the other shares' targets lie at or outside them) and need no
+ * lock; span 0 (inlined as a constant) locks every update. */
+static inline __attribute__((always_inline)) void expand(const struct bfs_args *a, uint32_t id, uint32_t e,
+                                                         uint32_t end, uint32_t xlo, uint32_t span)
 {
     while (e < end) {
         uint32_t base = e & ~1u, n = end - base < 64 ? end - base : 64;
         mram_read(MRAM(a->col + base * 4), colb[id], (n * 4 + 7) & ~7u);
         for (uint32_t k = e - base; k < n; k++) {
-            uint32_t v = colb[id][k], w = v >> 6;
-            uint64_t bit = 1ull << (v & 63);
-            if (vis_w[w] & bit)
+            /* 32-bit halves of the little-endian 64-bit bitmap words: the DPU's native width */
+            uint32_t v = colb[id][k], w = v >> 5, bit = 1u << (v & 31);
+            if (((const uint32_t *)vis_w)[w] & bit)
                 continue;
+            if (w - xlo - 1 < span) {
+                ((uint32_t *)next_w)[w] |= bit;
+                continue;
+            }
             mutex_pool_lock(&bfs_locks, (uint16_t)w);
-            next_w[w] |= bit;
+            ((uint32_t *)next_w)[w] |= bit;
             mutex_pool_unlock(&bfs_locks, (uint16_t)w);
         }
         e = base + n;
@@ -95,42 +105,59 @@ int main(void)
     if (id == 0)
         nr_hubs = 0;
     barrier_wait(&bfs_barrier);
-    /* 2: levels and neighbours of the owned frontier */
+    /* 2: levels of the owned frontier, one word per tasklet at a time */
     for (uint32_t w = id; w < a.nr_owned_words; w += NR_TASKLETS) {
         uint64_t f = front_w[w];
         if (!f)
             continue;
         mram_read(MRAM(a.level + w * 256), lv[id], 256);
-        for (uint32_t b = 0; b < 64; b++)
-            if (f >> b & 1)
-                lv[id][b] = bfs_level;
+        /* the set bits only, 32 at a time (the DPU's width) */
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t m = (uint32_t)(f >> (32 * h)); m; m &= m - 1)
+                lv[id][32 * h + __builtin_ctz(m)] = bfs_level;
         mram_write(lv[id], MRAM(a.level + w * 256), 256);
-        for (uint32_t b = 0; b < 64; b++)
-            if (f >> b & 1) {
+    }
+    /* ... and their neighbours: the frontier vertices are dealt out in turn
+     * (by word, one tasklet could get a word of 64 busy vertices) */
+    for (uint32_t w = 0, j = 0; w < a.nr_owned_words; w++) {
+        uint64_t f = front_w[w];
+        for (uint32_t h = 0; h < 2; h++)
+            for (uint32_t m = (uint32_t)(f >> (32 * h)); m; m &= m - 1) {
+                if (j++ % NR_TASKLETS != id)
+                    continue;
+                const uint32_t u = w * 64 + 32 * h + __builtin_ctz(m);
                 uint32_t e, end;
-                edges_of(&a, id, w * 64 + b, &e, &end);
+                edges_of(&a, id, u, &e, &end);
                 int shared = 0;
                 if (end - e >= HUB_EDGES) {
                     mutex_pool_lock(&bfs_locks, 0);
                     if (nr_hubs < MAX_HUBS) {
-                        hubs[nr_hubs++] = w * 64 + b;
+                        hubs[nr_hubs++] = u;
                         shared = 1;
                     }
                     mutex_pool_unlock(&bfs_locks, 0);
                 }
                 if (!shared)
-                    expand(&a, id, e, end);
+                    expand(&a, id, e, end, 0, 0);
             }
     }
     barrier_wait(&bfs_barrier);
     for (uint32_t h = 0; h < nr_hubs; h++) {
         uint32_t e, end;
         edges_of(&a, id, hubs[h], &e, &end);
-        uint32_t d = end - e;
-        expand(&a, id, e + (uint32_t)((uint64_t)d * id / NR_TASKLETS),
-               e + (uint32_t)((uint64_t)d * (id + 1) / NR_TASKLETS));
+        const uint32_t d = end - e, lo = e + (uint32_t)((uint64_t)d * id / NR_TASKLETS),
+                       hi = e + (uint32_t)((uint64_t)d * (id + 1) / NR_TASKLETS);
+        uint32_t xlo = 0, span = 0;
+        if (hi - lo >= 2) { /* the words strictly between the share's first and last target */
+            mram_read(MRAM(a.col + (lo & ~1u) * 4), colb[id], 8);
+            xlo = colb[id][lo & 1] >> 5;
+            mram_read(MRAM(a.col + ((hi - 1) & ~1u) * 4), colb[id], 8);
+            uint32_t xhi = colb[id][(hi - 1) & 1] >> 5;
+            span = xhi > xlo ? xhi - xlo - 1 : 0;
+        }
+        expand(&a, id, lo, hi, xlo, span);
+        barrier_wait(&bfs_barrier); /* the next hub's shares overlap this one's */
     }
-    barrier_wait(&bfs_barrier);
     for (uint32_t c = id * CW; c < a.nr_words; c += NR_TASKLETS * CW) {
         uint32_t n = a.nr_words - c < CW ? a.nr_words - c : CW;
         mram_write(&next_w[c], MRAM(a.next + c * 8), n * 8);
