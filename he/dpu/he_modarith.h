@@ -102,6 +102,15 @@ HE_INLINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
 }
 #endif
 
+/* Barrett's last step, for both multiply variants: x - qhat q < 3q < 2^32
+ * from the low words alone, then at most two subtractions of q. */
+HE_INLINE uint32_t he_barrett_finish(uint32_t xlo, uint32_t qq, struct he_mod m)
+{
+    uint32_t r = xlo - qq;
+    r = r >= m.q ? r - m.q : r;
+    return r >= m.q ? r - m.q : r;
+}
+
 #ifdef HE_MUL_CUSTOM
 /* x = hi 2^32 + lo < q^2  ->  x mod q, on the halves (see he_reduce).  For
  * 1 <= s <= 31 the low word of x >> s is (lo >> s) | (hi << (32 - s)); here
@@ -115,9 +124,7 @@ HE_INLINE uint32_t he_reduce2(uint32_t lo, uint32_t hi, struct he_mod m)
     /* else clang folds the negation into the partial products' shifts, as
      * multiplies by -256, which the DPU would not do with a shift */
     HE_OPAQUE(qq);
-    uint32_t r = lo - qq;                                                   /* < 3q < 2^32 */
-    r = r >= m.q ? r - m.q : r;
-    return r >= m.q ? r - m.q : r;
+    return he_barrett_finish(lo, qq, m);
 }
 
 /* x < q^2  ->  x mod q */
@@ -137,10 +144,7 @@ HE_INLINE uint32_t he_reduce(uint64_t x, struct he_mod m)
 {
     uint32_t t = (uint32_t)(x >> (m.bits - 1));                            /* < 2^(b+1) */
     uint32_t qhat = (uint32_t)(he_mul32to64(t, m.mu) >> (m.bits + 1));    /* floor(x/q) - {0,1,2} */
-    uint32_t qq = he_mul32to32(qhat, m.q);
-    uint32_t r = (uint32_t)x - qq;                                          /* < 3q < 2^32 */
-    r = r >= m.q ? r - m.q : r;
-    return r >= m.q ? r - m.q : r;
+    return he_barrett_finish((uint32_t)x, he_mul32to32(qhat, m.q), m);
 }
 
 HE_INLINE uint32_t he_mulmod(uint32_t a, uint32_t b, struct he_mod m)
