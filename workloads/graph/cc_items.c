@@ -74,7 +74,6 @@ static struct sizes build_pe(const struct csr *g, uint32_t lo, uint32_t hi, uint
 int cc_blocks_build(const struct csr *g, uint32_t P, const uint32_t *first, const uint32_t *count, uint32_t nr_wins,
                     struct cc_blocks *b)
 {
-    const uint32_t V = g->nr_vertices;
     uint32_t *cnt = malloc((size_t)(nr_wins + 1) * 4), *su = malloc((size_t)g->nr_edges * 4 + 4),
              *sd = malloc((size_t)g->nr_edges * 4 + 4);
     memset(b, 0, sizeof *b);
@@ -92,7 +91,8 @@ int cc_blocks_build(const struct csr *g, uint32_t P, const uint32_t *first, cons
                 goto fail;
         }
         for (uint32_t p = 0; p < P; p++) {
-            uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
+            uint32_t lo, hi;
+            csr_rows(g, first[p], count[p], &lo, &hi);
             struct sizes z = build_pe(g, lo, hi, count[p], nr_wins, cnt, su, sd,
                                       fill ? b->host + (size_t)p * (b->blk / 4) : NULL, b);
             b->nr_segs[p] = z.segs;

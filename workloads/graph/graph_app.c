@@ -180,7 +180,8 @@ int main(int argc, char **argv)
     } else {
         uint32_t max_nnz = 0;
         for (uint32_t p = 0; p < P; p++) {
-            uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
+            uint32_t lo, hi;
+            csr_rows(&g, first[p], count[p], &lo, &hi);
             if (g.rp[hi] - g.rp[lo] > max_nnz)
                 max_nnz = g.rp[hi] - g.rp[lo];
         }
@@ -191,7 +192,8 @@ int main(int argc, char **argv)
             pim_die("out of memory");
         for (uint32_t p = 0; p < P; p++) {
             uint32_t *b = host + (size_t)p * (blk / 4), *col = b + rp_bytes / 4;
-            uint32_t lo = first[p] < V ? first[p] : V, hi = first[p] + count[p] < V ? first[p] + count[p] : V;
+            uint32_t lo, hi;
+            csr_rows(&g, first[p], count[p], &lo, &hi);
             for (uint32_t i = 0; i < Vp + 4; i++) {
                 uint32_t u = lo + i < hi ? lo + i : hi;
                 b[i] = g.rp[u] - g.rp[lo];

@@ -16,6 +16,15 @@ struct csr {
 
 void csr_free(struct csr *g);
 
+/* The rows [*lo, *hi) of g that a PE owning [first, first + count) holds: a
+ * partition pads the vertex count, so the range is clamped to g's vertices. */
+static inline void csr_rows(const struct csr *g, uint32_t first, uint32_t count, uint32_t *lo, uint32_t *hi)
+{
+    const uint32_t V = g->nr_vertices;
+    *lo = first < V ? first : V;
+    *hi = first + count < V ? first + count : V;
+}
+
 /* splitmix64: the workloads' random numbers. */
 uint64_t pl_rand(uint64_t *state);
 
