@@ -1,11 +1,29 @@
-/* What the benchmark programs share: a monotonic clock, and sorting the
- * samples of a run to report its minimum and median. */
+/* What the benchmark programs share: a monotonic clock, sorting the samples
+ * of a run to report its minimum and median, and strict argument parsing. */
 #ifndef OPENPIM_BENCH_H
 #define OPENPIM_BENCH_H
 
+#include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+/* A decimal whole number in [lo, hi], or exit 2 naming the argument: "12x",
+ * "-1" or "" must not run a silently different benchmark. */
+static inline uint64_t bench_parse_u64(const char *what, const char *text, uint64_t lo, uint64_t hi)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = text ? strtoull(text, &end, 10) : 0;
+    if (!text || text[0] < '0' || text[0] > '9' || *end || errno || v < lo || v > hi) {
+        fprintf(stderr, "%s: expected a whole number in [%llu, %llu], got '%s'\n", what, (unsigned long long)lo,
+                (unsigned long long)hi, text ? text : "(nothing)");
+        exit(2);
+    }
+    return v;
+}
 
 static inline double bench_now(void)
 {

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench.h"
+
 /* The DPU clock of the machine description in use (UPMEM_PROFILE: v1A 350 MHz,
  * v1B 400 MHz, ref §1.1), as the SDK's dpu_description.h gives it. */
 static double freq_mhz_of_profile(void)
@@ -450,7 +452,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1], *bin = argv[2];
-    unsigned arg = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 0) : 0;
+    unsigned arg = argc > 3 ? (unsigned)bench_parse_u64("ARG", argv[3], 0, UINT32_MAX) : 0;
     FREQ_MHZ = freq_mhz_of_profile();
     MACHINE_DPUS = machine_dpus();
     if (!strcmp(cmd, "arith"))

@@ -173,6 +173,26 @@ static int selected(const char *var, const char *name)
     return 0;
 }
 
+/* Every comma-separated item of $var must be one of names[0..n), or exit 2:
+ * a misspelt selection would otherwise print an empty table and exit 0. */
+static void check_selection(const char *var, const char *const *names, size_t n)
+{
+    const char *l = getenv(var);
+    for (const char *s = l && *l ? l : NULL; s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+        size_t len = strcspn(s, ",");
+        int known = 0;
+        for (size_t i = 0; i < n; i++)
+            known |= strlen(names[i]) == len && !strncmp(s, names[i], len);
+        if (!known) {
+            fprintf(stderr, "%s: unknown name '%.*s' (known:", var, (int)len, s);
+            for (size_t i = 0; i < n; i++)
+                fprintf(stderr, " %s", names[i]);
+            fprintf(stderr, ")\n");
+            exit(2);
+        }
+    }
+}
+
 static double memcpy_gbps(size_t len, int runs, double *median)
 {
     uint8_t *a = malloc(len), *b = malloc(len);
@@ -198,18 +218,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_comm DPU_NOP [DPUs] [dims] [mask] [runs] [KB per DPU ...]\n");
         return 2;
     }
-    uint32_t dpus = argc > 2 ? (uint32_t)atoi(argv[2]) : 1024;
+    uint32_t dpus = argc > 2 ? (uint32_t)bench_parse_u64("DPUs", argv[2], 1, 2560) : 1024;
     const char *dims_s = argc > 3 ? argv[3] : "32x32";
     const char *mask = argc > 4 ? argv[4] : "10";
-    int runs = argc > 5 ? atoi(argv[5]) : 3;
-    if (runs < 1)
-        runs = 1;
+    int runs = argc > 5 ? (int)bench_parse_u64("runs", argv[5], 1, 1000) : 3;
     uint32_t len[OPENPIM_COMM_MAX_DIMS], nd = 0;
-    for (const char *s = dims_s; *s && nd < OPENPIM_COMM_MAX_DIMS; nd++) {
-        len[nd] = (uint32_t)strtoul(s, (char **)&s, 10);
-        if (*s == 'x')
-            s++;
+    char dims_buf[64];
+    if (strlen(dims_s) >= sizeof dims_buf) {
+        fprintf(stderr, "dims: too long: '%s'\n", dims_s);
+        return 2;
     }
+    strcpy(dims_buf, dims_s);
+    for (char *save = NULL, *tok = strtok_r(dims_buf, "x", &save); tok; tok = strtok_r(NULL, "x", &save)) {
+        if (nd == OPENPIM_COMM_MAX_DIMS) {
+            fprintf(stderr, "dims: at most %d dimensions, got '%s'\n", OPENPIM_COMM_MAX_DIMS, dims_s);
+            return 2;
+        }
+        len[nd++] = (uint32_t)bench_parse_u64("dims (a length)", tok, 1, 2560);
+    }
+    if (nd == 0 || dims_s[0] == 'x' || dims_s[strlen(dims_s) - 1] == 'x' || strstr(dims_s, "xx")) {
+        fprintf(stderr, "dims: lengths joined by x, e.g. 32x32, got '%s'\n", dims_s);
+        return 2;
+    }
+    check_selection("OPENPIM_COMM_BENCH_PRIMS", names, NPRIM);
+    check_selection("OPENPIM_COMM_BENCH_VARIANTS", vnames, NVAR);
     DPU_ASSERT(dpu_alloc(dpus, NULL, &set));
     DPU_ASSERT(dpu_load(set, argv[1], NULL));
     openpim_cube_t *cube;
@@ -241,7 +273,7 @@ int main(int argc, char **argv)
     static const unsigned def_kb[] = {32, 256, 1024};
     int nkb = argc > 6 ? argc - 6 : 3;
     for (int k = 0; k < nkb; k++) {
-        uint64_t bytes = (uint64_t)(argc > 6 ? atoi(argv[6 + k]) : (int)def_kb[k]) << 10;
+        uint64_t bytes = (argc > 6 ? bench_parse_u64("KB per DPU", argv[6 + k], 1, 65536) : def_kb[k]) << 10;
         bytes -= bytes % (8ull * N * 4);
         if (bytes == 0) {
             fprintf(stderr, "size too small for %u ranks per instance\n", N);

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench.h"
+
 #define NODES 256u
 
 static int me, H;
@@ -127,7 +129,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "usage: mpirun -np H bench_multihost DPU_NOP [bytes per PE] [profile]\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
-    uint64_t bytes = argc > 2 ? strtoull(argv[2], NULL, 0) : 2u << 20;
+    /* every rank parses the same argv: a bad one exits 2 on all of them */
+    uint64_t bytes = argc > 2 ? bench_parse_u64("bytes per PE", argv[2], 1, 1ull << 30) : 2u << 20;
     const char *profile = argc > 3 ? argv[3] : "nrRanks=4";
     uint32_t G = NODES * (uint32_t)H;
     if (bytes == 0 || bytes % (8ull * G) != 0) {

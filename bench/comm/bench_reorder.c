@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench.h"
+
 static double now_ns(void)
 {
     struct timespec ts;
@@ -31,10 +33,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s nodes size piece_bytes runs\n", argv[0]);
         return 2;
     }
-    size_t nodes = strtoul(argv[1], NULL, 10), size = strtoul(argv[2], NULL, 10);
-    size_t c = strtoul(argv[3], NULL, 10), runs = strtoul(argv[4], NULL, 10);
-    if (!nodes || !size || nodes % size || !c || !runs || runs > 1000) {
-        fprintf(stderr, "nodes must be a multiple of size; all > 0, runs <= 1000\n");
+    size_t nodes = bench_parse_u64("nodes", argv[1], 1, 1u << 20), size = bench_parse_u64("size", argv[2], 1, 1u << 20);
+    size_t c = bench_parse_u64("piece_bytes", argv[3], 1, 1u << 30), runs = bench_parse_u64("runs", argv[4], 1, 1000);
+    if (nodes % size) {
+        fprintf(stderr, "nodes must be a multiple of size\n");
         return 2;
     }
     size_t stride = size * c, all = nodes * stride;

@@ -19,6 +19,8 @@
 
 #include "domain.h"
 
+#include "../bench.h"
+
 #define MRAM_STRIDE ((size_t)64 << 20)
 
 static double now(void)
@@ -100,10 +102,10 @@ static void row(const char *name, const char *layout, const char *stores, size_t
 
 int main(int argc, char **argv)
 {
-    int runs = argc > 1 ? atoi(argv[1]) : 11;
-    size_t small = argc > 2 ? strtoull(argv[2], NULL, 0) : (size_t)256 << 10;
-    size_t large = argc > 3 ? strtoull(argv[3], NULL, 0) : (size_t)256 << 20;
-    size_t nt = argc > 4 ? strtoull(argv[4], NULL, 0) : 0;
+    int runs = argc > 1 ? (int)bench_parse_u64("runs", argv[1], 1, 1000) : 11;
+    size_t small = argc > 2 ? bench_parse_u64("small_bytes", argv[2], 0, SIZE_MAX) : (size_t)256 << 10;
+    size_t large = argc > 3 ? bench_parse_u64("large_bytes", argv[3], 0, SIZE_MAX) : (size_t)256 << 20;
+    size_t nt = argc > 4 ? bench_parse_u64("nt_threshold_bytes", argv[4], 0, SIZE_MAX) : 0;
     if (runs < 1 || small < 512 || large < 512 || small % 512 || large % 512 || small / 8 > MRAM_STRIDE ||
         large / 8 > MRAM_STRIDE) {
         fprintf(stderr, "usage: bench_domain [runs] [small_bytes] [large_bytes] [nt_threshold_bytes]\n"

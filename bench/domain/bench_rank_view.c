@@ -12,6 +12,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "../bench.h"
+
 static double now(void)
 {
     struct timespec ts;
@@ -74,8 +76,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_rank_view DPU_BINARY [runs] [per_group_bytes]\n");
         return 2;
     }
-    int runs = argc > 2 ? atoi(argv[2]) : 7;
-    per_group = argc > 3 ? strtoull(argv[3], NULL, 0) : (size_t)32 << 20;
+    int runs = argc > 2 ? (int)bench_parse_u64("runs", argv[2], 1, 1000) : 7;
+    per_group = argc > 3 ? bench_parse_u64("per_group_bytes", argv[3], 0, SIZE_MAX) : (size_t)32 << 20;
     if (runs < 1 || per_group < 512 || per_group % 512) {
         fprintf(stderr, "per_group_bytes: a multiple of 512\n");
         return 2;

@@ -26,6 +26,8 @@
 
 #include "plan.h"
 
+#include "../bench.h"
+
 struct ctx {
     struct dpu_set_t set;
     unsigned ranks, nr_dpus;
@@ -174,12 +176,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct ctx c = {0};
-    char *end;
-    unsigned long r = strtoul(argv[2], &end, 10), b = strtoul(argv[3], NULL, 10);
-    if (*end || r == 0 || r > 40 || b == 0) {
-        fprintf(stderr, "study_host: RANKS must be 1..40 and BUDGET_MB > 0\n");
-        return 2;
-    }
+    unsigned long r = bench_parse_u64("RANKS", argv[2], 1, 40), b = bench_parse_u64("BUDGET_MB", argv[3], 1, 1u << 30);
     c.ranks = (unsigned)r;
     c.budget = (uint64_t)b * MB;
     /* the emulator refuses (loudly) to back more than the budget */
