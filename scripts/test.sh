@@ -32,23 +32,26 @@ run_suite() { # build-dir label [cmake args...]
     run_tests "$build" "$label"
 }
 
-# ThreadSanitizer: only the host-API and thread tests (and what they need)
-# are built and run, to keep the pass short.
+# ThreadSanitizer: only the host-API and thread tests and openpimd's scenarios
+# (a thread per client connection; the clients' remote backend) are built and
+# run, to keep the pass short.  The daemon's fuzzer is single-threaded and its
+# examples build with their own Makefiles, without -fsanitize.
 tsan_tests=(test_api test_overflow test_threads test_async test_sessions test_launch_slots test_progress_host test_untimed)
 run_tsan() { # build-dir label
     local build=$1 label=$2
     echo "== $label: build"
     mkdir -p "$build"
     if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPIM_TSAN=ON >/dev/null &&
-           cmake --build "$build" -j "$jobs" --target "${tsan_tests[@]}"; } >"$build/build.log" 2>&1; then
+           cmake --build "$build" -j "$jobs" --target "${tsan_tests[@]}" test_daemon; } >"$build/build.log" 2>&1; then
         grep -B2 -A12 -m5 'error' "$build/build.log" >&2 || tail -40 "$build/build.log" >&2
         echo "$label: build failed (full log: $build/build.log)" >&2
         failed=$((failed + 1))
         return
     fi
     local regex
-    regex="^($(IFS='|'; echo "${tsan_tests[*]}"))\$"
-    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} run_tests "$build" "$label" -R "$regex"
+    regex="^($(IFS='|'; echo "${tsan_tests[*]}")|daemon_.*)\$"
+    TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1} run_tests "$build" "$label" -R "$regex" \
+        -E '^daemon_(examples|fuzz_decoder)$'
 }
 
 run_suite "$root/build" optimised
