@@ -360,7 +360,7 @@ def whatif_part(ctx, sec, cmd, text, mulcost):
                                      "this step also removes a call per multiply (3 per butterfly). Its own figures "
                                      "(2.7x, then 1.8x, 91 multiply cycles per NTT butterfly) put that at ~4-5 "
                                      "cycles per call; our routines are inlined in every case, so only the "
-                                     "multiplies' 2-4 cycles go"))
+                                     "multiplies' 2-4 cycles go (the next table measures it DRAMatic's way)"))
         else:
             rows.append(Row("transfers / combined computation (%s)" % r["op"][9:], "n=%d" % r["n"],
                             r["overhead_pct"], r["published_overhead_pct"], DRAMATIC + " §5.2", unit="%",
