@@ -10,7 +10,13 @@
  *      tasklet).
  *
  *   bench_he MULBENCH_IMAGE [dpus [slots [max_log_n [kernel_group]]]]
- * BENCH_HE_KERNELS_ONLY=1 prints part 2 only.
+ * BENCH_HE_KERNELS_ONLY=1 prints part 2 only.  BENCH_HE_MUL_METHOD=custom_call,
+ * dummy_call or dummy_inline (DRAMatic's Fig. 10 method, he/dpu/he_modarith.h)
+ * runs part 2 with the image he_dpu_<method> alone, its rows labelled so;
+ * BENCH_HE_MULCOST=1 prints the custom routines' instructions per operation
+ * of MULBENCH_IMAGE at 32-bit operands (one RESULT_MULCOST line) and exits.
+ * The combined test's product is checked against its definition, except for
+ * the dummy methods (wrong products on purpose), which say so.
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -48,29 +54,52 @@ static uint64_t mulbench_instr(struct dpu_set_t set, uint32_t op, uint32_t a, ui
     return s.instructions;
 }
 
-static void multiply_table(const char *image)
+#define MULBENCH_Q 1073692673u
+#define MULBENCH_REPS 4096
+
+static struct dpu_set_t mulbench_load(const char *image)
 {
     struct dpu_set_t set;
     DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
     DPU_ASSERT(dpu_load(set, image, NULL));
-    const uint32_t q = 1073692673u, bits = 30, mu = (uint32_t)((1ull << 60) / q), reps = 4096;
+    const uint32_t q = MULBENCH_Q, bits = 30, mu = (uint32_t)((1ull << 60) / q);
     DPU_ASSERT(dpu_copy_to(set, "mb_q", 0, &q, 4));
     DPU_ASSERT(dpu_copy_to(set, "mb_bits", 0, &bits, 4));
     DPU_ASSERT(dpu_copy_to(set, "mb_mu", 0, &mu, 4));
+    return set;
+}
+
+/* Instructions per operation `op` (1..6) on x (the modular multiplies on min(x, q - 1)): the loop minus
+ * the same loop with an add, + 1 (the add). */
+static double mulbench_per_op(struct dpu_set_t set, uint32_t op, uint32_t x)
+{
+    const uint32_t v = op >= 5 && x >= MULBENCH_Q ? MULBENCH_Q - 1 : x, reps = MULBENCH_REPS;
+    return (double)(mulbench_instr(set, op, v, v, reps) - mulbench_instr(set, 0, v, v, reps)) / reps + 1;
+}
+
+/* The custom routines' costs (32x32->32, 32x32->64, modular multiply) at 32-bit factors, as the image was
+ * built (whatif.sh builds one per HE_MUL_METHOD: the difference is the call). */
+static void mulcost_line(const char *image)
+{
+    struct dpu_set_t set = mulbench_load(image);
+    printf("RESULT_MULCOST %.1f %.1f %.1f\n", mulbench_per_op(set, 2, 0xffffffffu),
+           mulbench_per_op(set, 4, 0xffffffffu), mulbench_per_op(set, 6, 0xffffffffu));
+    DPU_ASSERT(dpu_free(set));
+}
+
+static void multiply_table(const char *image)
+{
+    struct dpu_set_t set = mulbench_load(image);
+    const uint32_t q = MULBENCH_Q;
     printf("## Multiply routines: modelled DPU instructions per operation (= cycles at >= 11 tasklets)\n");
     printf("## operands a = b = 2^bits - 1 (mulmod: min(that, q - 1), q = %u); loop minus the same loop with an add, + 1\n", q);
     printf("%5s %10s %10s %10s %10s %12s %12s\n", "bits", "32x32->32", "32x32->32", "32x32->64", "32x32->64",
            "mulmod", "mulmod");
     printf("%5s %10s %10s %10s %10s %12s %12s\n", "", "native", "custom", "native", "custom", "native", "custom");
     for (uint32_t b = 1; b <= 32; b++) {
-        uint32_t x = b == 32 ? 0xffffffffu : (1u << b) - 1, xm = x < q ? x : q - 1;
-        uint64_t base = mulbench_instr(set, 0, x, x, reps);
         double per[6];
-        for (uint32_t op = 1; op <= 6; op++) {
-            uint64_t v = op >= 5 ? xm : x;
-            uint64_t opbase = op >= 5 ? mulbench_instr(set, 0, (uint32_t)v, (uint32_t)v, reps) : base;
-            per[op - 1] = (double)(mulbench_instr(set, op, (uint32_t)v, (uint32_t)v, reps) - opbase) / reps + 1;
-        }
+        for (uint32_t op = 1; op <= 6; op++)
+            per[op - 1] = mulbench_per_op(set, op, b == 32 ? 0xffffffffu : (1u << b) - 1);
         printf("%5u %10.1f %10.1f %10.1f %10.1f %12.1f %12.1f\n", b, per[0], per[1], per[2], per[3], per[4], per[5]);
     }
     printf("## DRAMatic (Sec. 3.1.1, real v1B DPU): custom 32->64 35 cycles, custom 32->32 21 cycles, native 32->32 "
@@ -107,11 +136,20 @@ static double sdk_us_since(double *mark)
     return d;
 }
 
-static openpim_he_context *make_context(uint32_t log_n, uint32_t k, uint32_t dpus, enum openpim_he_mul mul)
+/* The kernels' build: mul's image, or with image set (he_dpu_<method>) a build of DRAMatic's Fig. 10 method. */
+struct variant {
+    enum openpim_he_mul mul;
+    const char *name;  /* the rows' label */
+    const char *image; /* NULL: mul's */
+    bool dummy;        /* wrong products on purpose: outputs not checked */
+};
+
+static openpim_he_context *make_context(uint32_t log_n, uint32_t k, uint32_t dpus, enum openpim_he_mul mul,
+                                        const char *image)
 {
     struct openpim_he_params p;
     CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
-    struct openpim_he_config c = {.nr_dpus = dpus, .mul = mul, .dpu_dir = getenv("OPENPIM_HE_DPU_DIR")};
+    struct openpim_he_config c = {.nr_dpus = dpus, .mul = mul, .dpu_dir = getenv("OPENPIM_HE_DPU_DIR"), .image = image};
     openpim_he_context *ctx;
     CHECK_HE(openpim_he_context_create(&p, &c, &ctx));
     return ctx;
@@ -133,17 +171,45 @@ static uint32_t *random_data(const struct openpim_he_params *pp, uint32_t count,
     return data;
 }
 
+/* Coefficients 0, n/2 + 1 and n - 1 of a^2 mod (X^n + 1) in every residue, by the definition (c_j = sum
+ * over t <= j of a_t a_(j-t) minus sum over t > j of a_t a_(n+j-t)), against c: the NTT, tensor and iNTT
+ * together (every coefficient takes the same code path). */
+static bool square_ok(const struct openpim_he_params *p, const uint32_t *a, const uint32_t *c)
+{
+    const uint32_t n = p->n, js[3] = {0, n / 2 + 1, n - 1};
+    for (uint32_t i = 0; i < p->nr_moduli; i++) {
+        const uint64_t q = p->moduli[i];
+        const uint32_t *x = a + (size_t)i * n, *y = c + (size_t)i * n;
+        for (int jj = 0; jj < 3; jj++) {
+            const uint32_t j = js[jj];
+            uint64_t s = 0;
+            for (uint32_t t = 0; t < n; t++) {
+                const uint64_t prod = (uint64_t)x[t] * x[(j - t) & (n - 1)] % q;
+                s = (t <= j ? s + prod : s + q - prod) % q;
+            }
+            if (s != y[j])
+                return false;
+        }
+    }
+    return true;
+}
+
 /* The kernels of the combined test (NTT of both ciphertexts' 4 arrays, tensor,
  * iNTT of the product's 3 arrays) on `dpus` DPUs, `slots` sub-polynomials per
- * DPU and array. */
-static void kernels(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, enum openpim_he_mul mul,
+ * DPU and array; then the product is checked (not for a dummy multiply). */
+static void kernels(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, const struct variant *v,
                     struct times *t)
 {
     struct openpim_he_params p;
     CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
-    openpim_he_context *ctx = make_context(log_n, k, dpus, mul);
+    openpim_he_context *ctx = make_context(log_n, k, dpus, v->mul, v->image);
     const uint32_t count = slots * openpim_he_group_size(ctx);
     uint32_t *data = random_data(&p, count, 88172645463325252ull);
+    /* every input array holds `data`: out[0] = in[0] in[2] is the square of its first polynomial */
+    uint32_t *first = malloc((size_t)k * p.n * 4);
+    if (!first)
+        exit(1);
+    memcpy(first, data, (size_t)k * p.n * 4);
     openpim_he_poly *in[4], *out[3];
     for (int i = 0; i < 4; i++) {
         CHECK_HE(openpim_he_poly_alloc(ctx, count, &in[i]));
@@ -167,6 +233,16 @@ static void kernels(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots, e
             t->intt = openpim_he_last_kernel_us(ctx);
     }
     t->combined = sdk_us_since(&mark); /* launches with their command broadcasts */
+    if (v->dummy) {
+        printf("## dummy multiply (%s): outputs not checked\n", v->name);
+    } else {
+        CHECK_HE(openpim_he_poly_download(ctx, out[0], data));
+        if (!square_ok(&p, first, data)) {
+            fprintf(stderr, "bench_he: n = %u, %s: the combined test's product is wrong\n", p.n, v->name);
+            exit(1);
+        }
+    }
+    free(first);
     free(data);
     openpim_he_context_destroy(ctx);
 }
@@ -177,7 +253,7 @@ static void transfers_of(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slo
 {
     struct openpim_he_params p;
     CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
-    openpim_he_context *ctx = make_context(log_n, k, dpus, OPENPIM_HE_MUL_CUSTOM);
+    openpim_he_context *ctx = make_context(log_n, k, dpus, OPENPIM_HE_MUL_CUSTOM, NULL);
     const uint32_t count = slots * openpim_he_group_size(ctx);
     uint32_t *data = random_data(&p, count, 1);
     openpim_he_poly *arr;
@@ -211,7 +287,7 @@ static void bmp_anchor(uint32_t dpus, uint32_t slots)
     const uint32_t log_n = 16, k = (1241 + BENCH_MODULUS_BITS - 1) / BENCH_MODULUS_BITS;
     struct openpim_he_params p;
     CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
-    openpim_he_context *ctx = make_context(log_n, k, k, OPENPIM_HE_MUL_CUSTOM);
+    openpim_he_context *ctx = make_context(log_n, k, k, OPENPIM_HE_MUL_CUSTOM, NULL);
     uint32_t *data = random_data(&p, slots, 5);
     openpim_he_poly *arr;
     CHECK_HE(openpim_he_poly_alloc(ctx, slots, &arr));
@@ -239,7 +315,7 @@ static void fig7_anchor(void)
     const uint32_t log_n = 11, k = (54 + BENCH_MODULUS_BITS - 1) / BENCH_MODULUS_BITS;
     struct openpim_he_params p;
     CHECK_HE(openpim_he_params_generate(1u << log_n, k, BENCH_MODULUS_BITS, &p));
-    openpim_he_context *ctx = make_context(log_n, k, 128, OPENPIM_HE_MUL_CUSTOM);
+    openpim_he_context *ctx = make_context(log_n, k, 128, OPENPIM_HE_MUL_CUSTOM, NULL);
     uint32_t *data = random_data(&p, 2, 3);
     openpim_he_poly *arr;
     CHECK_HE(openpim_he_poly_alloc(ctx, 2, &arr));
@@ -305,6 +381,31 @@ int main(int argc, char **argv)
     uint32_t kernel_group = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
     /* BENCH_HE_KERNELS_ONLY=1: the kernel table alone (the what-if runs of whatif.sh) */
     const bool kernels_only = getenv("BENCH_HE_KERNELS_ONLY") && atoi(getenv("BENCH_HE_KERNELS_ONLY"));
+    if (getenv("BENCH_HE_MULCOST") && atoi(getenv("BENCH_HE_MULCOST"))) {
+        mulcost_line(argv[1]);
+        return 0;
+    }
+    /* the library's two builds, or one build of DRAMatic's Fig. 10 method */
+    struct variant variants[2] = {{OPENPIM_HE_MUL_CUSTOM, "custom", NULL, false},
+                                  {OPENPIM_HE_MUL_NATIVE, "native", NULL, false}};
+    int nr_variants = 2;
+    static char method_image[64];
+    const char *method = getenv("BENCH_HE_MUL_METHOD");
+    if (method && *method) {
+        if (strcmp(method, "custom_call") && strcmp(method, "dummy_call") && strcmp(method, "dummy_inline")) {
+            fprintf(stderr, "bench_he: BENCH_HE_MUL_METHOD=%s: one of custom_call, dummy_call, dummy_inline\n",
+                    method);
+            return 2;
+        }
+        snprintf(method_image, sizeof method_image, "he_dpu_%s", method);
+        variants[0] = (struct variant){OPENPIM_HE_MUL_CUSTOM, method, method_image, !strncmp(method, "dummy", 5)};
+        nr_variants = 1;
+        if (!kernels_only) {
+            fprintf(stderr, "bench_he: BENCH_HE_MUL_METHOD needs BENCH_HE_KERNELS_ONLY=1 (the other parts use the "
+                            "library's builds)\n");
+            return 2;
+        }
+    }
     if (!kernels_only)
         multiply_table(argv[1]);
 
@@ -323,16 +424,15 @@ int main(int argc, char **argv)
         struct times xfer = {0};
         transfers(log_n, k, dpus, slots, &xfer);
         uint32_t used = dpus / k * k, cts = slots * (dpus / k);
-        for (int v = 0; v < 2; v++) {
+        for (int v = 0; v < nr_variants; v++) {
             struct times t = {0};
-            kernels(log_n, k, kernel_group ? kernel_group * k : dpus, slots,
-                    v ? OPENPIM_HE_MUL_NATIVE : OPENPIM_HE_MUL_CUSTOM, &t);
+            kernels(log_n, k, kernel_group ? kernel_group * k : dpus, slots, &variants[v], &t);
             printf("%6u %3u %5u %7s %7u %9.3f %9.3f %9.3f %10.3f %9.3f %9.3f %10.2f\n", 1u << log_n, k, used,
-                   v ? "native" : "custom", cts, t.ntt / 1e3, t.intt / 1e3, t.bgv / 1e3, t.combined / 1e3,
+                   variants[v].name, cts, t.ntt / 1e3, t.intt / 1e3, t.bgv / 1e3, t.combined / 1e3,
                    xfer.upload / 1e3, xfer.download / 1e3, (t.combined + xfer.upload + xfer.download) / cts);
             /* per ciphertext: NTT of one ciphertext (2 polynomials), iNTT of one product (3), tensor of one
              * pair, combined test of one pair, transfers of one pair */
-            printf("RESULT %u %u %s %.4f %.4f %.4f %.4f %.4f %.4f\n", 1u << log_n, k, v ? "native" : "custom",
+            printf("RESULT %u %u %s %.4f %.4f %.4f %.4f %.4f %.4f\n", 1u << log_n, k, variants[v].name,
                    2 * t.ntt / cts, 3 * t.intt / cts, t.bgv / cts, t.combined / cts, xfer.upload / cts,
                    xfer.download / cts);
             fflush(stdout);

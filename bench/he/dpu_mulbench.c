@@ -5,7 +5,9 @@
 
 #include <defs.h>
 
-/* for struct he_mod (the variant does not matter here) */
+/* for struct he_mod (the variant does not matter here, nor HE_MUL_METHOD, which whatif.sh passes to
+ * every file for the custom routines) */
+#undef HE_MUL_METHOD
 #define HE_MUL_NATIVE
 #include "../../he/dpu/he_modarith.h"
 

@@ -20,6 +20,18 @@
  *                  carry out is a compare that sets a register).
  *   HE_MUL_NATIVE  what the compiler emits for `a * b`: a 64-bit multiply
  *                  (__muldi3) and the data-dependent 32-bit one (__mulsi3).
+ * HE_MUL_METHOD (custom variant only; benchmarks only, bench/he/whatif.sh):
+ * DRAMatic's own Figure 10 method (section 5.1), which swaps its multiply
+ * routines rather than the hardware:
+ *   custom_inline  the default (unset): the custom routines, inlined
+ *   custom_call    the same routines out of line, a call each, as DRAMatic
+ *                  calls its assembly routines (3 calls per modular multiply)
+ *   dummy_call     its "9-10x faster" dummies, out of line: 32x32 -> 32 is
+ *                  (a + b) xor 0x12345678, 32x32 -> 64 is a 2^20 + b
+ *   dummy_inline   its one-cycle dummies, inlined "to prevent function call
+ *                  overhead": a + b and (a + b) 2^32 + a
+ * The dummies compute wrong products on purpose: their images are named
+ * he_dpu_dummy_*, which the library never loads by itself.
  * Reduction is Barrett's (HAC 14.42 with base 2): for q of b bits,
  * mu = floor(2^(2b) / q); for x < q^2 the estimate leaves r < 3q, which fits a
  * word because q < 2^30, and two conditional subtractions finish. */
@@ -40,6 +52,30 @@ struct he_mod {
  * it, and inlining lets loops keep the modulus' pieces in registers. */
 #define HE_INLINE static inline __attribute__((always_inline))
 
+#define HE_MUL_METHOD_custom_inline 1
+#define HE_MUL_METHOD_custom_call 2
+#define HE_MUL_METHOD_dummy_call 3
+#define HE_MUL_METHOD_dummy_inline 4
+#ifndef HE_MUL_METHOD
+#define HE_MUL_METHOD custom_inline
+#endif
+#define HE_MUL_METHOD_ID_(m) HE_MUL_METHOD_##m
+#define HE_MUL_METHOD_ID(m) HE_MUL_METHOD_ID_(m)
+#if HE_MUL_METHOD_ID(HE_MUL_METHOD) == 0
+#error "HE_MUL_METHOD: one of custom_inline, custom_call, dummy_call, dummy_inline"
+#endif
+#define HE_MUL_IS(m) (HE_MUL_METHOD_ID(HE_MUL_METHOD) == HE_MUL_METHOD_##m)
+#if !HE_MUL_IS(custom_inline) && !defined(HE_MUL_CUSTOM)
+#error "HE_MUL_METHOD swaps the custom routines: it needs HE_MUL_CUSTOM"
+#endif
+/* The two product routines: out of line for the *_call methods (inline keeps
+ * -Wunused-function quiet in the files that do not multiply). */
+#if HE_MUL_IS(custom_call) || HE_MUL_IS(dummy_call)
+#define HE_MUL_ROUTINE static inline __attribute__((noinline))
+#else
+#define HE_MUL_ROUTINE HE_INLINE
+#endif
+
 #ifdef HE_MUL_CUSTOM
 /* An empty assembly statement the optimiser cannot see through (it emits no
  * instruction): without it, clang folds shifts and negations of a product
@@ -56,11 +92,37 @@ HE_INLINE uint32_t he_mul16(uint32_t a, uint32_t b)
     return p;
 }
 
+#if HE_MUL_IS(dummy_call)
+/* DRAMatic's 9-10x dummies (not products): a 2^20 + b, low word returned */
+HE_MUL_ROUTINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
+{
+    uint32_t lo = (a << 20) + b;
+    *hi = (a >> 12) + (lo < b);
+    return lo;
+}
+
+HE_MUL_ROUTINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
+{
+    return (a + b) ^ 0x12345678u;
+}
+#elif HE_MUL_IS(dummy_inline)
+/* DRAMatic's one-cycle dummies (not products): (a + b) 2^32 + a and a + b */
+HE_MUL_ROUTINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
+{
+    *hi = a + b;
+    return a;
+}
+
+HE_MUL_ROUTINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
+{
+    return a + b;
+}
+#else
 /* 32x32 -> 64: returns the low word, *hi the high one.  With
  * mid = p01 + p10 (33 bits: c1 is its carry out),
  * a b = p11 2^32 + mid 2^16 + p00, so the low word is p00 + (mid << 16) (c2
  * its carry out) and the high word p11 + (mid >> 16) + c1 2^16 + c2. */
-HE_INLINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
+HE_MUL_ROUTINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
 {
     uint32_t a0 = a & 0xffff, a1 = a >> 16, b0 = b & 0xffff, b1 = b >> 16;
     uint32_t p01 = he_mul16(a0, b1), mid = p01 + he_mul16(a1, b0);
@@ -71,17 +133,18 @@ HE_INLINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
     return lo;
 }
 
+/* The low word: the high product only reaches bits >= 32. */
+HE_MUL_ROUTINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
+{
+    uint32_t a0 = a & 0xffff, a1 = a >> 16, b0 = b & 0xffff, b1 = b >> 16;
+    return he_mul16(a0, b0) + ((he_mul16(a0, b1) + he_mul16(a1, b0)) << 16);
+}
+#endif
+
 HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)
 {
     uint32_t hi, lo = he_mul32x32(a, b, &hi);
     return (uint64_t)hi << 32 | lo;
-}
-
-/* The low word: the high product only reaches bits >= 32. */
-HE_INLINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
-{
-    uint32_t a0 = a & 0xffff, a1 = a >> 16, b0 = b & 0xffff, b1 = b >> 16;
-    return he_mul16(a0, b0) + ((he_mul16(a0, b1) + he_mul16(a1, b0)) << 16);
 }
 #else
 HE_INLINE uint64_t he_mul32to64(uint32_t a, uint32_t b)

@@ -101,6 +101,8 @@ struct openpim_he_config {
     const char *profile;       /* dpu_alloc profile (NULL: the environment's) */
     enum openpim_he_mul mul;   /* kernel variant */
     const char *dpu_dir;       /* directory of the DPU images (NULL: the build's) */
+    const char *image;         /* image file in dpu_dir (NULL: mul's, he_dpu_custom / he_dpu_native);
+                                  for benchmarks' builds of the same kernels (bench/he/whatif.sh) */
 };
 
 typedef struct openpim_he_context openpim_he_context;

@@ -55,7 +55,9 @@ openpim_he_status openpim_he_context_create(const struct openpim_he_params *para
     }
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", config->dpu_dir ? config->dpu_dir : OPENPIM_HE_DPU_DIR,
-             config->mul == OPENPIM_HE_MUL_CUSTOM ? "he_dpu_custom" : "he_dpu_native");
+             config->image                        ? config->image
+             : config->mul == OPENPIM_HE_MUL_CUSTOM ? "he_dpu_custom"
+                                                    : "he_dpu_native");
     struct dpu_program_t *program;
     if ((err = dpu_load(ctx->set, path, &program)) != DPU_OK) {
         st = sdk_error(err, path);
