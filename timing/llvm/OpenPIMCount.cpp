@@ -56,7 +56,8 @@
 // block's conditional branch is fused with it; an unconditional branch into
 // the block laid out next is free; zext/sext folded into byte/half loads or
 // into zeroext/signext arguments, and a 0xff/0xffff mask of a single-use
-// loaded word (an lbu/lhu), are free; a function that calls pays a 3
+// loaded word (an lbu/lhu), are free; so is a compare's zext (the compare
+// writes 0/1); a function that calls pays a 3
 // instruction frame; 64-bit integer values that only serve address arithmetic
 // or loop counting (x86 widens int indices and induction variables to i64;
 // DPU pointers are 32-bit) are costed as 32-bit.
@@ -768,44 +769,33 @@ private:
     }
   }
 
-  // ------------------------------------ carry out of a 32-bit add (issue 11)
-  // A carry out used as a value, as multiword arithmetic in C writes it
-  // (he/dpu/he_modarith.h): c = (a + b) < a (or b), or uadd.with.overflow's
-  // bit.  UPMEM's backend does not select addc for 32-bit code (ADDC/ADDE are
-  // Expand, UADDO is left to the default expansion: add + setcc ult), and
-  // lowers the setcc to DPUISD::SetCC, one instruction with a set condition
-  // that writes 0 or 1 to the whole register (ZeroOrOneBooleanContent):
-  //   the compare   1 (its own rule: INT_ALU_PER_WORD, or uadd's W + 1)
-  //   zext c        0 (the register already holds 0 or 1)
+  // ------------------------------------------ compare used as a value
+  // A compare whose i1 result is used as a number (c = a < b; s += c), as
+  // multiword arithmetic in C writes carries (he/dpu/he_modarith.h: c =
+  // (a + b) < a) and counting code writes tallies.  UPMEM's backend lowers
+  // a setcc to DPUISD::SetCC, one instruction with a set condition that
+  // writes 0 or 1 to the whole register (ZeroOrOneBooleanContent), and
+  // expands UADDO/USUBO (no addc/subc for 32-bit code) to add/sub + setcc:
+  //   the compare   its own rule (INT_ALU_PER_WORD per word; uadd's W + 1)
+  //   zext c        0 (to <= 32 bits: the register already holds 0 or 1)
+  //   sext c        EXT (1: the 0/1 negated, sub rc, zero, rc)
   //   c ? 2^k : 0   1 (InstCombine's form of zext(c) << k; the DAG combiner
   //                    folds it back to the shift: one lsl; 2^0: 0)
-  // The same holds for every compare used as a value; the rule is limited to
-  // carries so that other programs' counts do not move with it.
-  static bool isAddCarryOut(const Value *V) {
+  static bool isCompareValue(const Value *V) {
     if (auto *EV = dyn_cast<ExtractValueInst>(V)) {
       auto *II = dyn_cast<IntrinsicInst>(EV->getAggregateOperand());
       return EV->getNumIndices() == 1 && EV->getIndices()[0] == 1 && II &&
-             II->getIntrinsicID() == Intrinsic::uadd_with_overflow &&
+             (II->getIntrinsicID() == Intrinsic::uadd_with_overflow ||
+              II->getIntrinsicID() == Intrinsic::usub_with_overflow) &&
              II->getArgOperand(0)->getType()->getIntegerBitWidth() <= 32;
     }
-    auto *Cmp = dyn_cast<ICmpInst>(V);
-    if (!Cmp || !Cmp->getOperand(0)->getType()->isIntegerTy() ||
-        Cmp->getOperand(0)->getType()->getIntegerBitWidth() > 32)
-      return false;
-    Value *Sum = Cmp->getOperand(0), *X = Cmp->getOperand(1);
-    if (Cmp->getPredicate() == ICmpInst::ICMP_UGT)
-      std::swap(Sum, X); // x >u sum
-    else if (Cmp->getPredicate() != ICmpInst::ICMP_ULT)
-      return false;
-    auto *Add = dyn_cast<BinaryOperator>(Sum);
-    return Add && Add->getOpcode() == Instruction::Add &&
-           (Add->getOperand(0) == X || Add->getOperand(1) == X);
+    return isa<ICmpInst>(V) && V->getType()->isIntegerTy(1);
   }
 
-  // The cost of I if it is a use of a carry out costed above.
-  static bool carryUseCost(const Instruction &I, uint64_t &C) {
+  // The cost of I if it is a zext or select of a compare value (above).
+  static bool compareUseCost(const Instruction &I, uint64_t &C) {
     if (isa<ZExtInst>(I) && I.getOperand(0)->getType()->isIntegerTy(1) &&
-        I.getType()->getIntegerBitWidth() <= 32 && isAddCarryOut(I.getOperand(0))) {
+        I.getType()->getIntegerBitWidth() <= 32 && isCompareValue(I.getOperand(0))) {
       C = 0;
       return true;
     }
@@ -813,7 +803,7 @@ private:
     auto *T = Sel ? dyn_cast<ConstantInt>(Sel->getTrueValue()) : nullptr;
     auto *F = Sel ? dyn_cast<ConstantInt>(Sel->getFalseValue()) : nullptr;
     if (T && F && F->isZero() && T->getValue().isPowerOf2() && T->getBitWidth() <= 32 &&
-        isAddCarryOut(Sel->getCondition())) {
+        isCompareValue(Sel->getCondition())) {
       C = T->isOne() ? 0 : 1;
       return true;
     }
@@ -849,11 +839,11 @@ private:
   }
 
   uint64_t scalarCost(Instruction &I, Dyn &D) {
-    uint64_t CarryUse;
-    if (carryUseCost(I, CarryUse))
-      return CarryUse;
+    uint64_t CmpUse;
     if (maskFoldedIntoLoad(I))
       return 0;
+    if (compareUseCost(I, CmpUse))
+      return CmpUse;
     switch (I.getOpcode()) {
     case Instruction::PHI: case Instruction::Freeze: case Instruction::ExtractValue:
     case Instruction::InsertValue: case Instruction::Unreachable: case Instruction::LandingPad:

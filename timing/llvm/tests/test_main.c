@@ -72,6 +72,8 @@ uint64_t t_add64(uint64_t, uint64_t, uint64_t);
 int t_sel(int, int, int);
 uint32_t t_carry(uint32_t, uint32_t, uint32_t);
 uint32_t t_mask_load(const uint32_t *);
+uint32_t t_cmp_value(uint32_t, uint32_t, uint32_t);
+int32_t t_cmp_sext(int32_t, int32_t, int32_t);
 uint32_t t_mask_twice(const uint32_t *);
 uint32_t t_mask_wide(const uint32_t *);
 uint32_t t_loop100(const uint32_t *);
@@ -207,10 +209,17 @@ int main(void)
     /* icmp (feeds a select, not fused) 1, select 2, ret 1 */
     EXPECT(t_sel(1, 5, 9), 5, 4);
     EXPECT(t_sel(0, 5, 9), 9, 4);
-    /* adds 4, compares 3; the carries' zext 0 and c1 ? 2^16 : 0 1 (one lsl: the
-     * pass's carry rule), the other compare's zext 1; ret 1 */
-    EXPECT(t_carry(0xffffffffu, 2, 5), 65542, 11);
-    EXPECT(t_carry(1, 2, 0xfffffffeu), 3, 11);
+    /* adds 5, compares 3; the compares' zext 0 (the compare sets its register
+     * to 0/1), c1 ? 2^16 : 0 1 (one lsl); ret 1 */
+    EXPECT(t_carry(0xffffffffu, 2, 5), 65542, 10);
+    EXPECT(t_carry(1, 2, 0xfffffffeu), 3, 10);
+
+    /* compares used as values: icmp 1 + zext 0, icmp 1 + (c ? 8 : 0) 1 (lsl),
+     * the or 1, ret 1; icmp 1 + sext 1 (negation) + xor 1 + ret 1 */
+    EXPECT(t_cmp_value(1, 2, 1), 9, 5);
+    EXPECT(t_cmp_value(2, 1, 3), 0, 5);
+    EXPECT(t_cmp_sext(1, 2, 5), (int32_t)~5u, 4);
+    EXPECT(t_cmp_sext(2, 1, 5), 5, 4);
 
     /* masks of loaded words: load 1 + and 0 (one lbu / lhu) twice, add 1, ret 1;
      * a word used by the mask and a shift: load 1, and 1, lshr 1, add 1, ret 1;
