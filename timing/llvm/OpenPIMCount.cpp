@@ -56,8 +56,9 @@
 // block's conditional branch is fused with it; an unconditional branch into
 // the block laid out next is free; zext/sext folded into byte/half loads or
 // into zeroext/signext arguments, and a 0xff/0xffff mask of a single-use
-// loaded word (an lbu/lhu), are free; so is a compare's zext (the compare
-// writes 0/1); a function that calls pays a 3
+// loaded word (an lbu/lhu), are free; so are a compare's zext (the compare
+// writes 0/1) and a constant shift whose only use is an add (lsl_add/lsr_add/
+// lsl_sub: the add is the fused instruction); a function that calls pays a 3
 // instruction frame; 64-bit integer values that only serve address arithmetic
 // or loop counting (x86 widens int indices and induction variables to i64;
 // DPU pointers are 32-bit) are costed as 32-bit.
@@ -810,6 +811,87 @@ private:
     return false;
   }
 
+  // ----------------------------------------- shift fused into an add
+  // UPMEM's ISA has lsl_add rc, ra, rb, imm (ra + (rb << imm)), lsl_sub
+  // (ra - (rb << imm)) and lsr_add (ra + (rb >> imm), logical), the shift
+  // amount an immediate of 5 bits; there is no asr_add or lsr_sub (UPMEM's
+  // backend, DPUMergeComboInstrPass: LSL_ADD, LSL_SUB, LSR_ADD, ROL_ADD).  So
+  // a 32-bit shift by a constant whose only use is such an add/sub, in the
+  // same block (instruction selection works per block), costs nothing: the
+  // add/sub, counted by its own rule, is the fused instruction.  A byte GEP's
+  // variable index is the same add (GEP_VAR_INDEX).  At most one shift per
+  // add.  A compare's c ? 2^k : 0 is such a shift (zext(c) << k).  Not for
+  // 64-bit values (two words), shifts with other uses, or an add of a
+  // constant (the immediate form has no shift).  `or` of disjoint bits is
+  // left out (LLVM 14 does not mark it disjoint).
+  // InstCombine writes x - (y << k) as x + y * -2^k; the DAG combiner turns
+  // the multiply's lowering (shift, negate) plus the add back into x - (y << k),
+  // so that multiply feeding an add is an lsl_sub too.
+  bool fusableShift(const Value *V, unsigned Opcode) {
+    if (auto *Sel = dyn_cast<SelectInst>(V)) { // a compare's c ? 2^k : 0, an lsl (above)
+      uint64_t C;
+      return Sel->hasOneUse() && compareUseCost(*Sel, C) && C == 1;
+    }
+    auto *Sh = dyn_cast<BinaryOperator>(V);
+    if (!Sh || !Sh->getType()->isIntegerTy() || intWords(Sh) != 1 || !Sh->hasOneUse())
+      return false;
+    auto *Amt = dyn_cast<ConstantInt>(Sh->getOperand(1));
+    if (!Amt || Amt->getBitWidth() > 64)
+      return false;
+    switch (Sh->getOpcode()) {
+    case Instruction::Shl:
+      return Amt->getValue().ult(32);
+    case Instruction::LShr:
+      return Opcode == Instruction::Add && Amt->getValue().ult(32);
+    case Instruction::Mul: {
+      int64_t C = Amt->getSExtValue();
+      return Opcode == Instruction::Add && C < -1 && C >= -(int64_t(1) << 31) &&
+             isPowerOf2_64(uint64_t(-C));
+    }
+    default:
+      return false;
+    }
+  }
+
+  // The shift that the add/sub/GEP U absorbs (null if none).
+  const Value *fusedShiftOf(const Instruction &U) {
+    if ((U.getOpcode() == Instruction::Add || U.getOpcode() == Instruction::Sub) &&
+        U.getType()->isIntegerTy() && intWords(&U) == 1) {
+      for (unsigned K : {1u, 0u}) {
+        if (U.getOpcode() == Instruction::Sub && K == 0)
+          break; // the minuend: rb << imm - ra has no instruction
+        const Value *Other = U.getOperand(1 - K);
+        if (!isa<Constant>(Other) && fusableShift(U.getOperand(K), U.getOpcode()))
+          return U.getOperand(K);
+      }
+      return nullptr;
+    }
+    auto *GEP = dyn_cast<GetElementPtrInst>(&U);
+    if (!GEP || GEP->getNumIndices() == 0)
+      return nullptr;
+    const Value *Idx = nullptr;
+    uint64_t Size = 0;
+    for (gep_type_iterator GTI = gep_type_begin(GEP), E = gep_type_end(GEP); GTI != E; ++GTI) {
+      if (isa<Constant>(GTI.getOperand()))
+        continue;
+      if (Idx || GTI.isStruct())
+        return nullptr; // one variable index only: its add is the GEP's whole cost
+      Idx = GTI.getOperand();
+      Size = DL.getTypeAllocSize(GTI.getIndexedType()).getKnownMinSize();
+    }
+    return Idx && Size == 1 && fusableShift(Idx, Instruction::Add) ? Idx : nullptr;
+  }
+
+  bool shiftFused(const Instruction &I) {
+    if (I.getOpcode() != Instruction::Shl && I.getOpcode() != Instruction::LShr &&
+        I.getOpcode() != Instruction::Mul && I.getOpcode() != Instruction::Select)
+      return false;
+    if (!I.hasOneUse())
+      return false;
+    auto *U = dyn_cast<Instruction>(*I.user_begin());
+    return U && U->getParent() == I.getParent() && fusedShiftOf(*U) == &I;
+  }
+
   // ------------------------------------- mask of a loaded word (issue 8)
   // `w & 0xff` / `w & 0xffff` of a WRAM word w that is loaded for nothing
   // else (or zext(trunc w) to i8/i16, the same thing unmasked) is one byte /
@@ -840,7 +922,7 @@ private:
 
   uint64_t scalarCost(Instruction &I, Dyn &D) {
     uint64_t CmpUse;
-    if (maskFoldedIntoLoad(I))
+    if (maskFoldedIntoLoad(I) || shiftFused(I))
       return 0;
     if (compareUseCost(I, CmpUse))
       return CmpUse;
