@@ -108,7 +108,7 @@ def multiply_part(ctx, plt, sec, cmd, mult):
              "mul_ul_ul, two mul_uh_ul, mul_uh_uh and three lsl_add (7 instructions; the counting pass charges "
              "that sequence, timing/llvm/README.md); the splitting into halves (and, lsr) and the combination "
              "are C on 32-bit halves, the carries compares that set a register (UPMEM's compiler selects no "
-             "addc for 32-bit code; the counting pass's carry rule), where DRAMatic's routines are hand-written "
+             "addc for 32-bit code; the counting pass's rule for compares used as values), where DRAMatic's routines are hand-written "
              "assembly (no masks: the byte multiplies select their bytes; add/addc carry chains)")
     rows = [
         Row("custom 32x32->64 multiply", "32-bit factors", custom64, 35.0, DRAMATIC + " §3.1.1",

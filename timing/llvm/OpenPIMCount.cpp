@@ -56,7 +56,9 @@
 // block's conditional branch is fused with it; an unconditional branch into
 // the block laid out next is free; zext/sext folded into byte/half loads or
 // into zeroext/signext arguments, and a 0xff/0xffff mask of a single-use
-// loaded word (an lbu/lhu), are free; a function that calls pays a 3
+// loaded word (an lbu/lhu), are free; so are a compare's zext (the compare
+// writes 0/1) and a constant shift whose only use is an add (lsl_add/lsr_add/
+// lsl_sub: the add is the fused instruction); a function that calls pays a 3
 // instruction frame; 64-bit integer values that only serve address arithmetic
 // or loop counting (x86 widens int indices and induction variables to i64;
 // DPU pointers are 32-bit) are costed as 32-bit.
@@ -768,44 +770,33 @@ private:
     }
   }
 
-  // ------------------------------------ carry out of a 32-bit add (issue 11)
-  // A carry out used as a value, as multiword arithmetic in C writes it
-  // (he/dpu/he_modarith.h): c = (a + b) < a (or b), or uadd.with.overflow's
-  // bit.  UPMEM's backend does not select addc for 32-bit code (ADDC/ADDE are
-  // Expand, UADDO is left to the default expansion: add + setcc ult), and
-  // lowers the setcc to DPUISD::SetCC, one instruction with a set condition
-  // that writes 0 or 1 to the whole register (ZeroOrOneBooleanContent):
-  //   the compare   1 (its own rule: INT_ALU_PER_WORD, or uadd's W + 1)
-  //   zext c        0 (the register already holds 0 or 1)
+  // ------------------------------------------ compare used as a value
+  // A compare whose i1 result is used as a number (c = a < b; s += c), as
+  // multiword arithmetic in C writes carries (he/dpu/he_modarith.h: c =
+  // (a + b) < a) and counting code writes tallies.  UPMEM's backend lowers
+  // a setcc to DPUISD::SetCC, one instruction with a set condition that
+  // writes 0 or 1 to the whole register (ZeroOrOneBooleanContent), and
+  // expands UADDO/USUBO (no addc/subc for 32-bit code) to add/sub + setcc:
+  //   the compare   its own rule (INT_ALU_PER_WORD per word; uadd's W + 1)
+  //   zext c        0 (to <= 32 bits: the register already holds 0 or 1)
+  //   sext c        EXT (1: the 0/1 negated, sub rc, zero, rc)
   //   c ? 2^k : 0   1 (InstCombine's form of zext(c) << k; the DAG combiner
   //                    folds it back to the shift: one lsl; 2^0: 0)
-  // The same holds for every compare used as a value; the rule is limited to
-  // carries so that other programs' counts do not move with it.
-  static bool isAddCarryOut(const Value *V) {
+  static bool isCompareValue(const Value *V) {
     if (auto *EV = dyn_cast<ExtractValueInst>(V)) {
       auto *II = dyn_cast<IntrinsicInst>(EV->getAggregateOperand());
       return EV->getNumIndices() == 1 && EV->getIndices()[0] == 1 && II &&
-             II->getIntrinsicID() == Intrinsic::uadd_with_overflow &&
+             (II->getIntrinsicID() == Intrinsic::uadd_with_overflow ||
+              II->getIntrinsicID() == Intrinsic::usub_with_overflow) &&
              II->getArgOperand(0)->getType()->getIntegerBitWidth() <= 32;
     }
-    auto *Cmp = dyn_cast<ICmpInst>(V);
-    if (!Cmp || !Cmp->getOperand(0)->getType()->isIntegerTy() ||
-        Cmp->getOperand(0)->getType()->getIntegerBitWidth() > 32)
-      return false;
-    Value *Sum = Cmp->getOperand(0), *X = Cmp->getOperand(1);
-    if (Cmp->getPredicate() == ICmpInst::ICMP_UGT)
-      std::swap(Sum, X); // x >u sum
-    else if (Cmp->getPredicate() != ICmpInst::ICMP_ULT)
-      return false;
-    auto *Add = dyn_cast<BinaryOperator>(Sum);
-    return Add && Add->getOpcode() == Instruction::Add &&
-           (Add->getOperand(0) == X || Add->getOperand(1) == X);
+    return isa<ICmpInst>(V) && V->getType()->isIntegerTy(1);
   }
 
-  // The cost of I if it is a use of a carry out costed above.
-  static bool carryUseCost(const Instruction &I, uint64_t &C) {
+  // The cost of I if it is a zext or select of a compare value (above).
+  static bool compareUseCost(const Instruction &I, uint64_t &C) {
     if (isa<ZExtInst>(I) && I.getOperand(0)->getType()->isIntegerTy(1) &&
-        I.getType()->getIntegerBitWidth() <= 32 && isAddCarryOut(I.getOperand(0))) {
+        I.getType()->getIntegerBitWidth() <= 32 && isCompareValue(I.getOperand(0))) {
       C = 0;
       return true;
     }
@@ -813,11 +804,92 @@ private:
     auto *T = Sel ? dyn_cast<ConstantInt>(Sel->getTrueValue()) : nullptr;
     auto *F = Sel ? dyn_cast<ConstantInt>(Sel->getFalseValue()) : nullptr;
     if (T && F && F->isZero() && T->getValue().isPowerOf2() && T->getBitWidth() <= 32 &&
-        isAddCarryOut(Sel->getCondition())) {
+        isCompareValue(Sel->getCondition())) {
       C = T->isOne() ? 0 : 1;
       return true;
     }
     return false;
+  }
+
+  // ----------------------------------------- shift fused into an add
+  // UPMEM's ISA has lsl_add rc, ra, rb, imm (ra + (rb << imm)), lsl_sub
+  // (ra - (rb << imm)) and lsr_add (ra + (rb >> imm), logical), the shift
+  // amount an immediate of 5 bits; there is no asr_add or lsr_sub (UPMEM's
+  // backend, DPUMergeComboInstrPass: LSL_ADD, LSL_SUB, LSR_ADD, ROL_ADD).  So
+  // a 32-bit shift by a constant whose only use is such an add/sub, in the
+  // same block (instruction selection works per block), costs nothing: the
+  // add/sub, counted by its own rule, is the fused instruction.  A byte GEP's
+  // variable index is the same add (GEP_VAR_INDEX).  At most one shift per
+  // add.  A compare's c ? 2^k : 0 is such a shift (zext(c) << k).  Not for
+  // 64-bit values (two words), shifts with other uses, or an add of a
+  // constant (the immediate form has no shift).  `or` of disjoint bits is
+  // left out (LLVM 14 does not mark it disjoint).
+  // InstCombine writes x - (y << k) as x + y * -2^k; the DAG combiner turns
+  // the multiply's lowering (shift, negate) plus the add back into x - (y << k),
+  // so that multiply feeding an add is an lsl_sub too.
+  bool fusableShift(const Value *V, unsigned Opcode) {
+    if (auto *Sel = dyn_cast<SelectInst>(V)) { // a compare's c ? 2^k : 0, an lsl (above)
+      uint64_t C;
+      return Sel->hasOneUse() && compareUseCost(*Sel, C) && C == 1;
+    }
+    auto *Sh = dyn_cast<BinaryOperator>(V);
+    if (!Sh || !Sh->getType()->isIntegerTy() || intWords(Sh) != 1 || !Sh->hasOneUse())
+      return false;
+    auto *Amt = dyn_cast<ConstantInt>(Sh->getOperand(1));
+    if (!Amt || Amt->getBitWidth() > 64)
+      return false;
+    switch (Sh->getOpcode()) {
+    case Instruction::Shl:
+      return Amt->getValue().ult(32);
+    case Instruction::LShr:
+      return Opcode == Instruction::Add && Amt->getValue().ult(32);
+    case Instruction::Mul: {
+      int64_t C = Amt->getSExtValue();
+      return Opcode == Instruction::Add && C < -1 && C >= -(int64_t(1) << 31) &&
+             isPowerOf2_64(uint64_t(-C));
+    }
+    default:
+      return false;
+    }
+  }
+
+  // The shift that the add/sub/GEP U absorbs (null if none).
+  const Value *fusedShiftOf(const Instruction &U) {
+    if ((U.getOpcode() == Instruction::Add || U.getOpcode() == Instruction::Sub) &&
+        U.getType()->isIntegerTy() && intWords(&U) == 1) {
+      for (unsigned K : {1u, 0u}) {
+        if (U.getOpcode() == Instruction::Sub && K == 0)
+          break; // the minuend: rb << imm - ra has no instruction
+        const Value *Other = U.getOperand(1 - K);
+        if (!isa<Constant>(Other) && fusableShift(U.getOperand(K), U.getOpcode()))
+          return U.getOperand(K);
+      }
+      return nullptr;
+    }
+    auto *GEP = dyn_cast<GetElementPtrInst>(&U);
+    if (!GEP || GEP->getNumIndices() == 0)
+      return nullptr;
+    const Value *Idx = nullptr;
+    uint64_t Size = 0;
+    for (gep_type_iterator GTI = gep_type_begin(GEP), E = gep_type_end(GEP); GTI != E; ++GTI) {
+      if (isa<Constant>(GTI.getOperand()))
+        continue;
+      if (Idx || GTI.isStruct())
+        return nullptr; // one variable index only: its add is the GEP's whole cost
+      Idx = GTI.getOperand();
+      Size = DL.getTypeAllocSize(GTI.getIndexedType()).getKnownMinSize();
+    }
+    return Idx && Size == 1 && fusableShift(Idx, Instruction::Add) ? Idx : nullptr;
+  }
+
+  bool shiftFused(const Instruction &I) {
+    if (I.getOpcode() != Instruction::Shl && I.getOpcode() != Instruction::LShr &&
+        I.getOpcode() != Instruction::Mul && I.getOpcode() != Instruction::Select)
+      return false;
+    if (!I.hasOneUse())
+      return false;
+    auto *U = dyn_cast<Instruction>(*I.user_begin());
+    return U && U->getParent() == I.getParent() && fusedShiftOf(*U) == &I;
   }
 
   // ------------------------------------- mask of a loaded word (issue 8)
@@ -849,11 +921,11 @@ private:
   }
 
   uint64_t scalarCost(Instruction &I, Dyn &D) {
-    uint64_t CarryUse;
-    if (carryUseCost(I, CarryUse))
-      return CarryUse;
-    if (maskFoldedIntoLoad(I))
+    uint64_t CmpUse;
+    if (maskFoldedIntoLoad(I) || shiftFused(I))
       return 0;
+    if (compareUseCost(I, CmpUse))
+      return CmpUse;
     switch (I.getOpcode()) {
     case Instruction::PHI: case Instruction::Freeze: case Instruction::ExtractValue:
     case Instruction::InsertValue: case Instruction::Unreachable: case Instruction::LandingPad:

@@ -13,7 +13,7 @@
 NOINLINE uint32_t t_straight(uint32_t a, uint32_t b, uint32_t c) { return ((a + b) ^ (c << 3)) - (a & c); }
 NOINLINE uint64_t t_add64(uint64_t a, uint64_t b, uint64_t c) { return (a + b) ^ (c >> 7); }
 NOINLINE int t_sel(int c, int a, int b) { return c ? a : b; }
-/* carry outs of 32-bit adds used as values (the pass's carry rule), and a
+/* carry outs of 32-bit adds used as values (compares used as values), and a
  * compare that is no carry */
 NOINLINE uint32_t t_carry(uint32_t a, uint32_t b, uint32_t c)
 {
@@ -21,6 +21,31 @@ NOINLINE uint32_t t_carry(uint32_t a, uint32_t b, uint32_t c)
     uint32_t t = s + c, c2 = t < c;
     return t + (c1 << 16) + c2 + (a < c);
 }
+
+/* compares used as values: zext free (the compare sets its register to 0/1),
+ * c ? 2^k : 0 one lsl, sext one negation */
+NOINLINE uint32_t t_cmp_value(uint32_t a, uint32_t b, uint32_t c) { return (a < b) + ((a == c) << 3); }
+NOINLINE uint32_t t_cmp_shift_add(uint32_t a, uint32_t b, uint32_t c) { return c + ((a < b) << 4); }
+NOINLINE int32_t t_cmp_sext(int32_t a, int32_t b, int32_t c) { return (-(a < b)) ^ c; }
+
+/* shift + add fused into lsl_add / lsl_sub / lsr_add, and the shapes that are not */
+NOINLINE uint32_t t_fuse_add(uint32_t a, uint32_t b) { return a + (b << 3); }
+NOINLINE uint32_t t_fuse_sub(uint32_t a, uint32_t b) { return a - (b << 2); }
+NOINLINE uint32_t t_fuse_lsr(uint32_t a, uint32_t b) { return a + (b >> 5); }
+NOINLINE uint32_t t_fuse_two(uint32_t a, uint32_t b) { return (a << 2) + (b << 3); }
+NOINLINE uint8_t t_fuse_gep(const uint8_t *p, size_t i) { return p[i << 2]; }
+NOINLINE uint32_t t_nofuse_minuend(uint32_t a, uint32_t b) { return (b << 2) - a; }
+NOINLINE uint32_t t_nofuse_multi(uint32_t a, uint32_t b)
+{
+    uint32_t s = b << 3;
+    return (a + s) ^ s;
+}
+NOINLINE uint32_t t_nofuse_var(uint32_t a, uint32_t b, uint32_t c) { return a + (b << c); }
+NOINLINE uint64_t t_nofuse_64(uint64_t a, uint64_t b) { return a + (b << 3); }
+NOINLINE uint32_t t_nofuse_lsr_sub(uint32_t a, uint32_t b) { return a - (b >> 5); }
+NOINLINE int32_t t_nofuse_asr(int32_t a, int32_t b) { return a + (b >> 5); }
+NOINLINE uint32_t t_nofuse_const(uint32_t a) { return (a << 3) + 100u; }
+NOINLINE uint32_t t_nofuse_gep4(const uint32_t *p, size_t i) { return p[i << 2]; }
 
 /* masks of loaded words (an lbu/lhu when the word has no other use), a word
  * used twice, and a mask that is no byte/half */

@@ -72,6 +72,22 @@ uint64_t t_add64(uint64_t, uint64_t, uint64_t);
 int t_sel(int, int, int);
 uint32_t t_carry(uint32_t, uint32_t, uint32_t);
 uint32_t t_mask_load(const uint32_t *);
+uint32_t t_cmp_value(uint32_t, uint32_t, uint32_t);
+int32_t t_cmp_sext(int32_t, int32_t, int32_t);
+uint32_t t_cmp_shift_add(uint32_t, uint32_t, uint32_t);
+uint32_t t_fuse_add(uint32_t, uint32_t);
+uint32_t t_fuse_sub(uint32_t, uint32_t);
+uint32_t t_fuse_lsr(uint32_t, uint32_t);
+uint32_t t_fuse_two(uint32_t, uint32_t);
+uint8_t t_fuse_gep(const uint8_t *, size_t);
+uint32_t t_nofuse_minuend(uint32_t, uint32_t);
+uint32_t t_nofuse_multi(uint32_t, uint32_t);
+uint32_t t_nofuse_var(uint32_t, uint32_t, uint32_t);
+uint64_t t_nofuse_64(uint64_t, uint64_t);
+uint32_t t_nofuse_lsr_sub(uint32_t, uint32_t);
+int32_t t_nofuse_asr(int32_t, int32_t);
+uint32_t t_nofuse_const(uint32_t);
+uint32_t t_nofuse_gep4(const uint32_t *, size_t);
 uint32_t t_mask_twice(const uint32_t *);
 uint32_t t_mask_wide(const uint32_t *);
 uint32_t t_loop100(const uint32_t *);
@@ -207,17 +223,54 @@ int main(void)
     /* icmp (feeds a select, not fused) 1, select 2, ret 1 */
     EXPECT(t_sel(1, 5, 9), 5, 4);
     EXPECT(t_sel(0, 5, 9), 9, 4);
-    /* adds 4, compares 3; the carries' zext 0 and c1 ? 2^16 : 0 1 (one lsl: the
-     * pass's carry rule), the other compare's zext 1; ret 1 */
-    EXPECT(t_carry(0xffffffffu, 2, 5), 65542, 11);
-    EXPECT(t_carry(1, 2, 0xfffffffeu), 3, 11);
+    /* adds 5, compares 3; the compares' zext 0 (the compare sets its register
+     * to 0/1), c1 ? 2^16 : 0 0 (one lsl, fused with the add it feeds into an
+     * lsl_add); ret 1 */
+    EXPECT(t_carry(0xffffffffu, 2, 5), 65542, 9);
+    EXPECT(t_carry(1, 2, 0xfffffffeu), 3, 9);
+
+    /* compares used as values: icmp 1 + zext 0, icmp 1 + (c ? 8 : 0) 1 (lsl),
+     * the or 1, ret 1; icmp 1 + sext 1 (negation) + xor 1 + ret 1 */
+    EXPECT(t_cmp_value(1, 2, 1), 9, 5);
+    EXPECT(t_cmp_value(2, 1, 3), 0, 5);
+    /* c + ((a < b) << 4): icmp 1, the select is the shift of an lsl_add 0, add 1, ret 1 */
+    EXPECT(t_cmp_shift_add(1, 2, 3), 19, 3);
+    EXPECT(t_cmp_shift_add(2, 1, 3), 3, 3);
+    EXPECT(t_cmp_sext(1, 2, 5), (int32_t)~5u, 4);
+    EXPECT(t_cmp_sext(2, 1, 5), 5, 4);
+
+    /* shift + add fusion.  Fused (shift 0, add 1, ret 1): a + (b << 3) lsl_add;
+     * a - (b << 2), which InstCombine writes a + b * -4, lsl_sub; a + (b >> 5)
+     * lsr_add; two shifts into one add: one fuses (shl 1 + shl 0 + add 1 + ret 1);
+     * a byte GEP indexed by i << 2: shl 0 + GEP 1 + lbu 1 + ret 1 */
+    EXPECT(t_fuse_add(5, 3), 29, 2);
+    EXPECT(t_fuse_sub(100, 3), 88, 2);
+    EXPECT(t_fuse_lsr(5, 64), 7, 2);
+    EXPECT(t_fuse_two(1, 1), 12, 3);
+    static const uint8_t bytes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    EXPECT(t_fuse_gep(bytes, 3), 12, 3);
+    /* not fused: the shift is the minuend ((b << 2) - a: shl 1, sub 1, ret 1);
+     * the shift has two uses (shl 1, add 1, xor 1, ret 1); a variable amount
+     * (shl 1, add 1, ret 1); 64-bit (shl 2, add 2, ret 1); a - (b >> 5) (no
+     * lsr_sub: lshr 1, sub 1, ret 1); an arithmetic shift (no asr_add: 3); an add
+     * of a constant (3); a GEP of 4-byte elements (shl 1, GEP 1, lw 1, ret 1) */
+    EXPECT(t_nofuse_minuend(1, 3), 11, 3);
+    EXPECT(t_nofuse_multi(1, 1), 9 ^ 8, 4);
+    EXPECT(t_nofuse_var(1, 1, 4), 17, 3);
+    EXPECT(t_nofuse_64(1, 1), 9, 5);
+    EXPECT(t_nofuse_lsr_sub(100, 64), 98, 3);
+    EXPECT(t_nofuse_asr(1, -64), -1, 3);
+    EXPECT(t_nofuse_const(1), 108, 3);
+    static const uint32_t words16[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+    EXPECT(t_nofuse_gep4(words16, 3), 12, 4);
 
     /* masks of loaded words: load 1 + and 0 (one lbu / lhu) twice, add 1, ret 1;
-     * a word used by the mask and a shift: load 1, and 1, lshr 1, add 1, ret 1;
+     * a word used by the mask and a shift: load 1, and 1, lshr 0 + add 1 (one
+     * lsr_add), ret 1;
      * mask 0xfff: load 1, and 1, ret 1 */
     static const uint32_t words[2] = {0x12345678u, 0x9abcdef0u};
     EXPECT(t_mask_load(words), 0x78u + 0xdef0u, 4);
-    EXPECT(t_mask_twice(words), 0x78u + 0x123456u, 5);
+    EXPECT(t_mask_twice(words), 0x78u + 0x123456u, 4);
     EXPECT(t_mask_wide(words), 0x678u, 3);
 
     /* ---- loops ---- */
@@ -358,13 +411,14 @@ int main(void)
      * ret 1 + frame 1 => 4 + 3 + 3, plus 2 x 2 in the callee */
     EXPECT(t_caller(5), 15, 4 + 3 + 3 + 2 * 2);
     /* t_probe: segments end at each call; probe() sees what ran so far:
-     * frame 2 + xor 1 + call 2 = 5, then shl 1 + call 2 = 3, then
+     * frame 2 + xor 1 + call 2 = 5, then shl 0 (one lsl_add with the add
+     * after the call: one block, one DAG) + call 2 = 2, then
      * sub 1 + add 1 + ret 1 + frame 1 = 4 */
     probe_n = 0;
-    EXPECT(t_probe(6, 3), 13, 5 + 3 + 4);
+    EXPECT(t_probe(6, 3), 13, 5 + 2 + 4);
     check(__LINE__, "probe calls", "n", probe_n, 2);
     check(__LINE__, "probe 1st", "count", probe_seen[0], 5);
-    check(__LINE__, "probe 2nd", "count", probe_seen[1], 5 + 3);
+    check(__LINE__, "probe 2nd", "count", probe_seen[1], 5 + 2);
     /* t_mutex: the mutex calls cost 0 and leave the function a leaf: xor 1 +
      * ret 1; the segments still end at each call (the lock sees 0, the unlock 1) */
     probe_n = 0;
