@@ -28,10 +28,10 @@ static const char *const name[VARIANTS] = {"custom", "custom_call", "dummy_call"
 
 /* Modelled cycles of the slowest DPU: NTT of one array, BGV tensor, iNTT of one array. */
 static const uint64_t expected[VARIANTS][3] = {
-    [CUSTOM] = {11995275, 8298364, 13031542},
-    [CUSTOM_CALL] = {13271324, 9543484, 14448953},
-    [DUMMY_CALL] = {5079324, 2989144, 5435960},
-    [DUMMY_INLINE] = {3277084, 1514584, 3453496},
+    [CUSTOM] = {11421835, 7839612, 12400546},
+    [CUSTOM_CALL] = {12697884, 9084732, 13817843},
+    [DUMMY_CALL] = {4751644, 2727000, 5075241},
+    [DUMMY_INLINE] = {3277084, 1514584, 3453225},
 };
 
 struct run {
