@@ -21,9 +21,12 @@ typedef struct barrier_t {
     uint8_t lock;
 } barrier_t;
 
-/* Defines the barrier `name` for `counter` tasklets (at most 127). */
+/* Defines the barrier `name` for `counter` tasklets (at most 127).  The
+ * definition ends with its own `;`, as the SDK's: programs write the macro
+ * with or without one. */
 #define BARRIER_INIT(_name, _counter)                                                                                  \
-    barrier_t _name = { .wait_queue = 0xff, .count = (_counter), .initial_count = (_counter), .lock = 0 }
+    _Static_assert((_counter) < 128 && (_counter) >= -127, "barrier counter must be encoded on a byte");             \
+    barrier_t _name = { .wait_queue = 0xff, .count = (_counter), .initial_count = (_counter), .lock = 0 };
 
 /* Waits until `count` tasklets have called barrier_wait on this barrier. */
 void barrier_wait(barrier_t *barrier);

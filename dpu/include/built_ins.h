@@ -60,6 +60,17 @@ static inline uint32_t __op_cls32(uint32_t x)
 #define __builtin_mul_uh_ul_rrr(dc, ra, rb) ((dc) = __OP_MUL_UH(ra) * __OP_MUL_UL(rb))
 #define __builtin_mul_uh_uh_rrr(dc, ra, rb) ((dc) = __OP_MUL_UH(ra) * __OP_MUL_UH(rb))
 
+/* Byte-wise equality: byte i of the result is 1 where byte i of ra equals byte
+ * i of rb, 0 elsewhere (string matching: 0x01010101 when all four agree). */
+static inline uint32_t __op_cmpb4(uint32_t a, uint32_t b)
+{
+    uint32_t diff = a ^ b, r = 0;
+    for (uint32_t i = 0; i < 32; i += 8)
+        r |= (((diff >> i) & 0xffu) == 0 ? 1u : 0u) << i;
+    return r;
+}
+#define __builtin_cmpb4_rrr(dc, ra, rb) ((dc) = __op_cmpb4((uint32_t)(ra), (uint32_t)(rb)))
+
 /* The running tasklet's id (as me()). */
 #include <defs.h>
 #define __builtin_dpu_tid() me()

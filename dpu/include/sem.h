@@ -19,9 +19,11 @@ typedef struct sem_t {
     uint8_t lock;
 } sem_t;
 
-/* Defines the semaphore `name` with its counter at `counter`. */
+/* Defines the semaphore `name` with its counter at `counter`; ends with its
+ * own `;`, as the SDK's (the macro is written with or without one). */
 #define SEMAPHORE_INIT(_name, _counter)                                                                                \
-    sem_t _name = { .wait_queue = 0xff, .count = (_counter), .initial_count = (_counter), .lock = 0 }
+    _Static_assert((_counter) < 128 && (_counter) >= -127, "semaphore counter must be encoded on a byte");           \
+    sem_t _name = { .wait_queue = 0xff, .count = (_counter), .initial_count = (_counter), .lock = 0 };
 
 /* Takes one unit, waiting while none is available. */
 void sem_take(sem_t *sem);

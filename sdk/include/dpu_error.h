@@ -2,6 +2,10 @@
 #ifndef DPU_ERROR_H
 #define DPU_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum _dpu_error_t {
     DPU_OK,
     DPU_ERR_INTERNAL,
@@ -48,5 +52,9 @@ typedef enum _dpu_error_t {
 
 /* A description of the error, allocated with malloc: the caller frees it. */
 char *dpu_error_to_string(dpu_error_t status);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 
 #include <dpu.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum _dpu_probe_option_t { DPU_ENERGY, DPU_TIME } dpu_probe_option_t;
 typedef enum _dpu_probe_scale_t { DPU_AVERAGE, DPU_ACCUMULATE, DPU_MINIMUM, DPU_MAXIMUM } dpu_probe_scale_t;
 
@@ -19,5 +23,9 @@ dpu_error_t dpu_probe_start(struct dpu_probe_t *probe);
 dpu_error_t dpu_probe_stop(struct dpu_probe_t *probe);
 dpu_error_t dpu_probe_get(struct dpu_probe_t *probe, dpu_probe_option_t option, dpu_probe_scale_t scale,
                           double *value);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,7 @@ sdk=$1 src=$2 work=$3
 shift 3
 source "$sdk/upmem_env.sh"
 rm -rf "$work" && mkdir -p "$(dirname "$work")" && cp -r "$src" "$work" && rm -rf "$work/bin"
+cp "$(dirname "$0")/one_program.mk" "$work/" # the rules single-program projects include
 if ! make -C "$work" "$@" all >"$work/build.log" 2>&1; then
     cat "$work/build.log"; echo "FAIL: $(basename "$src") did not build ($*)"; exit 1
 fi

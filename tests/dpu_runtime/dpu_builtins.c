@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #define NV 14
-#define NR_OPS 25
+#define NR_OPS 26
 
 __host uint32_t values[NV];
 __host uint32_t results[NV * NV][NR_OPS];
@@ -42,6 +42,7 @@ int main(void)
         __builtin_mul_uh_sh_rrr(r[22], a, b);
         __builtin_mul_uh_ul_rrr(r[23], a, b);
         __builtin_mul_uh_uh_rrr(r[24], a, b);
+        __builtin_cmpb4_rrr(r[25], a, b);
     }
     return 0;
 }

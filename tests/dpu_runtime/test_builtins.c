@@ -5,14 +5,15 @@
  *   cao: ones;
  *   lsl/lsr/asr/rol/ror: shift or rotate by b's low 5 bits (asr fills with bit 31);
  *   mul_X_Y: the product of one byte of a (X) and one of b (Y), signed (s) or
- *   unsigned (u), low byte 0 (l) or byte 1 (h), as a 32-bit result. */
+ *   unsigned (u), low byte 0 (l) or byte 1 (h), as a 32-bit result;
+ *   cmpb4: 1 in each byte where a's and b's bytes are equal, 0 elsewhere. */
 #include <dpu.h>
 #include <stdint.h>
 
 #include "check.h"
 
 #define NV 14
-#define NR_OPS 25
+#define NR_OPS 26
 #define TASKLETS 4
 
 static const uint32_t values[NV] = {0,          1,          2,          31,         32,         33,         0x7f,
@@ -81,7 +82,7 @@ int main(void)
                                               "mul_sl_sl", "mul_sl_sh", "mul_sl_ul", "mul_sl_uh", "mul_sh_sl",
                                               "mul_sh_sh", "mul_sh_ul", "mul_sh_uh", "mul_ul_sl", "mul_ul_sh",
                                               "mul_ul_ul", "mul_ul_uh", "mul_uh_sl", "mul_uh_sh", "mul_uh_ul",
-                                              "mul_uh_uh"};
+                                              "mul_uh_uh", "cmpb4"};
     int bad = 0;
     for (int p = 0; p < NV * NV; p++) {
         uint32_t a = values[p / NV], b = values[p % NV], want[NR_OPS];
@@ -99,6 +100,10 @@ int main(void)
             int xs = k < 8, xh = (k / 4) % 2, ys = (k % 4) < 2, yh = k % 2;
             want[9 + k] = (uint32_t)(byte_of(a, xh, xs) * byte_of(b, yh, ys));
         }
+        want[25] = 0;
+        for (int k = 0; k < 4; k++)
+            if ((a >> (8 * k)) % 256u == (b >> (8 * k)) % 256u)
+                want[25] += 1u << (8 * k);
         for (int op = 0; op < NR_OPS; op++) {
             CHECK_EQ(got[p][op], want[op]);
             if (got[p][op] != want[op] && bad++ < 10)
