@@ -3,7 +3,8 @@
  * The DPU's only hardware multiplier is 8x8 -> 16 bits; wider products are
  * software.  Two compile-time variants (DRAMatic section 3.1.1):
  *   HE_MUL_CUSTOM  32x32 -> 64 from four 16x16 products, 32x32 -> 32 from
- *                  three (the high one is not needed).  A 16x16 product is
+ *                  one and the low 16 bits of two more (he_mul16lo: three
+ *                  byte products each; the high one is not needed).  A 16x16 product is
  *                  written (uint32_t)(uint16_t)a * (uint16_t)b, which UPMEM's
  *                  compiler turns into its fixed sequence of byte-selecting
  *                  multiplies (mul_ul_ul, mul_uh_ul twice, mul_uh_uh, three
@@ -92,6 +93,23 @@ HE_INLINE uint32_t he_mul16(uint32_t a, uint32_t b)
     return p;
 }
 
+/* The low 16 bits of (a mod 2^16)(b mod 2^16) (the bits above are not the
+ * product's): a0 b0 + (a1 b0 + a0 b1) 2^8 with ai, bi the bytes 0 and 1,
+ * which UPMEM's byte multiplies select themselves (mul_ul_ul, mul_uh_ul,
+ * mul_ul_uh): 3 byte products and 2 lsl_add, where the 16x16 sequence of
+ * he_mul16 takes 4 and 3 (the high product a1 b1 only reaches bit 16).
+ * Opaque partial products: else clang folds the shifts into the factors. */
+HE_INLINE uint32_t he_mul16lo(uint32_t a, uint32_t b)
+{
+    uint32_t a0 = a & 0xff, a1 = (a >> 8) & 0xff, b0 = b & 0xff, b1 = (b >> 8) & 0xff;
+    uint32_t p10 = a1 * b0, p01 = a0 * b1;
+    HE_OPAQUE(p10);
+    HE_OPAQUE(p01);
+    uint32_t p = a0 * b0 + (p10 << 8) + (p01 << 8);
+    HE_OPAQUE(p);
+    return p;
+}
+
 #if HE_MUL_IS(dummy_call)
 /* DRAMatic's 9-10x dummies (not products): a 2^20 + b, low word returned */
 HE_MUL_ROUTINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
@@ -133,11 +151,17 @@ HE_MUL_ROUTINE uint32_t he_mul32x32(uint32_t a, uint32_t b, uint32_t *hi)
     return lo;
 }
 
-/* The low word: the high product only reaches bits >= 32. */
+/* The low word: the high product only reaches bits >= 32, and the cross
+ * products only bits >= 16, so only their low 16 bits count (he_mul16lo).
+ * The halves a >> 16, b >> 16 are registers (one lsr each) whose bytes 0
+ * and 1 the byte multiplies read; HE_OPAQUE keeps clang from writing their
+ * byte 1 as a >> 24 (a second shift). */
 HE_MUL_ROUTINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
 {
-    uint32_t a0 = a & 0xffff, a1 = a >> 16, b0 = b & 0xffff, b1 = b >> 16;
-    return he_mul16(a0, b0) + ((he_mul16(a0, b1) + he_mul16(a1, b0)) << 16);
+    uint32_t a1 = a >> 16, b1 = b >> 16;
+    HE_OPAQUE(a1);
+    HE_OPAQUE(b1);
+    return he_mul16(a, b) + ((he_mul16lo(a, b1) + he_mul16lo(a1, b)) << 16);
 }
 #endif
 

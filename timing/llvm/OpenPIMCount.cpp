@@ -58,7 +58,9 @@
 // into zeroext/signext arguments, and a 0xff/0xffff mask of a single-use
 // loaded word (an lbu/lhu), are free; so are a compare's zext (the compare
 // writes 0/1) and a constant shift whose only use is an add (lsl_add/lsr_add/
-// lsl_sub: the add is the fused instruction); a function that calls pays a 3
+// lsl_sub: the add is the fused instruction), and the mask/shift that picks
+// byte 0 or 1 (or the low half) for byte multiplies only (mul_uh_ul... select
+// their bytes); a function that calls pays a 3
 // instruction frame; 64-bit integer values that only serve address arithmetic
 // or loop counting (x86 widens int indices and induction variables to i64;
 // DPU pointers are 32-bit) are costed as 32-bit.
@@ -662,6 +664,140 @@ private:
     return {W, false};
   }
 
+  // Narrow operands: the DPU's byte multiplies (UPMEM's backend,
+  // DPUTargetLowering::LowerMultiplication: both operands extended from
+  // <= 8 bits -> one mul_ul_ul/mul_sl_ul/mul_sl_sl; from <= 16 bits -> the
+  // Mul16 sequence).  The backend looks for the extensions in its DAG; x86
+  // IR has lost most of them to InstCombine (zext(trunc x) -> x & 0xffff),
+  // so what the operands are known to fit stands for them.  For a multiply
+  // of <= 32 bits (or a 32-bit address one) that is not by a short constant
+  // (mulCost decides that first): 8 when it is one byte multiply, 16 when it
+  // is the Mul16 sequence, else 0.
+  unsigned narrowMulPath(const BinaryOperator &I) {
+    unsigned Bits = I.getType()->getIntegerBitWidth();
+    NarrowKind K0 = narrowKind(I.getOperand(0)), K1 = narrowKind(I.getOperand(1));
+    if (K0.Bits <= 8 && K1.Bits <= 8)
+      return 8;
+    // (a constant is no extension: x * c with a long shift/add sequence calls __mulsi3)
+    if (Bits == 32 && K0.Bits <= 16 && K1.Bits <= 16 && !isa<Constant>(I.getOperand(0)) &&
+        !isa<Constant>(I.getOperand(1)))
+      return 16;
+    return 0;
+  }
+
+  // The same, for any instruction: the byte path of a multiply of <= 32 bits
+  // that mulCost charges as mul8 (8) or as the Mul16 sequence (16), else 0.
+  unsigned byteMulPath(const Instruction &I) {
+    auto *BO = dyn_cast<BinaryOperator>(&I);
+    if (!BO || BO->getOpcode() != Instruction::Mul || !BO->getType()->isIntegerTy() ||
+        BO->getType()->getIntegerBitWidth() > 32)
+      return 0;
+    if (BO->getType()->getIntegerBitWidth() <= 8)
+      return 8;
+    for (const Value *Op : BO->operands())
+      if (auto *C = dyn_cast<ConstantInt>(Op))
+        if (fitsConstMul(C, false))
+          return 0; // shift/add sequence: it needs the whole operand
+    return narrowMulPath(*BO);
+  }
+
+  // ------------------------------- byte operands selected by the multiply
+  // UPMEM's multiplies choose their source bytes themselves: mul_ul_ul,
+  // mul_ul_uh, mul_uh_ul, mul_uh_uh (and mul_sl_*, mul_sh_*, sign-extending)
+  // read byte 0 ("l") or byte 1 ("h") of each register, and the Mul16
+  // sequence reads bytes 0 and 1 of its operands (mul_ul_ul, mul_uh_ul x2,
+  // mul_uh_uh).  So the mask or shift that only extracts such a byte for a
+  // byte multiply, or the low half for a Mul16 sequence, emits nothing.
+  // What a value selects of a register (Inner: the shift/mask it is built on,
+  // which it absorbs):
+  //   Byte0  x & 0xff; ashr(shl x, 24), 24 (signed: InstCombine's sext(trunc))
+  //   Byte1  (x >> 8) & 0xff; (x & 0xff00) >> 8; x >> 8 with x known to fit
+  //          16 bits; ashr(shl x, 16), 24 (signed)
+  //   Half0  x & 0xffff; ashr(shl x, 16), 16 (signed)
+  // Bytes 2 and 3 are not selectable (an lsr first): x >> 16, x >> 24 and
+  // their masks keep their cost.
+  enum class ByteSel { None, Byte0, Byte1, Half0 };
+  static const ConstantInt *constOp(const Instruction &I, unsigned K) {
+    return dyn_cast<ConstantInt>(I.getOperand(K));
+  }
+  static bool isOp(const Value *V, unsigned Opc, uint64_t C, const Instruction **Out) {
+    auto *I = dyn_cast<BinaryOperator>(V);
+    if (!I || I->getOpcode() != Opc || !I->hasOneUse())
+      return false;
+    auto *K = constOp(*I, 1);
+    if (!K || K->getBitWidth() > 64 || K->getZExtValue() != C)
+      return false;
+    *Out = I;
+    return true;
+  }
+  ByteSel byteSelect(const Instruction &I, const Instruction **Inner) {
+    *Inner = nullptr;
+    if (!I.getType()->isIntegerTy() || I.getType()->getIntegerBitWidth() > 32 ||
+        I.getType()->getIntegerBitWidth() < 16)
+      return ByteSel::None;
+    auto *K = isa<BinaryOperator>(I) ? constOp(I, 1) : nullptr;
+    if (!K || K->getBitWidth() > 64)
+      return ByteSel::None;
+    uint64_t C = K->getZExtValue();
+    unsigned W = I.getType()->getIntegerBitWidth();
+    switch (I.getOpcode()) {
+    case Instruction::And:
+      if (C == 0xff)
+        return isOp(I.getOperand(0), Instruction::LShr, 8, Inner) ? ByteSel::Byte1 : ByteSel::Byte0;
+      if (C == 0xffff && W == 32)
+        return ByteSel::Half0;
+      return ByteSel::None;
+    case Instruction::LShr:
+      if (C != 8)
+        return ByteSel::None;
+      if (isOp(I.getOperand(0), Instruction::And, 0xff00, Inner))
+        return ByteSel::Byte1;
+      return computeKnownBits(I.getOperand(0), DL).countMaxActiveBits() <= 16 ? ByteSel::Byte1
+                                                                              : ByteSel::None;
+    case Instruction::AShr:
+      if (W != 32)
+        return ByteSel::None;
+      if (C == 24 && isOp(I.getOperand(0), Instruction::Shl, 24, Inner))
+        return ByteSel::Byte0;
+      if (C == 24 && isOp(I.getOperand(0), Instruction::Shl, 16, Inner))
+        return ByteSel::Byte1;
+      if (C == 16 && isOp(I.getOperand(0), Instruction::Shl, 16, Inner))
+        return ByteSel::Half0;
+      return ByteSel::None;
+    default:
+      return ByteSel::None;
+    }
+  }
+
+  // I selects a byte (or the low half) that every one of its uses, all
+  // multiplies in its block, reads by itself.
+  bool byteSelectedOuter(const Instruction &I) {
+    const Instruction *Inner;
+    ByteSel S = byteSelect(I, &Inner);
+    if (S == ByteSel::None || I.use_empty())
+      return false;
+    for (const User *U : I.users()) {
+      auto *M = dyn_cast<Instruction>(U);
+      if (!M || M->getParent() != I.getParent())
+        return false;
+      unsigned Path = byteMulPath(*M);
+      if (!(Path == 8 || (Path == 16 && S == ByteSel::Half0)))
+        return false;
+    }
+    return true;
+  }
+
+  bool byteSelected(const Instruction &I) {
+    if (byteSelectedOuter(I))
+      return true;
+    // the shift/mask under a selecting one: (x >> 8) & 0xff, (x & 0xff00) >> 8, shl of a signed pair
+    if (!I.hasOneUse())
+      return false;
+    auto *U = dyn_cast<Instruction>(*I.user_begin());
+    const Instruction *Inner;
+    return U && byteSelect(*U, &Inner) != ByteSel::None && Inner == &I && byteSelectedOuter(*U);
+  }
+
   uint64_t mulCost(BinaryOperator &I, Dyn &D) {
     Type *T = I.getType();
     if (!T->isIntegerTy()) // vector of integers
@@ -682,18 +818,10 @@ private:
           return 0;
         }
     if (Narrow) {
-      // Narrow operands: the DPU's byte multiplies (UPMEM's backend,
-      // DPUTargetLowering::LowerMultiplication: both operands extended from
-      // <= 8 bits -> one mul_ul_ul/mul_sl_ul/mul_sl_sl; from <= 16 bits -> the
-      // Mul16 sequence).  The backend looks for the extensions in its DAG; x86
-      // IR has lost most of them to InstCombine (zext(trunc x) -> x & 0xffff),
-      // so what the operands are known to fit stands for them.
-      NarrowKind K0 = narrowKind(I.getOperand(0)), K1 = narrowKind(I.getOperand(1));
-      if (K0.Bits <= 8 && K1.Bits <= 8)
+      unsigned Path = narrowMulPath(I);
+      if (Path == 8)
         return table(OP_COST_MUL8);
-      // (a constant is no extension: x * c with a long shift/add sequence calls __mulsi3)
-      if (Bits == 32 && K0.Bits <= 16 && K1.Bits <= 16 && !isa<Constant>(I.getOperand(0)) &&
-          !isa<Constant>(I.getOperand(1))) {
+      if (Path == 16) {
         D = Dyn::Mul16; // one byte multiply always, the rest unless both fit a byte
         return table(OP_COST_MUL8);
       }
@@ -922,7 +1050,7 @@ private:
 
   uint64_t scalarCost(Instruction &I, Dyn &D) {
     uint64_t CmpUse;
-    if (maskFoldedIntoLoad(I) || shiftFused(I))
+    if (maskFoldedIntoLoad(I) || shiftFused(I) || byteSelected(I))
       return 0;
     if (compareUseCost(I, CmpUse))
       return CmpUse;

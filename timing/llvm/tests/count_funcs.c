@@ -106,6 +106,36 @@ NOINLINE uint32_t t_mul16(uint16_t a, uint16_t b) { return (uint32_t)a * b; }
 NOINLINE int32_t t_mul16s(int16_t a, int16_t b) { return (int32_t)a * b; }
 NOINLINE int32_t t_mul8s(int8_t a, int8_t b) { return (int32_t)a * b; }
 NOINLINE uint32_t t_mul16_mask(uint32_t a, uint32_t b) { return (a & 0xffffu) * (b >> 16); }
+/* byte operands that the multiply selects itself (mul_ul_ul, mul_uh_ul, ...) */
+NOINLINE uint32_t t_bsel_b0(uint32_t a, uint32_t b) { return (a & 0xffu) * (b & 0xffu); }
+NOINLINE uint32_t t_bsel_b1(uint32_t a, uint32_t b) { return ((a >> 8) & 0xffu) * (b & 0xffu); }
+NOINLINE uint32_t t_bsel_b1m(uint32_t a, uint32_t b) { return ((a & 0xff00u) >> 8) * ((b >> 8) & 0xffu); }
+NOINLINE uint32_t t_bsel_b1h(uint32_t a, uint32_t b)
+{
+    uint32_t p = (a & 0xffu) * (b & 0xffu); /* known to fit 16 bits */
+    return (p >> 8) * (b & 0xffu) + p;
+}
+NOINLINE uint32_t t_bsel_b2(uint32_t a, uint32_t b) { return ((a >> 16) & 0xffu) * (b & 0xffu); }
+NOINLINE uint32_t t_bsel_b3(uint32_t a, uint32_t b) { return (a >> 24) * ((b >> 8) & 0xffu); }
+NOINLINE uint32_t t_bsel_used(uint32_t a, uint32_t b)
+{
+    uint32_t m = a & 0xffu;
+    return m * (b & 0xffu) + m;
+}
+NOINLINE uint32_t t_bsel_half(uint32_t a, uint32_t b) { return (a & 0xffffu) * (b & 0xffffu); }
+NOINLINE uint32_t t_bsel_8x16(uint32_t a, uint32_t b) { return (a & 0xffu) * (b & 0xffffu); }
+NOINLINE uint32_t t_bsel_const(uint32_t a) { return (a & 0xffu) * 10u; }
+NOINLINE int32_t t_bsel_signed(uint32_t a, uint32_t b) { return (int32_t)(int8_t)a * (int8_t)(b >> 8); }
+NOINLINE int32_t t_bsel_signed16(uint32_t a, uint32_t b) { return (int32_t)(int16_t)a * (int16_t)b; }
+/* low 16 bits of a 16x16 product from 3 byte products and 2 lsl_add */
+NOINLINE uint32_t t_bsel_mul16lo(uint32_t a, uint32_t b)
+{
+    uint32_t a0 = a & 0xffu, a1 = (a >> 8) & 0xffu, b0 = b & 0xffu, b1 = (b >> 8) & 0xffu;
+    uint32_t p00 = a0 * b0, p10 = a1 * b0, p01 = a0 * b1;
+    __asm__("" : "+r"(p10));
+    __asm__("" : "+r"(p01));
+    return p00 + (p10 << 8) + (p01 << 8);
+}
 /* an empty asm statement (optimisation barrier) emits no instruction */
 NOINLINE uint32_t t_asm_barrier(uint32_t a)
 {

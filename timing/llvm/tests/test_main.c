@@ -141,6 +141,19 @@ uint32_t t_mul16(uint16_t, uint16_t);
 int32_t t_mul16s(int16_t, int16_t);
 int32_t t_mul8s(int8_t, int8_t);
 uint32_t t_mul16_mask(uint32_t, uint32_t);
+uint32_t t_bsel_b0(uint32_t, uint32_t);
+uint32_t t_bsel_b1(uint32_t, uint32_t);
+uint32_t t_bsel_b1m(uint32_t, uint32_t);
+uint32_t t_bsel_b1h(uint32_t, uint32_t);
+uint32_t t_bsel_b2(uint32_t, uint32_t);
+uint32_t t_bsel_b3(uint32_t, uint32_t);
+uint32_t t_bsel_used(uint32_t, uint32_t);
+uint32_t t_bsel_half(uint32_t, uint32_t);
+uint32_t t_bsel_8x16(uint32_t, uint32_t);
+uint32_t t_bsel_const(uint32_t);
+int32_t t_bsel_signed(uint32_t, uint32_t);
+int32_t t_bsel_signed16(uint32_t, uint32_t);
+uint32_t t_bsel_mul16lo(uint32_t, uint32_t);
 uint32_t t_asm_barrier(uint32_t);
 
 /* probe() is called by t_probe: it records the counter at each call, i.e. at
@@ -363,9 +376,38 @@ int main(void)
     EXPECT((uint32_t)t_mul16s(-32768, -32768), 1u << 30, 1 + 4 * MUL8 + 3);
     /* signed bytes: mul_sl_sl */
     EXPECT((uint32_t)t_mul8s(-128, 127), (uint32_t)-16256, 1 + MUL8);
-    /* operands known to fit 16 bits (and, lsr = 2): the same rule */
-    EXPECT(t_mul16_mask(0x12340007u, 0x00090000u), 63u, 2 + MUL8 + 1);
-    EXPECT(t_mul16_mask(0xFFFFFFFFu, 0xFFFFFFFFu), 65535u * 65535u, 2 + 4 * MUL8 + 3 + 1);
+    /* operands known to fit 16 bits: the same rule; the and (low half, read
+     * by the Mul16 sequence itself) 0, the lsr (bytes 2-3) 1 */
+    EXPECT(t_mul16_mask(0x12340007u, 0x00090000u), 63u, 1 + MUL8 + 1);
+    EXPECT(t_mul16_mask(0xFFFFFFFFu, 0xFFFFFFFFu), 65535u * 65535u, 1 + 4 * MUL8 + 3 + 1);
+    /* byte operands selected by the multiply (mul_ul_ul, mul_uh_ul, ...):
+     * x & 0xff, (x >> 8) & 0xff, (x & 0xff00) >> 8 and x >> 8 of a 16-bit x
+     * cost 0; ret 1 */
+    EXPECT(t_bsel_b0(0x12345678u, 0xabcdef09u), 0x78u * 0x09u, 1 + MUL8);
+    EXPECT(t_bsel_b1(0x12345678u, 0xabcdef09u), 0x56u * 0x09u, 1 + MUL8);
+    EXPECT(t_bsel_b1m(0x12345678u, 0xabcdef09u), 0x56u * 0xefu, 1 + MUL8);
+    /* p >> 8 of a 16-bit p (a byte product) is its byte 1: 0; the masks of
+     * b (two multiplies) 0; the add 1 */
+    EXPECT(t_bsel_b1h(0x123456ffu, 0xabcdef09u), ((0xffu * 9u) >> 8) * 9u + 0xffu * 9u, 1 + 1 + 2 * MUL8);
+    /* bytes 2 and 3 need an lsr first (1; the mask of byte 2 is byte 0 of
+     * the shifted register, 0) */
+    EXPECT(t_bsel_b2(0x12345678u, 0xabcdef09u), 0x34u * 0x09u, 1 + 1 + MUL8);
+    EXPECT(t_bsel_b3(0x12345678u, 0xabcdef09u), 0x12u * 0xefu, 1 + 1 + MUL8);
+    /* a mask with another use (the add) is a register: and 1, add 1 */
+    EXPECT(t_bsel_used(0x12345678u, 0xabcdef09u), 0x78u * 0x09u + 0x78u, 1 + 1 + 1 + MUL8);
+    /* low halves of a 16x16 product: the Mul16 sequence reads bytes 0, 1 */
+    EXPECT(t_bsel_half(0x123400c8u, 0xabcd0064u), 20000u, 1 + MUL8);
+    EXPECT(t_bsel_half(0x1234ffffu, 0xabcdffffu), 65535u * 65535u, 1 + 4 * MUL8 + 3);
+    /* a byte mask in a Mul16 sequence is not free (its byte 1 is read): 1 */
+    EXPECT(t_bsel_8x16(0x123456c8u, 0xabcd0064u), 20000u, 1 + 1 + MUL8);
+    /* a multiply by a constant (shift/add: 10 = 2 terms) reads the whole
+     * register: and 1 */
+    EXPECT(t_bsel_const(0x12345678u), 0x78u * 10u, 1 + 1 + 2);
+    /* signed bytes and halves (InstCombine's shl + ashr): mul_sl_sh, 0 */
+    EXPECT((uint32_t)t_bsel_signed(0x123456ffu, 0x00008000u), 128u, 1 + MUL8);
+    EXPECT((uint32_t)t_bsel_signed16(0x1234ffffu, 0x00007fffu), (uint32_t)-32767, 1 + 4 * MUL8 + 3);
+    /* low 16 bits of a 16x16 product: 3 byte products, 2 lsl_add; ret 1 */
+    EXPECT(t_bsel_mul16lo(0x1234abcdu, 0x5678ef01u) & 0xffffu, (0xabcdu * 0xef01u) & 0xffffu, 1 + 3 * MUL8 + 2);
     /* empty asm 0, add 1, ret 1 */
     EXPECT(t_asm_barrier(41), 42u, 2);
 
