@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench.h"
+
 #define BINS 256
 #define MAXT 24
 
@@ -42,7 +44,7 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *bin = argv[1];
-    unsigned nt = (unsigned)atoi(argv[2]);
+    unsigned nt = (unsigned)bench_parse_u64("TASKLETS", argv[2], 0, UINT32_MAX);
     if (nt == 0 || nt > MAXT) {
         fprintf(stderr, "kernels_host: bad tasklet count\n");
         return 2;

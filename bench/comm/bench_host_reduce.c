@@ -92,10 +92,10 @@ __attribute__((noinline)) static int64_t read_sum(const int32_t *s, size_t ne)
 
 int main(int argc, char **argv)
 {
-    uint32_t n = argc > 1 ? (uint32_t)atoi(argv[1]) : 32;
-    size_t kb = argc > 2 ? (size_t)atoi(argv[2]) : 1024;
-    uint32_t comms = argc > 3 ? (uint32_t)atoi(argv[3]) : 8;
-    int runs = argc > 4 ? atoi(argv[4]) : 5;
+    uint32_t n = argc > 1 ? (uint32_t)bench_parse_u64("N", argv[1], 0, UINT32_MAX) : 32;
+    size_t kb = argc > 2 ? (size_t)bench_parse_u64("KB per node", argv[2], 0, 1u << 20) : 1024;
+    uint32_t comms = argc > 3 ? (uint32_t)bench_parse_u64("communicators", argv[3], 0, 1u << 20) : 8;
+    int runs = argc > 4 ? (int)bench_parse_u64("runs", argv[4], 0, 1000) : 5;
     if (n < 2 || n > 32768 || kb == 0 || comms == 0 || runs < 1 || (kb * 1024) % (4 * n)) {
         fprintf(stderr, "usage: bench_host_reduce [2 <= N <= 32768] [KB per node, a multiple of 4N bytes] "
                         "[communicators] [runs]\n");

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../bench.h"
+
 #define CHECKC(x)                                                                                                      \
     do {                                                                                                               \
         openpim_comm_status s_ = (x);                                                                                  \
@@ -68,7 +70,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_interconnect DPU_NOP [S in KB]\n");
         return 2;
     }
-    uint64_t S = (uint64_t)(argc > 2 ? atoi(argv[2]) : 64) << 10;
+    uint64_t S = (argc > 2 ? bench_parse_u64("S in KB", argv[2], 1, 1u << 16) : 64) << 10;
     struct dpu_set_t set;
     DPU_ASSERT(dpu_alloc(256, "nrRanks=4", &set));
     DPU_ASSERT(dpu_load(set, argv[1], NULL));

@@ -18,6 +18,7 @@
  * The combined test's product is checked against its definition, except for
  * the dummy methods (wrong products on purpose), which say so.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench.h under -std=c11 */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,8 @@
 #include <dpu.h>
 
 #include "openpim_he.h"
+
+#include "../bench.h"
 
 #define BENCH_MODULUS_BITS 30
 
@@ -376,9 +379,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: bench_he MULBENCH_IMAGE [dpus [slots [max_log_n [kernel_group]]]]\n");
         return 2;
     }
-    uint32_t dpus = argc > 2 ? (uint32_t)atoi(argv[2]) : 383, slots = argc > 3 ? (uint32_t)atoi(argv[3]) : 16;
-    uint32_t max_log_n = argc > 4 ? (uint32_t)atoi(argv[4]) : 14;
-    uint32_t kernel_group = argc > 5 ? (uint32_t)atoi(argv[5]) : 0;
+    uint32_t dpus = argc > 2 ? (uint32_t)bench_parse_u64("dpus", argv[2], 1, 2560) : 383;
+    uint32_t slots = argc > 3 ? (uint32_t)bench_parse_u64("slots", argv[3], 1, 1u << 16) : 16;
+    /* the kernel table runs n = 2^12 .. 2^max_log_n: below 12 it would be empty */
+    uint32_t max_log_n = argc > 4 ? (uint32_t)bench_parse_u64("max_log_n", argv[4], 12, 16) : 14;
+    uint32_t kernel_group = argc > 5 ? (uint32_t)bench_parse_u64("kernel_group", argv[5], 0, 2560) : 0;
     /* BENCH_HE_KERNELS_ONLY=1: the kernel table alone (the what-if runs of whatif.sh) */
     const bool kernels_only = getenv("BENCH_HE_KERNELS_ONLY") && atoi(getenv("BENCH_HE_KERNELS_ONLY"));
     if (getenv("BENCH_HE_MULCOST") && atoi(getenv("BENCH_HE_MULCOST"))) {

@@ -11,6 +11,7 @@
  * implementations (the baseline is the paper's host-mediated exchange).
  * Each forward result is checked against the library's 1D NTT on a small
  * sample, each inverse result against the forward's input (all of it). */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime in bench.h under -std=c11 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 #include <dpu.h>
 
 #include "openpim_he.h"
+
+#include "../bench.h"
 
 #define LOG_N 16
 #define MODULUS_BITS 30
@@ -122,12 +125,13 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
                 run("fig14", all[i], 8, 8 * MODULUS_BITS, 1);
         for (int i = 2; i < argc; i++)
-            run("fig14", (uint32_t)atoi(argv[i]), 8, 8 * MODULUS_BITS, 1);
+            run("fig14", (uint32_t)bench_parse_u64("dpus", argv[i], 1, 2560), 8, 8 * MODULUS_BITS, 1);
         return 0;
     }
     if (argc == 4 && strcmp(argv[1], "logq") == 0) {
-        uint32_t logq = (uint32_t)atoi(argv[2]);
-        run("fig15", (uint32_t)atoi(argv[3]), (logq + MODULUS_BITS - 1) / MODULUS_BITS, logq, 0);
+        uint32_t logq = (uint32_t)bench_parse_u64("LOGQ", argv[2], 1, 1u << 16);
+        run("fig15", (uint32_t)bench_parse_u64("DPUS", argv[3], 1, 2560), (logq + MODULUS_BITS - 1) / MODULUS_BITS, logq,
+            0);
         return 0;
     }
     fprintf(stderr, "usage: bench_ntt2d header | scaling [dpus ...] | logq LOGQ DPUS\n");

@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-    int reps = argc > 1 ? atoi(argv[1]) : 20;
+    int reps = argc > 1 ? (int)bench_parse_u64("reps", argv[1], 0, 1u << 20) : 20;
     if (reps < 1) {
         fprintf(stderr, "usage: host_clock [reps >= 1]\n");
         return 2;

@@ -120,8 +120,8 @@ static void worker_speedup(const char *bin)
 int main(int argc, char **argv)
 {
     const char *bin = argc > 1 ? argv[1] : "./dpu_scale";
-    uint32_t mb = argc > 2 ? (uint32_t)atoi(argv[2]) : 1;
-    uint32_t only = argc > 3 ? (uint32_t)atoi(argv[3]) : 0; /* 0: the whole benchmark */
+    uint32_t mb = argc > 2 ? (uint32_t)bench_parse_u64("MB", argv[2], 1, 20) : 1;
+    uint32_t only = argc > 3 ? (uint32_t)bench_parse_u64("only", argv[3], 0, UINT32_MAX) : 0; /* 0: the whole benchmark */
     double wall[REPS];
     struct dpu_set_t set;
     if (!only)
