@@ -17,6 +17,8 @@
 //     backend's va_start/va_arg lower to.  Each va_list object becomes a pointer
 //     to a 16-byte area in the frame of the function that starts or copies it,
 //     which is also how x86-64 passes va_list to v*printf (an array decays).
+#include "OpenPIMStack.h"
+
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -121,9 +123,20 @@ struct OpenPIMTargetPass : PassInfoMixin<OpenPIMTargetPass> {
 
 } // namespace
 
+// The DPU stack pass (OpenPIMStack.cpp) runs first, on the DPU's IR; then
+// the retargeting.  `opt -passes=openpim-dpu-frames` prints DPU frames.
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "OpenPIMTarget", "1.0", [](PassBuilder &PB) {
-            PB.registerOptimizerLastEPCallback(
-                [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(OpenPIMTargetPass()); });
+            PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+              MPM.addPass(openpim::StackPass());
+              MPM.addPass(OpenPIMTargetPass());
+            });
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "openpim-dpu-frames")
+                    return false;
+                  MPM.addPass(openpim::FramesPrinter());
+                  return true;
+                });
           }};
 }

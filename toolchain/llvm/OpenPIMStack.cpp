@@ -1,0 +1,214 @@
+// OpenPIM DPU stack pass: tasklet stacks enforced in DPU terms.
+//
+// DPU code runs natively on x86 stacks of the worker's (abi/dpu_abi.h), whose
+// frames are larger than UPMEM's compiler makes them.  So that a program whose
+// declared stacks (STACK_SIZE_DEFAULT, STACK_SIZE_TASKLET_<n>) fit on the DPU
+// runs here, and one that would overflow there faults here, each function
+// charges its DPU frame (DpuFrame.cpp) to its tasklet's account, the
+// `struct op_dstack` at the top of the tasklet's native stack slot, found from
+// the stack pointer:
+//
+//     entry:   rec = (esp | (SLOT - 1)) - 15;  if (rec->remaining < F)
+//                  __op_dstack_overflow(&f, F);   (the runtime faults the DPU)
+//              rec->remaining -= F;
+//     return:  rec->remaining += F;
+//
+// about ten x86 instructions per call of a function with a frame; leaf
+// functions without locals (most small helpers) have none and are left
+// alone.  Recursion and calls through pointers need nothing more: the callee
+// charges itself.  The pass runs after the accounting pass (its added code is
+// not counted as DPU instructions) and before the retargeting to x32.
+//
+// The runtime's own plumbing (__op_*, the services) and the functions the SDK
+// defines inline (mram_read ...) have no DPU frame and are not instrumented.
+// A runtime function whose implementation here differs from the SDK's (printf:
+// a log encoder here, a byte writer there) declares what the SDK's costs,
+// itself and its callees together: __attribute__((annotate("openpim_dpu_stack=N")));
+// it charges N and lends its callees a credit that covers their own charges:
+//
+//     entry:   if (rec->remaining < N) overflow;  rec->remaining += CREDIT - N;
+//     return:  rec->remaining -= CREDIT - N;
+//
+// A dynamic alloca (VLA) is an error, as in UPMEM's compiler.
+#include "OpenPIMStack.h"
+
+#include "DpuFrame.h"
+
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DiagnosticInfo.h"
+#include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Intrinsics.h"
+#include "llvm/IR/MDBuilder.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+
+#include "dpu_abi.h"
+
+#include <cstddef>
+#include <cstring>
+
+using namespace llvm;
+
+namespace openpim {
+
+namespace {
+
+const char *const OverflowHook = "__op_dstack_overflow";
+const char *const DeclaredPrefix = "openpim_dpu_stack=";
+constexpr uint64_t Credit = 1u << 30; // far more than any stack, far less than wraps 32 bits
+
+// Functions annotated "openpim_dpu_stack=N": their declared DPU stack.
+DenseMap<const Function *, uint64_t> declaredStacks(Module &M) {
+  DenseMap<const Function *, uint64_t> R;
+  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
+  auto *Arr = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
+  if (!Arr)
+    return R;
+  for (Value *Op : Arr->operands()) {
+    auto *CS = dyn_cast<ConstantStruct>(Op);
+    if (!CS || CS->getNumOperands() < 2)
+      continue;
+    auto *Fn = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
+    auto *StrGV = dyn_cast<GlobalVariable>(CS->getOperand(1)->stripPointerCasts());
+    auto *Str = StrGV && StrGV->hasInitializer() ? dyn_cast<ConstantDataArray>(StrGV->getInitializer()) : nullptr;
+    uint64_t N;
+    if (Fn && Str && Str->isCString() && Str->getAsCString().startswith(DeclaredPrefix) &&
+        !Str->getAsCString().drop_front(strlen(DeclaredPrefix)).getAsInteger(10, N))
+      R[Fn] = N;
+  }
+  return R;
+}
+
+bool skipped(const Function &F) {
+  return F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) || isEmulationOnly(F);
+}
+
+// Refuses a dynamic alloca with the DPU compiler's reason; returns whether F has one.
+bool refuseDynamic(const Function &F, const DpuFrame &Fr) {
+  if (!Fr.Dynamic)
+    return false;
+  F.getContext().diagnose(DiagnosticInfoUnsupported(
+      F, "dynamic allocation of stack (a variable-length array, or alloca() of a variable size) is not supported "
+         "on the DPU: UPMEM's compiler refuses it",
+      Fr.Dynamic->getDebugLoc()));
+  return true;
+}
+
+// The running tasklet's struct op_dstack::remaining, from the stack pointer.
+Value *remainingPtr(IRBuilder<> &B, Module &M) {
+  LLVMContext &C = M.getContext();
+  Type *I32 = B.getInt32Ty();
+  Function *ReadReg = Intrinsic::getDeclaration(&M, Intrinsic::read_register, {I32});
+  Value *SP = B.CreateCall(ReadReg, {MetadataAsValue::get(C, MDNode::get(C, MDString::get(C, "esp")))}, "ods.sp");
+  Value *Top = B.CreateOr(SP, ConstantInt::get(I32, OP_NSTACK_SLOT - 1));
+  Value *Rec = B.CreateAdd(Top, ConstantInt::get(I32, (uint32_t)(OP_DSTACK_OFFSET - (OP_NSTACK_SLOT - 1))));
+  static_assert(offsetof(struct op_dstack, remaining) == 0, "the pass reads remaining at the record's start");
+  return B.CreateIntToPtr(Rec, I32->getPointerTo(), "ods.rec");
+}
+
+// Charges Frame bytes on entry, gives them back on return; with Lend, also
+// lends the callees the credit.
+void instrument(Function &F, uint64_t Frame, bool Lend) {
+  Module &M = *F.getParent();
+  LLVMContext &C = M.getContext();
+  Type *I32 = Type::getInt32Ty(C);
+  Constant *Size = ConstantInt::get(I32, Frame);
+  Constant *Delta = ConstantInt::get(I32, (uint32_t)(Lend ? Credit - Frame : 0 - Frame)); // added on entry
+
+  // Static allocas first (they stay static in the entry block), then the check.
+  BasicBlock &Entry = F.getEntryBlock();
+  SmallVector<AllocaInst *, 8> Allocas;
+  for (Instruction &I : Entry)
+    if (auto *AI = dyn_cast<AllocaInst>(&I))
+      if (AI->isStaticAlloca())
+        Allocas.push_back(AI);
+  BasicBlock::iterator Pos = Entry.getFirstInsertionPt();
+  for (AllocaInst *AI : Allocas) {
+    if (&*Pos == AI)
+      ++Pos;
+    else
+      AI->moveBefore(&*Pos);
+  }
+  SmallVector<ReturnInst *, 4> Returns;
+  for (Instruction &I : instructions(F))
+    if (auto *RI = dyn_cast<ReturnInst>(&I))
+      Returns.push_back(RI);
+
+  IRBuilder<> B(&*Pos);
+  Value *Rec = remainingPtr(B, M);
+  LoadInst *Rem = B.CreateLoad(I32, Rec, "ods.remaining");
+  Value *Short = B.CreateICmpULT(Rem, Size);
+  Instruction *Fail = SplitBlockAndInsertIfThen(Short, &*Pos, /*Unreachable=*/true,
+                                                MDBuilder(C).createBranchWeights(1, 1u << 20));
+  FunctionCallee Hook = M.getOrInsertFunction(OverflowHook, FunctionType::get(Type::getVoidTy(C), {I32, I32}, false));
+  IRBuilder<> FB(Fail);
+  CallInst *Call = FB.CreateCall(Hook, {ConstantExpr::getPtrToInt(&F, I32), Size});
+  Call->setDoesNotReturn();
+  if (auto *HookFn = dyn_cast<Function>(Hook.getCallee()->stripPointerCasts())) {
+    Call->setCallingConv(HookFn->getCallingConv());
+    if (HookFn->isDeclaration()) {
+      HookFn->setDoesNotReturn();
+      HookFn->addFnAttr(Attribute::Cold);
+    }
+  }
+  B.SetInsertPoint(&*Pos);
+  B.CreateStore(B.CreateAdd(Rem, Delta), Rec);
+
+  for (ReturnInst *RI : Returns) {
+    IRBuilder<> RB(RI);
+    Value *R = remainingPtr(RB, M);
+    RB.CreateStore(RB.CreateSub(RB.CreateLoad(I32, R, "ods.remaining"), Delta), R);
+  }
+}
+
+} // namespace
+
+PreservedAnalyses StackPass::run(Module &M, ModuleAnalysisManager &) {
+  DataLayout DL(DpuDataLayout);
+  DenseMap<const Function *, uint64_t> Declared = declaredStacks(M);
+  struct Job {
+    Function *F;
+    uint64_t Frame;
+    bool Lend;
+  };
+  std::vector<Job> Work; // frames first: instrumenting adds a call
+  for (Function &F : M) {
+    if (skipped(F))
+      continue;
+    DpuFrame Fr = computeDpuFrame(F, DL);
+    if (refuseDynamic(F, Fr))
+      continue;
+    auto It = Declared.find(&F);
+    if (It != Declared.end())
+      Work.push_back({&F, It->second, true});
+    else if (Fr.Total)
+      Work.push_back({&F, Fr.Total, false});
+  }
+  for (const Job &J : Work)
+    instrument(*J.F, J.Frame, J.Lend);
+  return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+}
+
+PreservedAnalyses FramesPrinter::run(Module &M, ModuleAnalysisManager &) {
+  DataLayout DL(DpuDataLayout);
+  DenseMap<const Function *, uint64_t> Declared = declaredStacks(M);
+  for (Function &F : M) {
+    if (skipped(F))
+      continue;
+    DpuFrame Fr = computeDpuFrame(F, DL);
+    if (refuseDynamic(F, Fr))
+      continue;
+    if (Declared.count(&F))
+      outs() << "dpu-stack-declared " << F.getName() << ' ' << Declared.lookup(&F) << '\n';
+    outs() << "dpu-frame " << F.getName() << ' ' << Fr.Total << " calls=" << (Fr.Calls ? 1 : 0)
+           << " locals=" << Fr.Locals << " byval=" << Fr.Byval << " outgoing=" << Fr.Outgoing
+           << " live-words=" << Fr.SavedWords << " callee-saved=" << Fr.CalleeSaved << " spills=" << Fr.Spills
+           << '\n';
+  }
+  return PreservedAnalyses::all();
+}
+
+} // namespace openpim
