@@ -53,7 +53,10 @@
 #define OP_NSTACK_SLOT (512u << 10)
 #define OP_NSTACK_GUARD 4096u
 #define OP_NSTACK_TOP (OP_NSTACK_SLOT - 64u) /* offset of the initial stack pointer */
-#define OP_NSTACK_SLACK 256u /* below the split-stack limit: frames the prologue does not check (variadic) */
+/* Between the guard page and the split-stack limit: LLVM's x86 prologue checks
+ * a frame under 256 bytes by the stack pointer alone, counting on this much
+ * room below the limit; variadic functions' frames are not checked at all. */
+#define OP_NSTACK_SLACK 256u
 
 /* The DPU-stack account of one tasklet, written by the worker before each run. */
 struct op_dstack {

@@ -1,18 +1,18 @@
 /* Each tasklet looks up its share of the queries in a sorted MRAM table of
- * 64-bit keys: a binary search over 64-byte windows read by DMA into a
+ * 64-bit keys: a binary search over 160-byte windows read by DMA into a
  * buffer on its stack, then a scan of the window. */
 #include <barrier.h>
 #include <defs.h>
 #include <mram.h>
 #include <stdint.h>
 
-#define WINDOW 8 /* keys per DMA */
+#define WINDOW 20 /* keys per DMA: 160 bytes */
 #define MAX_QUERIES 512
 
 __host uint32_t nr_keys, nr_queries;
 __host uint64_t queries[MAX_QUERIES];
 __host int32_t found[MAX_QUERIES];
-__mram_noinit uint64_t table[1 << 14];
+__mram_noinit uint64_t table[(1 << 14) + WINDOW];
 BARRIER_INIT(start, NR_TASKLETS);
 
 /* The index of `key` in table[0, n), or -1. */

@@ -25,7 +25,7 @@ int main(void)
     struct dpu_set_t set;
     int failures = 0;
     uint64_t seed = 0x9e3779b97f4a7c15ull;
-    const uint32_t sizes[] = { 1, 7, 8, 1000, 4099, MAX_KEYS };
+    const uint32_t sizes[] = { 1, 19, 20, 21, 1000, 4099, MAX_KEYS };
     DPU_ASSERT(dpu_alloc(1, NULL, &set));
     DPU_ASSERT(dpu_load(set, "dpu_search16", NULL));
     for (unsigned s = 0; s < sizeof sizes / sizeof *sizes; s++) {
