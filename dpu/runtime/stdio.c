@@ -43,17 +43,10 @@ static int __op_log_appendf(const char *fmt, ...)
     return r;
 }
 
-/* What UPMEM's printf, puts and putchar cost of a tasklet's stack, their
- * callees included (the toolchain's stack pass charges this, not what the
- * implementation here uses; README "Tasklet stacks").  Their DPU frames by the
- * rules of toolchain/llvm/DpuFrame.cpp, applied to the SDK's stdio.c: printf
- * keeps a va_list (4 bytes) and a 64-bit argument copy (8) in its frame, about
- * four values live across its calls (2 saved pairs, 16) and its return
- * address (8): 40 bytes; its byte writer calls the cache flush (8), which is a
- * leaf (0): 48.  puts and putchar keep one value across their calls: 16, + 8. */
-#define __OP_DPU_STACK(n) __attribute__((annotate("openpim_dpu_stack=" #n)))
-
-__OP_DPU_STACK(48) int printf(const char *restrict format, ...)
+/* printf, puts and putchar cost a tasklet's stack what UPMEM's do (the
+ * toolchain's stack pass charges that, toolchain/llvm/DpuFrame.cpp), not what
+ * this implementation uses. */
+int printf(const char *restrict format, ...)
 {
     va_list ap;
     va_start(ap, format);
@@ -62,12 +55,12 @@ __OP_DPU_STACK(48) int printf(const char *restrict format, ...)
     return r;
 }
 
-__OP_DPU_STACK(24) int puts(const char *s)
+int puts(const char *s)
 {
     return __op_log_appendf("%s\n", s);
 }
 
-__OP_DPU_STACK(24) int putchar(int c)
+int putchar(int c)
 {
     __op_log_appendf("%c", c);
     return (unsigned char)c;

@@ -36,8 +36,10 @@
 //           SSA values live across a call must survive it in r14..r21 or in
 //           memory; the largest number of 32-bit words live across one call,
 //           W, takes ceil(min(W, 8) / 2) callee-saved pairs and 4 bytes per word
-//           beyond 8.  Values a compiler rematerializes (constants, addresses
-//           of globals and of frame objects) do not count; spills of register
+//           beyond 8.  Values a compiler forms again do not count (constants,
+//           addresses of globals and frame objects; address arithmetic counts
+//           as its inputs, since the backend recomputes an address where a
+//           load or store uses it); spills of register
 //           pressure without calls (22 allocatable registers) and around the
 //           runtime routines the backend calls (multiply, divide, soft-float)
 //           are not counted, so the estimate errs low: a program whose stacks
@@ -61,6 +63,7 @@
 #include "llvm/IR/Operator.h"
 
 #include <algorithm>
+#include <functional>
 
 using namespace llvm;
 
@@ -245,14 +248,18 @@ uint64_t largestLiveTotal(const Function &F, const SmallVectorImpl<const AllocaI
   return Best;
 }
 
-// A value the register allocator need not keep across a call: an address
-// the code can form again (a frame object, a global, a constant offset of
-// either).
+// Address arithmetic: the backend forms an address again where it is used
+// (LLVM's CodeGenPrepare sinks it next to its loads and stores, a constant
+// offset goes in the instruction), so what must survive a call is its inputs,
+// not the address.
+bool isAddress(const Value *V) {
+  return isa<GetElementPtrInst>(V) || isa<BitCastInst>(V) || isa<AddrSpaceCastInst>(V);
+}
+
+// A value the register allocator need not keep across a call: a constant, a
+// frame object or a global (an address it forms again).
 bool rematerializable(const Value *V) {
-  const Value *Base = V->stripInBoundsConstantOffsets();
-  if (isa<AllocaInst>(Base) || isa<GlobalValue>(Base) || isa<Constant>(Base))
-    return !isa<Instruction>(V) || isa<AllocaInst>(V) || isa<GetElementPtrInst>(V) || isa<CastInst>(V);
-  return false;
+  return isa<Constant>(V) || isa<AllocaInst>(V) || isAddress(V);
 }
 
 // The largest number of 32-bit words of SSA values live across one DPU call.
@@ -272,7 +279,7 @@ uint64_t wordsLiveAcrossCalls(const Function &F, const DataLayout &DL) {
   for (const Instruction &I : instructions(F)) {
     add(&I);
     if (const auto *CB = dyn_cast<CallBase>(&I))
-      HasCall |= isDpuCall(*CB, DL);
+      HasCall |= isDpuCall(*CB);
   }
   if (!HasCall || Words.empty())
     return 0;
@@ -280,6 +287,15 @@ uint64_t wordsLiveAcrossCalls(const Function &F, const DataLayout &DL) {
   auto idx = [&](const Value *V) -> int {
     auto It = Index.find(V);
     return It == Index.end() ? -1 : (int)It->second;
+  };
+  // Marks what a use of V keeps live: V, or the inputs of an address.
+  std::function<void(const Value *, BitVector &)> use = [&](const Value *V, BitVector &Live) {
+    int K = idx(V);
+    if (K >= 0)
+      Live.set(K);
+    else if (isAddress(V))
+      for (const Use &Op : cast<User>(V)->operands())
+        use(Op.get(), Live);
   };
   DenseMap<const BasicBlock *, BitVector> LiveIn;
   for (const BasicBlock &BB : F)
@@ -292,9 +308,7 @@ uint64_t wordsLiveAcrossCalls(const Function &F, const DataLayout &DL) {
         int K = idx(&P);
         if (K >= 0)
           In.reset(K);
-        int U = idx(P.getIncomingValueForBlock(BB));
-        if (U >= 0)
-          In.set(U);
+        use(P.getIncomingValueForBlock(BB), In);
       }
       Out |= In;
     }
@@ -307,16 +321,13 @@ uint64_t wordsLiveAcrossCalls(const Function &F, const DataLayout &DL) {
       int D = idx(&I);
       if (D >= 0)
         Live.reset(D);
-      if (isa<PHINode>(I))
+      if (isa<PHINode>(I) || isAddress(&I))
         continue;
       if (const auto *CB = dyn_cast<CallBase>(&I))
-        if (isDpuCall(*CB, DL))
+        if (isDpuCall(*CB))
           Visit(Live);
-      for (const Use &U : I.operands()) {
-        int K = idx(U.get());
-        if (K >= 0)
-          Live.set(K);
-      }
+      for (const Use &U : I.operands())
+        use(U.get(), Live);
     }
     return Live;
   };
@@ -346,10 +357,23 @@ uint64_t wordsLiveAcrossCalls(const Function &F, const DataLayout &DL) {
 
 } // namespace
 
+// UPMEM's stdio.c (SDK 2020.2.1) by the rules above: printf keeps a va_list
+// (4 bytes) and a 64-bit argument copy (8) in its frame, about four values
+// live across its calls (2 pairs, 16) and d22 (8): 40 bytes; its byte writer
+// calls the cache flush (8), a leaf (0): 48 in all.  puts and putchar keep one
+// value across their calls (8) and d22 (8), then the byte writer (8): 24.
+// OpenPIM's printf encodes a log record instead (dpu/runtime/stdio.c).
+uint64_t sdkRoutineStack(StringRef Name) {
+  if (Name == "printf")
+    return 48;
+  if (Name == "puts" || Name == "putchar")
+    return 24;
+  return 0;
+}
+
 bool isEmulationOnly(const Function &F) { return F.getName().startswith("__op_") || isSdkInline(F.getName()); }
 
-bool isDpuCall(const CallBase &CB, const DataLayout &DL) {
-  (void)DL;
+bool isDpuCall(const CallBase &CB) {
   if (CB.isInlineAsm())
     return false;
   if (const auto *MI = dyn_cast<MemIntrinsic>(&CB))
@@ -363,6 +387,7 @@ bool isDpuCall(const CallBase &CB, const DataLayout &DL) {
 
 DpuFrame computeDpuFrame(const Function &F, const DataLayout &DL) {
   DpuFrame R;
+  R.Declared = sdkRoutineStack(F.getName());
   uint64_t MaxAlign = 1;
 
   // Allocas: the ones without lifetime markers laid out in order, the others
@@ -383,7 +408,7 @@ DpuFrame computeDpuFrame(const Function &F, const DataLayout &DL) {
       if (const auto *II = dyn_cast<IntrinsicInst>(CB); II && II->getIntrinsicID() == Intrinsic::lifetime_start)
         if (const auto *AI = dyn_cast<AllocaInst>(II->getArgOperand(1)->stripPointerCasts()))
           HasMarker[AI] = true;
-      if (!isDpuCall(*CB, DL))
+      if (!isDpuCall(*CB))
         continue;
       R.Calls = true;
       if (!isa<IntrinsicInst>(CB)) {

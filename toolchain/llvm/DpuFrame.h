@@ -26,6 +26,7 @@ struct DpuFrame {
   uint64_t Byval = 0;         // bytes of the copies of by-value arguments it passes
   uint64_t Outgoing = 0;      // bytes of its largest stack-argument area
   uint64_t Total = 0;         // the frame
+  uint64_t Declared = 0;      // an SDK routine: what UPMEM's costs, callees included (0: not one)
   const llvm::AllocaInst *Dynamic = nullptr; // a dynamic alloca (the DPU compiler refuses them)
 };
 
@@ -36,11 +37,15 @@ DpuFrame computeDpuFrame(const llvm::Function &F, const llvm::DataLayout &DL);
 // caller): not an intrinsic the backend expands, inline assembly, a runtime
 // function the SDK defines inline (mram_read ...), OpenPIM's own runtime
 // plumbing (__op_*, the worker's services).
-bool isDpuCall(const llvm::CallBase &CB, const llvm::DataLayout &DL);
+bool isDpuCall(const llvm::CallBase &CB);
 
 // Functions that have no DPU counterpart of their own: left alone by the
 // stack pass, and free for their callers.
 bool isEmulationOnly(const llvm::Function &F);
+
+// The DPU stack an SDK routine uses, its callees included, where OpenPIM's
+// runtime implements it otherwise (printf ...); 0 for other functions.
+uint64_t sdkRoutineStack(llvm::StringRef Name);
 
 } // namespace openpim
 

@@ -8,10 +8,10 @@
 // `struct op_dstack` at the top of the tasklet's native stack slot, found from
 // the stack pointer:
 //
-//     entry:   rec = (esp | (SLOT - 1)) - 15;  if (rec->remaining < F)
-//                  __op_dstack_overflow(&f, F);   (the runtime faults the DPU)
-//              rec->remaining -= F;
-//     return:  rec->remaining += F;
+//     entry:   rec = (esp | (SLOT - 1)) - 15;  r = rec->remaining;
+//              if (r < F) __op_dstack_overflow(&f, F);   (the runtime faults the DPU)
+//              rec->remaining = r - F;
+//     return:  rec->remaining = r;   (what its callees took they gave back)
 //
 // about ten x86 instructions per call of a function with a frame; leaf
 // functions without locals (most small helpers) have none and are left
@@ -21,22 +21,20 @@
 //
 // The runtime's own plumbing (__op_*, the services) and the functions the SDK
 // defines inline (mram_read ...) have no DPU frame and are not instrumented.
-// A runtime function whose implementation here differs from the SDK's (printf:
-// a log encoder here, a byte writer there) declares what the SDK's costs,
-// itself and its callees together: __attribute__((annotate("openpim_dpu_stack=N")));
-// it charges N and lends its callees a credit that covers their own charges:
+// A runtime routine whose implementation here differs from the SDK's (printf:
+// a log encoder here, a byte writer there) charges what the SDK's costs, its
+// callees included (DpuFrame.cpp, sdkRoutineStack: N bytes), and lends its
+// callees a credit that covers their own charges:
 //
-//     entry:   if (rec->remaining < N) overflow;  rec->remaining += CREDIT - N;
-//     return:  rec->remaining -= CREDIT - N;
+//     entry:   if (r < N) overflow;  rec->remaining = r + CREDIT - N;
+//     return:  rec->remaining = r;
 //
 // A dynamic alloca (VLA) is an error, as in UPMEM's compiler.
 #include "OpenPIMStack.h"
 
 #include "DpuFrame.h"
 
-#include "llvm/IR/Constants.h"
 #include "llvm/IR/DiagnosticInfo.h"
-#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -48,7 +46,7 @@
 #include "dpu_abi.h"
 
 #include <cstddef>
-#include <cstring>
+#include <vector>
 
 using namespace llvm;
 
@@ -57,30 +55,7 @@ namespace openpim {
 namespace {
 
 const char *const OverflowHook = "__op_dstack_overflow";
-const char *const DeclaredPrefix = "openpim_dpu_stack=";
 constexpr uint64_t Credit = 1u << 30; // far more than any stack, far less than wraps 32 bits
-
-// Functions annotated "openpim_dpu_stack=N": their declared DPU stack.
-DenseMap<const Function *, uint64_t> declaredStacks(Module &M) {
-  DenseMap<const Function *, uint64_t> R;
-  GlobalVariable *GA = M.getGlobalVariable("llvm.global.annotations");
-  auto *Arr = GA && GA->hasInitializer() ? dyn_cast<ConstantArray>(GA->getInitializer()) : nullptr;
-  if (!Arr)
-    return R;
-  for (Value *Op : Arr->operands()) {
-    auto *CS = dyn_cast<ConstantStruct>(Op);
-    if (!CS || CS->getNumOperands() < 2)
-      continue;
-    auto *Fn = dyn_cast<Function>(CS->getOperand(0)->stripPointerCasts());
-    auto *StrGV = dyn_cast<GlobalVariable>(CS->getOperand(1)->stripPointerCasts());
-    auto *Str = StrGV && StrGV->hasInitializer() ? dyn_cast<ConstantDataArray>(StrGV->getInitializer()) : nullptr;
-    uint64_t N;
-    if (Fn && Str && Str->isCString() && Str->getAsCString().startswith(DeclaredPrefix) &&
-        !Str->getAsCString().drop_front(strlen(DeclaredPrefix)).getAsInteger(10, N))
-      R[Fn] = N;
-  }
-  return R;
-}
 
 bool skipped(const Function &F) {
   return F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) || isEmulationOnly(F);
@@ -95,6 +70,21 @@ bool refuseDynamic(const Function &F, const DpuFrame &Fr) {
          "on the DPU: UPMEM's compiler refuses it",
       Fr.Dynamic->getDebugLoc()));
   return true;
+}
+
+// Calls Visit(F, its frame) for each function the pass deals with; all frames
+// are computed first (instrumenting adds calls).  Dynamic allocas are refused.
+template <typename V> void forEachFrame(Module &M, V Visit) {
+  DataLayout DL(DpuDataLayout);
+  std::vector<std::pair<Function *, DpuFrame>> Frames;
+  for (Function &F : M)
+    if (!skipped(F)) {
+      DpuFrame Fr = computeDpuFrame(F, DL);
+      if (!refuseDynamic(F, Fr))
+        Frames.push_back({&F, Fr});
+    }
+  for (auto &P : Frames)
+    Visit(*P.first, P.second);
 }
 
 // The running tasklet's struct op_dstack::remaining, from the stack pointer.
@@ -157,57 +147,35 @@ void instrument(Function &F, uint64_t Frame, bool Lend) {
   B.SetInsertPoint(&*Pos);
   B.CreateStore(B.CreateAdd(Rem, Delta), Rec);
 
+  // the callees have given back what they took: the entry's value again
+  // (a store, not a read-modify-write: calls in a loop do not wait for each other)
   for (ReturnInst *RI : Returns) {
     IRBuilder<> RB(RI);
-    Value *R = remainingPtr(RB, M);
-    RB.CreateStore(RB.CreateSub(RB.CreateLoad(I32, R, "ods.remaining"), Delta), R);
+    RB.CreateStore(Rem, remainingPtr(RB, M));
   }
 }
 
 } // namespace
 
 PreservedAnalyses StackPass::run(Module &M, ModuleAnalysisManager &) {
-  DataLayout DL(DpuDataLayout);
-  DenseMap<const Function *, uint64_t> Declared = declaredStacks(M);
-  struct Job {
-    Function *F;
-    uint64_t Frame;
-    bool Lend;
-  };
-  std::vector<Job> Work; // frames first: instrumenting adds a call
-  for (Function &F : M) {
-    if (skipped(F))
-      continue;
-    DpuFrame Fr = computeDpuFrame(F, DL);
-    if (refuseDynamic(F, Fr))
-      continue;
-    auto It = Declared.find(&F);
-    if (It != Declared.end())
-      Work.push_back({&F, It->second, true});
+  bool Changed = false;
+  forEachFrame(M, [&](Function &F, const DpuFrame &Fr) {
+    if (Fr.Declared)
+      instrument(F, Fr.Declared, /*Lend=*/true);
     else if (Fr.Total)
-      Work.push_back({&F, Fr.Total, false});
-  }
-  for (const Job &J : Work)
-    instrument(*J.F, J.Frame, J.Lend);
-  return Work.empty() ? PreservedAnalyses::all() : PreservedAnalyses::none();
+      instrument(F, Fr.Total, /*Lend=*/false);
+    Changed |= Fr.Declared || Fr.Total;
+  });
+  return Changed ? PreservedAnalyses::none() : PreservedAnalyses::all();
 }
 
 PreservedAnalyses FramesPrinter::run(Module &M, ModuleAnalysisManager &) {
-  DataLayout DL(DpuDataLayout);
-  DenseMap<const Function *, uint64_t> Declared = declaredStacks(M);
-  for (Function &F : M) {
-    if (skipped(F))
-      continue;
-    DpuFrame Fr = computeDpuFrame(F, DL);
-    if (refuseDynamic(F, Fr))
-      continue;
-    if (Declared.count(&F))
-      outs() << "dpu-stack-declared " << F.getName() << ' ' << Declared.lookup(&F) << '\n';
+  forEachFrame(M, [](Function &F, const DpuFrame &Fr) {
     outs() << "dpu-frame " << F.getName() << ' ' << Fr.Total << " calls=" << (Fr.Calls ? 1 : 0)
            << " locals=" << Fr.Locals << " byval=" << Fr.Byval << " outgoing=" << Fr.Outgoing
            << " live-words=" << Fr.SavedWords << " callee-saved=" << Fr.CalleeSaved << " spills=" << Fr.Spills
-           << '\n';
-  }
+           << " sdk-routine=" << Fr.Declared << '\n';
+  });
   return PreservedAnalyses::all();
 }
 
