@@ -3,7 +3,7 @@
  * that does not faults the tasklet that made it, naming the function, as the
  * DPU would overwrite the WRAM beyond its stack instead.
  *   mode 0: every tasklet uses 256 bytes;   mode 1: tasklet `culprit` makes a
- *   640-byte frame;   mode 2: `culprit` recurses `depth` levels, recording
+ *   640-byte frame (a function called through a pointer);   mode 2: `culprit` recurses `depth` levels, recording
  *   check_stack() at the first 8;   mode 3: `culprit` exhausts its native
  *   (x86) stack, the emulator's own guard;   mode 4: as 2, then printf. */
 #include <barrier.h>
@@ -33,6 +33,9 @@ static __attribute__((noinline)) uint32_t too_big(uint32_t seed)
         a[i] = seed + i;
     return a[seed % 160];
 }
+
+/* called through a pointer: the callee charges its own frame */
+static uint32_t (*volatile too_big_ptr)(uint32_t) = too_big;
 
 static __attribute__((noinline)) uint32_t rec(uint32_t n, uint32_t level)
 {
@@ -73,7 +76,7 @@ int main(void)
     if (me() != culprit)
         return 0;
     if (mode == 1)
-        sums[me()] = too_big(me());
+        sums[me()] = too_big_ptr(me());
     else if (mode == 2)
         sums[me()] = rec(depth, 0);
     else if (mode == 4)

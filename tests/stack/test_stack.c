@@ -45,7 +45,7 @@ int main(void)
     for (uint32_t t = 0; t < T; t++)
         CHECK_EQ(sums[t], 64 * t + 64 * 63 / 2);
     for (uint32_t culprit = 0; culprit < T; culprit += 17) {
-        char want[96];
+        char want[160];
         set(dpu, "culprit", culprit);
         set(dpu, "mode", 1);
         snprintf(want, sizeof want, "stack overflow in tasklet %u: too_big needs ", culprit);
