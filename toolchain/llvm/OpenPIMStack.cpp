@@ -13,9 +13,9 @@
 //              rec->remaining = r - F;
 //     return:  rec->remaining = r;   (what its callees took they gave back)
 //
-// about ten x86 instructions per call of a function with a frame; leaf
-// functions without locals (most small helpers) have none and are left
-// alone.  Recursion and calls through pointers need nothing more: the callee
+// about ten x86 instructions per call of a function with a frame (a function
+// that calls nothing only checks: four); leaf functions without locals (most
+// small helpers) have no frame and are left alone.  Recursion and calls through pointers need nothing more: the callee
 // charges itself.  The pass runs after the accounting pass (its added code is
 // not counted as DPU instructions) and before the retargeting to x32.
 //
@@ -38,6 +38,7 @@
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Intrinsics.h"
 #include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
@@ -99,8 +100,19 @@ Value *remainingPtr(IRBuilder<> &B, Module &M) {
   return B.CreateIntToPtr(Rec, I32->getPointerTo(), "ods.rec");
 }
 
+// Whether code F calls can see its tasklet's account (any call but an
+// intrinsic that no backend turns into a call).
+bool callsOut(const Function &F) {
+  for (const Instruction &I : instructions(F))
+    if (const auto *CB = dyn_cast<CallBase>(&I))
+      if (!isa<IntrinsicInst>(CB) || isa<MemIntrinsic>(CB))
+        return true;
+  return false;
+}
+
 // Charges Frame bytes on entry, gives them back on return; with Lend, also
-// lends the callees the credit.
+// lends the callees the credit.  A function that calls nothing only checks:
+// nobody could see the charge.
 void instrument(Function &F, uint64_t Frame, bool Lend) {
   Module &M = *F.getParent();
   LLVMContext &C = M.getContext();
@@ -122,6 +134,7 @@ void instrument(Function &F, uint64_t Frame, bool Lend) {
     else
       AI->moveBefore(&*Pos);
   }
+  bool Charge = callsOut(F);
   SmallVector<ReturnInst *, 4> Returns;
   for (Instruction &I : instructions(F))
     if (auto *RI = dyn_cast<ReturnInst>(&I))
@@ -144,6 +157,8 @@ void instrument(Function &F, uint64_t Frame, bool Lend) {
       HookFn->addFnAttr(Attribute::Cold);
     }
   }
+  if (!Charge)
+    return;
   B.SetInsertPoint(&*Pos);
   B.CreateStore(B.CreateAdd(Rem, Delta), Rec);
 
