@@ -219,6 +219,16 @@ openpim_comm_status openpim_gather(openpim_comm_t *comm, uint64_t src, void *hos
 /* host[instance][bytes] = reduction over the instance of src. */
 openpim_comm_status openpim_reduce(openpim_comm_t *comm, uint64_t src, void *host, uint64_t bytes,
                                    openpim_comm_type type, openpim_comm_op op);
+/* Gather from chosen nodes, each at its own offset: for k < nr, the bytes
+ * at MRAM offset src[k] of node nodes[k] go to host + k * bytes.  nodes NULL:
+ * nodes 0 .. nr - 1.  A node listed twice, or not in the cube, is refused
+ * (ERR_ARGUMENT), as are NULL offsets or host buffer when nr > 0; nr = 0
+ * does nothing.  Nodes sharing an offset are read by one transfer (on the
+ * physical view when the optimised implementation can, as Gather: full
+ * ranks, the offset and bytes multiples of 8; then only the entangled
+ * groups holding a chosen node are transposed). */
+openpim_comm_status openpim_gather_nodes(openpim_cube_t *cube, uint32_t nr, const uint32_t *nodes,
+                                         const uint64_t *src, void *host, uint64_t bytes);
 
 /* ---- diagnostics ------------------------------------------------------------ */
 

@@ -172,7 +172,10 @@ openpim_comm_status comm_view_reduce(const struct comm_args *a, void *host, int 
  *     base + node_off[n] + (q / grp) * s1 + (q % grp) * s2.
  * Same conditions as the plain forms (IM, full ranks, offset and bytes
  * multiples of 8); *done = 0 when they do not hold.  put: share = groups with
- * the same 8 node_off take the same lines (Broadcast: one domain transfer). */
+ * the same 8 node_off take the same lines (Broadcast: one domain transfer).
+ * gather: node_off[n] == COMM_NO_HOST leaves node n's bytes out (a group
+ * with none wanted is not transposed). */
+#define COMM_NO_HOST SIZE_MAX
 struct comm_hostmap {
     uint8_t *base;
     const size_t *node_off;

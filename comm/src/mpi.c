@@ -473,8 +473,12 @@ openpim_comm_status openpim_mpi_allreduce(openpim_mcomm_t *m, uint64_t src, uint
         return agree(c, openpim_allreduce(m->local, src, dst, bytes, type, op));
     int H = c->H;
     size_t total = (size_t)msg, elems = total / esz;
+    /* host h owns elements [elems h / H, elems (h + 1) / H): the shares differ by one element when H does
+     * not divide elems, and a host receives its share from every host, H of them (up to total + H esz) */
+    size_t most = (elems + (size_t)H - 1) / (size_t)H * esz;
     int *cnt = calloc((size_t)H, sizeof *cnt), *at = calloc((size_t)H, sizeof *at);
-    uint8_t *part = alloc_or_fail(total, &st), *rcv = alloc_or_fail(total, &st), *mine = alloc_or_fail(total, &st);
+    uint8_t *part = alloc_or_fail(total, &st), *rcv = alloc_or_fail(most * (size_t)H, &st),
+            *mine = alloc_or_fail(most, &st);
     if (!cnt || !at)
         st = st == OPENPIM_COMM_OK ? comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory") : st;
     if (st == OPENPIM_COMM_OK)

@@ -652,17 +652,26 @@ openpim_comm_status comm_view_gather_map(openpim_cube_t *c, unsigned tech, uint6
     if (st != OPENPIM_COMM_OK)
         return st;
     const struct comm_simd *s = comm_simd();
-    double t0 = comm_now_us();
-    for (size_t e = 0; e < egs; e++)
+    double t0 = comm_now_us(), transposed = 0;
+    for (size_t e = 0; e < egs; e++) {
+        const size_t *g = h->node_off + e * COMM_CHIPS;
+        unsigned wanted = 0;
+        for (unsigned k = 0; k < COMM_CHIPS; k++)
+            wanted += g[k] != COMM_NO_HOST;
+        if (!wanted)
+            continue; /* no line of this group is transposed */
         for (size_t b = 0; b < lines; b += 8) {
             size_t n = lines - b < 8 ? lines - b : 8;
             uint8_t rows[8][64];
             load_rows(s, v + e * veg + 64 * b, n, rows);
             for (unsigned k = 0; k < COMM_CHIPS; k++)
-                map_copy(h, (uint32_t)(e * COMM_CHIPS + k), 8 * b, rows[k], 8 * n, true);
+                if (g[k] != COMM_NO_HOST)
+                    map_copy(h, (uint32_t)(e * COMM_CHIPS + k), 8 * b, rows[k], 8 * n, true);
         }
+        transposed += (double)veg;
+    }
     c->last_host_us += comm_now_us() - t0;
-    comm_charge_transpose(name, (double)bytes * c->nr_nodes);
+    comm_charge_transpose(name, transposed);
     return OPENPIM_COMM_OK;
 }
 
