@@ -40,7 +40,11 @@
  * Reductions combine the ranks of an instance in rank order 0, 1, ..., N-1
  * (acc = in[0]; acc = acc op in[q]), so floating-point sums are deterministic
  * and identical in both implementations; min(a, x) = x < a ? x : a and
- * max(a, x) = x > a ? x : a (so a NaN already in the accumulator stays there).
+ * max(a, x) = x > a ? x : a (so a NaN already in the accumulator stays there,
+ * and a NaN x is skipped).  NaNs in sums: the accumulator's NaN wins, quieted
+ * (payload and sign kept); else a NaN x is passed on, quieted; inf + -inf is
+ * the CPU's default NaN.  So a sum is the first NaN in rank order (quieted),
+ * on every path and SIMD variant.
  *
  * Implementations (openpim_cube_set_impl):
  *   OPENPIM_COMM_BASELINE   conventional host-mediated exchange, as SimplePIM
