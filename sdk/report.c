@@ -333,7 +333,7 @@ void op_record_load(struct dpu_set_t set, const struct op_image *img, double rea
 /* ---- Estimates (openpim_ext.h) --------------------------------------------------- */
 
 static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kind, dpu_xfer_t dir, size_t bytes,
-                            bool after_launch, double *us)
+                            enum openpim_estimate_when when, double *us)
 {
     if (!us)
         return DPU_ERR_UNSUPPORTED;
@@ -341,7 +341,8 @@ static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kin
     dpu_error_t rc = op_set_check(set);
     if (rc != DPU_OK)
         return rc;
-    if ((unsigned)kind > OPENPIM_ESTIMATE_LAUNCH || (dir != DPU_XFER_TO_DPU && dir != DPU_XFER_FROM_DPU))
+    if ((unsigned)kind > OPENPIM_ESTIMATE_LAUNCH || (dir != DPU_XFER_TO_DPU && dir != DPU_XFER_FROM_DPU) ||
+        (unsigned)when > OPENPIM_ESTIMATE_HOST_SIDE)
         return DPU_ERR_UNSUPPORTED;
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
@@ -360,16 +361,16 @@ static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kin
         .bytes_per_dpu = bytes,
         .nr_ranks = n,
         .ranks = ranks,
-        .after_launch = after_launch || untouched,
+        .after_launch = when == OPENPIM_ESTIMATE_AFTER_LAUNCH || (when == OPENPIM_ESTIMATE_NOW && untouched),
     };
     *us = op_xfer_time_us(desc(), &x);
     return DPU_OK;
 }
 
 dpu_error_t openpim_estimate_us(struct dpu_set_t set, enum openpim_estimate_kind kind, dpu_xfer_t dir,
-                                size_t bytes_per_dpu, bool after_launch, double *us)
+                                size_t bytes_per_dpu, enum openpim_estimate_when when, double *us)
 {
-    OP_LOCKED_RETURN(estimate(set, kind, dir, bytes_per_dpu, after_launch, us));
+    OP_LOCKED_RETURN(estimate(set, kind, dir, bytes_per_dpu, when, us));
 }
 
 static dpu_error_t estimate_load(struct dpu_set_t set, const void *program, size_t size, double *us)

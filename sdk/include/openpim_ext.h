@@ -52,19 +52,25 @@ dpu_error_t openpim_category_time_us(enum openpim_event_category category, doubl
 /* ---- Estimates -----------------------------------------------------------------
  * The modelled cost an SDK call on `set` would be charged, without making it
  * (nothing is recorded): for libraries that choose between two ways of doing
- * the same work (comm picks its collectives' paths by them).  after_launch:
- * as if the set's ranks had just run a kernel (an MRAM access then first
- * hands the memory back to the host; WRAM needs no hand-back); false: as the
- * ranks are now.  DPU_ERR_UNSUPPORTED for an unknown kind or direction or a
- * NULL us; the set is checked as the call itself would check it. */
+ * the same work (comm picks its collectives' paths by them).  `when` places
+ * the call: now, right after a kernel (the ranks' first MRAM access then
+ * hands the memory back to the host; WRAM needs no hand-back), or with the
+ * memory already on the host side (an access since the last launch).
+ * DPU_ERR_UNSUPPORTED for an unknown kind, direction or `when`, or a NULL us;
+ * the set is checked as the call itself would check it. */
 enum openpim_estimate_kind {
     OPENPIM_ESTIMATE_PUSH,   /* dpu_push_xfer of bytes per DPU between MRAM and the host (dir) */
     OPENPIM_ESTIMATE_VIEW,   /* openpim_rank_view_push of bytes per DPU (the lines of every group) */
     OPENPIM_ESTIMATE_WRAM,   /* dpu_push_xfer of bytes per DPU to or from a __host (WRAM) symbol */
     OPENPIM_ESTIMATE_LAUNCH, /* dpu_launch(DPU_SYNCHRONOUS)'s host overhead; not the kernel's own cycles */
 };
+enum openpim_estimate_when {
+    OPENPIM_ESTIMATE_NOW,
+    OPENPIM_ESTIMATE_AFTER_LAUNCH,
+    OPENPIM_ESTIMATE_HOST_SIDE,
+};
 dpu_error_t openpim_estimate_us(struct dpu_set_t set, enum openpim_estimate_kind kind, dpu_xfer_t dir,
-                                size_t bytes_per_dpu, bool after_launch, double *us);
+                                size_t bytes_per_dpu, enum openpim_estimate_when when, double *us);
 /* dpu_load_from_memory(set, program, size): what loading that image would
  * cost (DPU_ERR_ELF_INVALID_FILE if it is not one).  A load is charged as
  * an "Other" event on the set's ranks: the image (code and WRAM data) written

@@ -5,7 +5,7 @@
  * channel slowed down as a WRAM push's are; an "Other" event; a reload costs
  * it again; a paused load costs nothing; openpim_estimate_load_us gives the
  * same number beforehand.  And openpim_estimate_us: each kind is what the call
- * then charges, an MRAM access after a launch included.
+ * then charges, an MRAM access after a launch included (now, forced, host side).
  *   test_load_time (in the folder of dpu_spin) */
 #include <dpu.h>
 #include <elf.h>
@@ -123,7 +123,7 @@ static void estimates(void)
     for (int dir = 0; dir < 2; dir++)
         for (size_t bytes = 64; bytes <= 4096; bytes *= 64) {
             dpu_xfer_t d = dir ? DPU_XFER_FROM_DPU : DPU_XFER_TO_DPU;
-            CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, d, bytes, false, &est), DPU_OK);
+            CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, d, bytes, OPENPIM_ESTIMATE_NOW, &est), DPU_OK);
             uint32_t i;
             DPU_FOREACH(set, dpu, i)
                 DPU_ASSERT(dpu_prepare_xfer(dpu, buf[i]));
@@ -132,7 +132,7 @@ static void estimates(void)
             CHECK(near(openpim_modelled_time_us() - t0, est));
         }
     /* WRAM (__host) */
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_WRAM, DPU_XFER_TO_DPU, 4, false, &est), DPU_OK);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_WRAM, DPU_XFER_TO_DPU, 4, OPENPIM_ESTIMATE_NOW, &est), DPU_OK);
     uint32_t zero = 0, i;
     DPU_FOREACH(set, dpu, i)
         DPU_ASSERT(dpu_prepare_xfer(dpu, &zero));
@@ -140,7 +140,7 @@ static void estimates(void)
     DPU_ASSERT(dpu_push_xfer(set, DPU_XFER_TO_DPU, "iterations", 0, 4, DPU_XFER_DEFAULT));
     CHECK(near(openpim_modelled_time_us() - t0, est));
     /* a launch: its overhead, plus the kernel's own cycles */
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_LAUNCH, DPU_XFER_TO_DPU, 0, false, &est), DPU_OK);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_LAUNCH, DPU_XFER_TO_DPU, 0, OPENPIM_ESTIMATE_NOW, &est), DPU_OK);
     t0 = openpim_modelled_time_us();
     DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
     double dt = openpim_modelled_time_us() - t0;
@@ -153,8 +153,8 @@ static void estimates(void)
     CHECK(est > 0);
     /* the first MRAM access after it: the estimate knows (and after_launch says so beforehand) */
     double after, forced;
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, false, &after), DPU_OK);
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, true, &forced), DPU_OK);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, OPENPIM_ESTIMATE_NOW, &after), DPU_OK);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, OPENPIM_ESTIMATE_AFTER_LAUNCH, &forced), DPU_OK);
     CHECK(near(after, forced));
     DPU_FOREACH(set, dpu, i)
         DPU_ASSERT(dpu_prepare_xfer(dpu, buf[i]));
@@ -162,8 +162,14 @@ static void estimates(void)
     DPU_ASSERT(dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME, 0, 64, DPU_XFER_DEFAULT));
     CHECK(near(openpim_modelled_time_us() - t0, after));
     double later;
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, false, &later), DPU_OK);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, OPENPIM_ESTIMATE_NOW, &later), DPU_OK);
     CHECK(later < after); /* the memory is back with the host */
+    double host_side;
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, OPENPIM_ESTIMATE_HOST_SIDE,
+                                 &host_side), DPU_OK);
+    CHECK(near(host_side, later));
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, (enum openpim_estimate_when)3,
+                                 &host_side), DPU_ERR_UNSUPPORTED);
     /* the rank view: 64 DPUs per rank, every group's lines */
     static uint8_t lines[16][8 * 4096];
     void *lp[16];
@@ -171,18 +177,18 @@ static void estimates(void)
         lp[g] = lines[g];
     for (int dir = 0; dir < 2; dir++) {
         dpu_xfer_t d = dir ? DPU_XFER_FROM_DPU : DPU_XFER_TO_DPU;
-        CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_VIEW, d, 4096, false, &est), DPU_OK);
+        CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_VIEW, d, 4096, OPENPIM_ESTIMATE_NOW, &est), DPU_OK);
         t0 = openpim_modelled_time_us();
         DPU_ASSERT(openpim_rank_view_push(set, d, 0, lp, 8 * 4096));
         CHECK(near(openpim_modelled_time_us() - t0, est));
     }
     /* refusals */
-    CHECK_EQ(openpim_estimate_us(set, (enum openpim_estimate_kind)9, DPU_XFER_TO_DPU, 8, false, &est),
+    CHECK_EQ(openpim_estimate_us(set, (enum openpim_estimate_kind)9, DPU_XFER_TO_DPU, 8, OPENPIM_ESTIMATE_NOW, &est),
              DPU_ERR_UNSUPPORTED);
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, (dpu_xfer_t)7, 8, false, &est), DPU_ERR_UNSUPPORTED);
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_TO_DPU, 8, false, NULL), DPU_ERR_UNSUPPORTED);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, (dpu_xfer_t)7, 8, OPENPIM_ESTIMATE_NOW, &est), DPU_ERR_UNSUPPORTED);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_TO_DPU, 8, OPENPIM_ESTIMATE_NOW, NULL), DPU_ERR_UNSUPPORTED);
     DPU_ASSERT(dpu_free(set));
-    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_TO_DPU, 8, false, &est),
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_TO_DPU, 8, OPENPIM_ESTIMATE_NOW, &est),
              DPU_ERR_INVALID_DPU_SET);
 }
 
