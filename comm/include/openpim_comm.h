@@ -80,6 +80,14 @@
  *   With dimension 0 in the communicator, AlltoAll and AllGather load the
  *   library's DPU kernel on the set (PE-assisted reordering): load your
  *   program again before your next dpu_launch (PID-Comm has the same rule).
+ *   That kernel path costs a load, argument pushes and launches; below a
+ *   size threshold the general path is cheaper, and the optimised
+ *   implementation takes whichever the model predicts cheaper for the call
+ *   (the SDK's estimates of each transfer, load and launch,
+ *   openpim_estimate_us, and the host cost model below; the kernel's own
+ *   cycles as in its last run on the cube), so it never runs slower than
+ *   the baseline's algorithm on the optimised host threads.  The general
+ *   path runs no kernel (openpim_cube_last_used_view tells which ran).
  *   MRAM outside the collective's source and destination is never changed;
  *   WRAM is, when the kernel runs.
  *

@@ -8,6 +8,7 @@
 
 #include <dpu.h>
 
+#include "free_kernels.h"
 #include "fuzz_ref.h"
 
 static const char *fz_cur_desc = ""; /* the case being run, for messages */
@@ -139,7 +140,7 @@ static inline void fz_make_windows(struct fz_mach *m, uint64_t *s, unsigned nr, 
 
 struct fz_shape {
     uint32_t nr_dpus;
-    char profile[64];
+    char profile[256];
     uint32_t nd, len[OPENPIM_COMM_MAX_DIMS];
 };
 
@@ -205,6 +206,10 @@ static inline void fz_pick_shape(uint64_t *s, struct fz_shape *sh)
         sh->nr_dpus = 1;
         fz_split(s, sh, 1, 1);
     }
+    /* kernels that cost nothing: the kernel paths at these small sizes too (which path runs is a matter
+     * of modelled time, the results are the same; test_comm_threshold checks the choice) */
+    size_t k = strlen(sh->profile);
+    snprintf(sh->profile + k, sizeof sh->profile - k, "%s%s", k ? "," : "", COMM_TEST_FREE_KERNELS);
 }
 
 /* An offset for a region of len bytes: near the start, at the very end of

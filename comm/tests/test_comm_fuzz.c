@@ -230,7 +230,7 @@ static int run_case(uint64_t seed)
     DPU_ASSERT(openpim_get_memory_sizes(m.set, &m.mram, &wram));
     openpim_cube_t *cube;
     int bad = 0;
-    char desc[512];
+    char desc[768];
     CHECK_EQ(openpim_cube_create(m.set, sh.nd, sh.len, &cube), OPENPIM_COMM_OK);
     CHECK_EQ(openpim_cube_nr_nodes(cube), m.nodes);
     CHECK_EQ(openpim_cube_mram_bytes(cube), m.mram);

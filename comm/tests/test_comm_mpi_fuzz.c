@@ -203,7 +203,7 @@ static int run_case(uint64_t seed, bool fixed)
     } else {
         pick_call(s, &c, fc.N, fc.I, m.local, m.mram);
     }
-    char desc[512];
+    char desc[768];
     int k = snprintf(desc, sizeof desc, "%d hosts x %u DPUs%s%s dims {", H, sh.nr_dpus, sh.profile[0] ? " " : "",
                      sh.profile);
     for (uint32_t d = 0; d < gnd; d++)
