@@ -7,6 +7,7 @@
 #define COMM_FUZZ_MACH_H
 
 #include <dpu.h>
+#include <time.h>
 
 #include "free_kernels.h"
 #include "fuzz_ref.h"
@@ -230,6 +231,294 @@ static inline uint64_t fz_pick_offset(uint64_t *s, uint64_t mram, uint64_t len, 
 static inline bool fz_overlap(uint64_t a, uint64_t al, uint64_t b, uint64_t bl)
 {
     return al && bl && a < b + bl && b < a + al;
+}
+
+/* Frees the set and the images. */
+static inline void fz_mach_free(struct fz_mach *m)
+{
+    DPU_ASSERT(dpu_free(m->set));
+    free(m->dpu), free(m->before), free(m->after), free(m->got);
+}
+
+static inline double fz_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- a call --------------------------------------------------------------------- */
+
+enum { FZ_GN = FZ_NR_PRIMS }; /* Gather from chosen nodes at per-node offsets (one host) */
+
+struct fz_call {
+    int prim;                 /* enum fz_prim, or FZ_GN */
+    uint32_t mask;
+    openpim_comm_type type;
+    openpim_comm_op op;
+    uint64_t bytes, src, dst;
+    uint64_t in, out, hb;     /* extents (fz_extent) */
+    openpim_comm_status want; /* OK, or the refusal the header names */
+    /* Gather from chosen nodes */
+    uint32_t nsel, *sel;
+    uint64_t *srcs;
+    uint64_t pool[4]; /* the distinct offsets srcs[] takes */
+    unsigned npool;
+    /* several hosts */
+    int odd_one;   /* >= 0: this MPI process passes bytes + 8 (arguments that differ) */
+    int null_root; /* the root passes no host buffer */
+};
+
+/* What to draw: one host (Gather from chosen nodes among `nodes`) or
+ * several (hosts processes: a process with other arguments, no root
+ * buffer); sizes up to about cap bytes per node. */
+struct fz_call_opts {
+    int hosts;      /* 0: one host */
+    uint32_t nodes; /* of the cube (one host) */
+    uint64_t cap;
+};
+
+static inline void fz_set_extent(struct fz_call *c, uint32_t N, uint32_t I)
+{
+    fz_extent(c->prim == FZ_GN ? FZ_GA : (enum fz_prim)c->prim, c->bytes, N, I, &c->in, &c->out, &c->hb);
+    if (c->prim == FZ_GN)
+        c->out = 0, c->hb = (uint64_t)c->nsel * c->bytes;
+}
+
+/* Draws a call on a communicator of N ranks and I instances, MRAM of `mram`
+ * bytes: the primitive, type and operation, a size (mostly small, some 0),
+ * offsets (aligned or not, in place, at the end of MRAM); in one case of
+ * eight one bad argument, with the status it must be refused with. */
+static inline void fz_pick_call(uint64_t *s, struct fz_call *c, uint32_t N, uint32_t I, uint64_t mram,
+                                const struct fz_call_opts *o)
+{
+    c->odd_one = -1;
+    c->null_root = 0;
+    c->prim = (int)fz_below(s, o->hosts ? FZ_NR_PRIMS : FZ_NR_PRIMS + 1);
+    bool red = c->prim == FZ_RS || c->prim == FZ_AR || c->prim == FZ_RE;
+    do { /* floats two times in five: their NaN, +-0 and order rules are the subtle ones */
+        c->type = fz_chance(s, 2, 5) ? OPENPIM_FLOAT + (openpim_comm_type)fz_below(s, 2)
+                                     : (openpim_comm_type)fz_below(s, OPENPIM_NR_TYPES);
+        c->op = (openpim_comm_op)fz_below(s, OPENPIM_NR_OPS);
+    } while (red && !fz_valid(c->type, c->op));
+    if (!red)
+        c->type = OPENPIM_UINT8, c->op = OPENPIM_SUM;
+    size_t es = fz_size[c->type];
+    bool al = fz_chance(s, 1, 2); /* the view path: blocks and offsets multiples of 8 */
+    uint64_t unit = c->prim == FZ_AA ? N : c->prim == FZ_RS ? (uint64_t)N * es : es;
+    if (al)
+        unit = c->prim == FZ_AA || c->prim == FZ_RS ? unit * (8 / (es < 8 ? es : 8)) : 8;
+    uint64_t cap = o->cap / unit;
+    c->bytes = unit * (fz_chance(s, 1, 2) ? 1 + fz_below(s, 16) : 1 + fz_below(s, cap > 1 ? cap : 1));
+    if (fz_chance(s, 1, 40))
+        c->bytes = 0;
+    if (c->prim == FZ_GN)
+        c->nsel = 1 + (uint32_t)fz_below(s, o->nodes);
+    fz_set_extent(c, N, I);
+    if (c->in > mram / 2 || c->out > mram / 2 || c->out * (uint64_t)I * N > (64u << 20)) {
+        c->bytes = unit; /* a big AllGather on many nodes: shrink */
+        fz_set_extent(c, N, I);
+    }
+    c->src = c->in ? fz_pick_offset(s, mram, c->in, al) : 0;
+    c->dst = c->out ? fz_pick_offset(s, mram, c->out, al) : 0;
+    for (int tries = 0; fz_overlap(c->src, c->in, c->dst, c->out) && tries < 20; tries++)
+        c->dst = fz_pick_offset(s, mram, c->out, al);
+    bool dpu2dpu = c->prim <= FZ_AR;
+    if (dpu2dpu && fz_chance(s, 1, 6)) { /* in place */
+        uint64_t big = c->in > c->out ? c->in : c->out;
+        c->src = c->dst = fz_pick_offset(s, mram, big, al);
+    }
+    if (fz_overlap(c->src, c->in, c->dst, c->out) && c->src != c->dst)
+        c->src = c->dst = 0; /* no room apart: in place */
+    c->want = OPENPIM_COMM_OK;
+    if (c->prim == FZ_GN) { /* nodes in a random order, up to 4 distinct offsets */
+        c->sel = malloc((size_t)o->nodes * sizeof *c->sel);
+        c->srcs = malloc((size_t)o->nodes * sizeof *c->srcs);
+        for (uint32_t n = 0; n < o->nodes; n++)
+            c->sel[n] = n;
+        for (uint32_t n = 0; n + 1 < o->nodes; n++) {
+            uint32_t j = n + (uint32_t)fz_below(s, o->nodes - n), t = c->sel[n];
+            c->sel[n] = c->sel[j];
+            c->sel[j] = t;
+        }
+        c->npool = 1 + (unsigned)fz_below(s, 4);
+        c->pool[0] = c->src;
+        for (unsigned i = 1; i < c->npool; i++)
+            c->pool[i] = fz_pick_offset(s, mram, c->in, al);
+        for (uint32_t k = 0; k < c->nsel; k++)
+            c->srcs[k] = c->pool[fz_below(s, c->npool)];
+    }
+    /* one bad argument, sometimes */
+    if (!fz_chance(s, 1, 8) || c->bytes == 0)
+        return;
+    switch (fz_below(s, o->hosts ? 5 : 4)) {
+    case 0: /* a region one to eight bytes past the end of MRAM */
+        if (c->out) {
+            c->dst = mram - c->out + 1 + fz_below(s, 8);
+            if (c->in && c->src + c->in > c->dst - 64)
+                c->src = 0;
+        } else {
+            c->src = mram - c->in + 1 + fz_below(s, 8);
+            if (c->prim == FZ_GN) {
+                c->pool[0] = c->src;
+                c->srcs[fz_below(s, c->nsel)] = c->src;
+            }
+        }
+        c->want = OPENPIM_COMM_ERR_RANGE;
+        break;
+    case 1: /* overlapping without being in place */
+        if (dpu2dpu && c->in > 1 && c->out > 1 && c->in + c->out < mram) {
+            c->src = fz_below(s, mram - c->in - c->out);
+            c->dst = c->src + 1 + fz_below(s, c->in - 1);
+            c->want = OPENPIM_COMM_ERR_OVERLAP;
+        }
+        break;
+    case 2: /* a size that is not a multiple of what the primitive needs (regions well inside MRAM, so
+             * that the size is the only problem) */
+        if (c->prim == FZ_AA && N > 1) {
+            c->bytes += 1 + fz_below(s, N - 1);
+            c->want = OPENPIM_COMM_ERR_SIZE;
+        } else if (red && (c->prim == FZ_RS ? (uint64_t)N * es : es) > 1) {
+            c->bytes += 1;
+            c->want = OPENPIM_COMM_ERR_SIZE;
+        }
+        if (c->want != OPENPIM_COMM_OK) {
+            c->src = 0;
+            c->dst = c->out ? mram / 2 : 0;
+        }
+        break;
+    case 3: /* a bad type or operation; Gather from chosen nodes: a bad node; rooted on hosts: no root buffer */
+        if (red) {
+            if (fz_chance(s, 1, 2) || !fz_is_float(c->type))
+                c->type = fz_chance(s, 1, 2) ? OPENPIM_NR_TYPES : (openpim_comm_type)-1;
+            else
+                c->op = (openpim_comm_op)(OPENPIM_AND + fz_below(s, 3));
+            c->want = OPENPIM_COMM_ERR_TYPE_OP;
+        } else if (c->prim == FZ_GN) {
+            if (c->nsel > 1)
+                c->sel[c->nsel - 1] = c->sel[0]; /* a node listed twice */
+            else
+                c->sel[0] = o->nodes; /* no such node */
+            c->want = OPENPIM_COMM_ERR_ARGUMENT;
+        } else if (o->hosts && c->prim >= FZ_BC) {
+            c->null_root = 1;
+            c->want = OPENPIM_COMM_ERR_ARGUMENT;
+        }
+        break;
+    default: /* one process passes other arguments */
+        c->odd_one = (int)fz_below(s, (uint64_t)o->hosts);
+        c->want = OPENPIM_COMM_ERR_ARGUMENT;
+        break;
+    }
+}
+
+/* "<shape> mask ... <prim> <type> <op> bytes src dst (want ...)" */
+static inline void fz_case_str(const struct fz_shape *sh, int hosts, const struct fz_call *c, char *buf, size_t n)
+{
+    int k = hosts ? snprintf(buf, n, "%d hosts x ", hosts) : 0;
+    k += snprintf(buf + k, n - (size_t)k, "%u DPUs%s%s dims {", sh->nr_dpus, sh->profile[0] ? " " : "",
+                  sh->profile);
+    for (uint32_t d = 0; d < sh->nd; d++)
+        k += snprintf(buf + k, n - (size_t)k, "%s%u", d ? "," : "", sh->len[d]);
+    if (hosts)
+        k += snprintf(buf + k, n - (size_t)k, ",%d", hosts);
+    snprintf(buf + k, n - (size_t)k, "} mask 0x%x %s %s %s bytes %llu src %llu dst %llu (want %s)", c->mask,
+             c->prim == FZ_GN ? "gather_nodes" : fz_prim_name[c->prim], fz_type_name[c->type % OPENPIM_NR_TYPES],
+             fz_op_name[c->op % OPENPIM_NR_OPS], (unsigned long long)c->bytes, (unsigned long long)c->src,
+             (unsigned long long)c->dst, openpim_comm_status_name(c->want));
+}
+
+/* Prints a failure with the case and how to run it again; 1. */
+static inline int fz_fail(uint64_t seed, int hosts, int me, const char *what, const char *desc)
+{
+    char pre[32] = "", post[48] = "";
+    if (hosts) {
+        snprintf(pre, sizeof pre, "[%d] ", me);
+        snprintf(post, sizeof post, " mpirun -np %d ...", hosts);
+    }
+    fprintf(stderr, "%sFAIL %s\n  case %s\n  reproduce: OPENPIM_FUZZ_SEED=0x%016llx OPENPIM_FUZZ_ONE=1 "
+                    "OPENPIM_FUZZ_CASES=1%s\n",
+            pre, what, desc, (unsigned long long)seed, post);
+    check_failures++;
+    return 1;
+}
+
+/* The windows, host buffer and canaries of a case: MRAM images before and
+ * expected after (the reference applied), the host input hin and expected
+ * host output href (hb bytes). */
+static inline void fz_prepare(uint64_t *s, struct fz_mach *m, struct fz_call *c, const struct fz_comm *fc,
+                              uint32_t parts, uint8_t **hin, uint8_t **href)
+{
+    if (c->prim == FZ_GN) { /* a window around each distinct offset */
+        uint64_t lens[4] = {c->in, c->in, c->in, c->in};
+        fz_make_windows(m, s, c->npool, c->pool, lens);
+    } else {
+        uint64_t offs[2] = {c->src, c->dst}, lens[2] = {c->in, c->out};
+        fz_make_windows(m, s, 2, offs, lens);
+    }
+    fz_fill(s, fz_is_float(c->type) ? c->type : OPENPIM_UINT8, m->before, m->img * m->nodes);
+    /* reduction inputs: values of their type */
+    if ((unsigned)c->type < OPENPIM_NR_TYPES && c->in && c->src + c->in <= m->mram && c->prim != FZ_GN)
+        for (uint32_t n = 0; n < m->nodes; n++)
+            fz_fill(s, c->type, fz_at_win(m, n, c->src, 0), c->in);
+    memcpy(m->after, m->before, m->img * m->nodes);
+    size_t hb = (size_t)c->hb;
+    *hin = malloc(hb + 1);
+    *href = malloc(hb + 1);
+    fz_fill(s, (unsigned)c->type < OPENPIM_NR_TYPES ? c->type : OPENPIM_UINT8, *hin, hb);
+    memcpy(*href, *hin, hb);
+    bool host_out = c->prim == FZ_GA || c->prim == FZ_RE || c->prim == FZ_GN;
+    if (c->want != OPENPIM_COMM_OK || !c->bytes) /* refused, or 0 bytes: nothing changes */
+        return;
+    if (c->prim == FZ_GN)
+        for (uint32_t k = 0; k < c->nsel; k++)
+            memcpy(*href + (size_t)k * c->bytes, fz_at_win(m, c->sel[k], c->srcs[k], 0), c->bytes);
+    else
+        fz_apply(fc, (enum fz_prim)c->prim, c->src, c->dst, c->bytes, c->type, c->op, parts, fz_at_win, m,
+                 host_out ? *href : *hin);
+}
+
+/* One run's outcome against the expected: the status (and a message exactly
+ * when it failed), this process's nodes' windows, the host buffer h (NULL:
+ * none given) against hwant and its canaries.  Returns the failures. */
+static inline int fz_check_run(const struct fz_mach *m, const struct fz_call *c, openpim_comm_status got,
+                               const struct fz_host *h, const uint8_t *hwant, const char *what, const char *desc,
+                               uint64_t seed, int hosts, int me)
+{
+    int bad = 0;
+    char msg[1024];
+    if (got != c->want) {
+        snprintf(msg, sizeof msg, "%s: status %s, expected %s: %s", what, openpim_comm_status_name(got),
+                 openpim_comm_status_name(c->want), openpim_comm_last_error());
+        bad += fz_fail(seed, hosts, me, msg, desc);
+    } else if ((got == OPENPIM_COMM_OK) != (openpim_comm_last_error()[0] == 0)) {
+        bad += fz_fail(seed, hosts, me, "the error message does not match the status", desc);
+    }
+    const uint8_t *want = c->want == OPENPIM_COMM_OK ? m->after : m->before;
+    for (uint32_t n = m->first; n < m->first + m->local; n++) {
+        long long i = fz_diff(m->got + (size_t)n * m->img, want + (size_t)n * m->img, m->img);
+        if (i < 0)
+            continue;
+        size_t o = (size_t)i;
+        unsigned wi = 0;
+        while (wi + 1 < m->nw && o >= m->w[wi + 1].at)
+            wi++;
+        snprintf(msg, sizeof msg, "%s: node %u MRAM byte %llu is 0x%02x, expected 0x%02x (before: 0x%02x)", what, n,
+                 (unsigned long long)(m->w[wi].lo + o - m->w[wi].at), m->got[(size_t)n * m->img + o],
+                 want[(size_t)n * m->img + o], m->before[(size_t)n * m->img + o]);
+        bad += fz_fail(seed, hosts, me, msg, desc);
+        break;
+    }
+    if (h) {
+        long long hd = fz_diff(h->p, hwant, h->len);
+        if (hd >= 0) {
+            snprintf(msg, sizeof msg, "%s: host byte %lld is 0x%02x, expected 0x%02x", what, hd, h->p[hd], hwant[hd]);
+            bad += fz_fail(seed, hosts, me, msg, desc);
+        }
+        if (!fz_host_guards_ok(h))
+            bad += fz_fail(seed, hosts, me, "a canary around the host buffer changed", desc);
+    }
+    return bad;
 }
 
 #endif

@@ -20,7 +20,6 @@
  *   mpirun -np H test_comm_mpi_fuzz DPU_NOP     (fuzz_ref.h: seeds, long mode) */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
-#include <time.h>
 
 #include "check.h"
 #include "fuzz_mach.h"
@@ -32,27 +31,7 @@ static int me, H;
 static const char *nop_path;
 static unsigned long long runs, refusals, cases_done;
 
-struct call {
-    int prim;
-    uint32_t mask;
-    openpim_comm_type type;
-    openpim_comm_op op;
-    uint64_t bytes, src, dst, in, out, hb;
-    openpim_comm_status want;
-    int odd_one;   /* >= 0: this process passes bytes + 8 (arguments differ) */
-    int null_root; /* the root passes a NULL host buffer */
-};
-
-static int fail(uint64_t seed, const char *what, const char *desc)
-{
-    fprintf(stderr, "[%d] FAIL %s\n  case %s\n  reproduce: OPENPIM_FUZZ_SEED=0x%016llx OPENPIM_FUZZ_ONE=1 "
-                    "OPENPIM_FUZZ_CASES=1 mpirun -np %d ...\n",
-            me, what, desc, (unsigned long long)seed, H);
-    check_failures++;
-    return 1;
-}
-
-static openpim_comm_status lib_call(openpim_mcomm_t *m, const struct call *c, uint64_t bytes, uint8_t *host)
+static openpim_comm_status lib_call(openpim_mcomm_t *m, const struct fz_call *c, uint64_t bytes, uint8_t *host)
 {
     switch (c->prim) {
     case FZ_AA: return openpim_mpi_alltoall(m, c->src, c->dst, bytes);
@@ -67,101 +46,11 @@ static openpim_comm_status lib_call(openpim_mcomm_t *m, const struct call *c, ui
     }
 }
 
-static void pick_call(uint64_t *s, struct call *c, uint32_t N, uint32_t I, uint32_t n_local, uint64_t mram)
-{
-    c->odd_one = -1;
-    c->null_root = 0;
-    c->prim = (int)fz_below(s, FZ_NR_PRIMS);
-    bool red = c->prim == FZ_RS || c->prim == FZ_AR || c->prim == FZ_RE;
-    do {
-        c->type = fz_chance(s, 2, 5) ? OPENPIM_FLOAT + (openpim_comm_type)fz_below(s, 2)
-                                     : (openpim_comm_type)fz_below(s, OPENPIM_NR_TYPES);
-        c->op = (openpim_comm_op)fz_below(s, OPENPIM_NR_OPS);
-    } while (red && !fz_valid(c->type, c->op));
-    if (!red)
-        c->type = OPENPIM_UINT8, c->op = OPENPIM_SUM;
-    size_t es = fz_size[c->type];
-    bool al = fz_chance(s, 1, 2);
-    uint64_t unit = c->prim == FZ_AA ? N : c->prim == FZ_RS ? (uint64_t)N * es : es;
-    if (al)
-        unit = c->prim == FZ_AA || c->prim == FZ_RS ? unit * (8 / (es < 8 ? es : 8)) : 8;
-    /* the whole global cube's images live in every process: keep the sizes moderate */
-    uint64_t cap = (4096 + 8192 * fz_chance(s, 1, 4)) / unit;
-    c->bytes = unit * (fz_chance(s, 1, 2) ? 1 + fz_below(s, 12) : 1 + fz_below(s, cap > 1 ? cap : 1));
-    if (fz_chance(s, 1, 40))
-        c->bytes = 0;
-    fz_extent((enum fz_prim)c->prim, c->bytes, N, I, &c->in, &c->out, &c->hb);
-    if (c->in > mram / 2 || c->out > mram / 2 || (uint64_t)c->out * n_local > (64u << 20)) {
-        c->bytes = unit;
-        fz_extent((enum fz_prim)c->prim, c->bytes, N, I, &c->in, &c->out, &c->hb);
-    }
-    c->src = c->in ? fz_pick_offset(s, mram, c->in, al) : 0;
-    c->dst = c->out ? fz_pick_offset(s, mram, c->out, al) : 0;
-    for (int t = 0; fz_overlap(c->src, c->in, c->dst, c->out) && t < 20; t++)
-        c->dst = fz_pick_offset(s, mram, c->out, al);
-    if (c->prim <= FZ_AR && fz_chance(s, 1, 6)) {
-        uint64_t big = c->in > c->out ? c->in : c->out;
-        c->src = c->dst = fz_pick_offset(s, mram, big, al);
-    }
-    if (fz_overlap(c->src, c->in, c->dst, c->out) && c->src != c->dst)
-        c->src = c->dst = 0;
-    c->want = OPENPIM_COMM_OK;
-    if (!fz_chance(s, 1, 6) || c->bytes == 0)
-        return;
-    switch (fz_below(s, 5)) {
-    case 0: /* past the end of MRAM */
-        if (c->out) {
-            c->dst = mram - c->out + 1 + fz_below(s, 8);
-            if (c->in && c->src + c->in > c->dst - 64)
-                c->src = 0;
-        } else {
-            c->src = mram - c->in + 1 + fz_below(s, 8);
-        }
-        c->want = OPENPIM_COMM_ERR_RANGE;
-        break;
-    case 1: /* one process passes different arguments */
-        c->odd_one = (int)fz_below(s, (uint64_t)H);
-        c->want = OPENPIM_COMM_ERR_ARGUMENT;
-        break;
-    case 2: /* a size that is not a multiple */
-        if (c->prim == FZ_AA && N > 1) {
-            c->bytes += 1 + fz_below(s, N - 1);
-            c->want = OPENPIM_COMM_ERR_SIZE;
-        } else if (red && (c->prim == FZ_RS ? (uint64_t)N * es : es) > 1) {
-            c->bytes += 1;
-            c->want = OPENPIM_COMM_ERR_SIZE;
-        }
-        if (c->want != OPENPIM_COMM_OK) {
-            c->src = 0;
-            c->dst = c->out ? mram / 2 : 0;
-        }
-        break;
-    case 3: /* a bad type or operation; for the rooted ones without one, no root buffer */
-        if (red) {
-            c->type = fz_is_float(c->type) && fz_chance(s, 1, 2) ? c->type : OPENPIM_NR_TYPES;
-            if (c->type != OPENPIM_NR_TYPES)
-                c->op = OPENPIM_XOR;
-            c->want = OPENPIM_COMM_ERR_TYPE_OP;
-        } else if (c->prim >= FZ_BC) {
-            c->null_root = 1;
-            c->want = OPENPIM_COMM_ERR_ARGUMENT;
-        }
-        break;
-    default: /* overlapping without being in place */
-        if (c->prim <= FZ_AR && c->in > 1 && c->out > 1 && c->in + c->out < mram) {
-            c->src = fz_below(s, mram - c->in - c->out);
-            c->dst = c->src + 1 + fz_below(s, c->in - 1);
-            c->want = OPENPIM_COMM_ERR_OVERLAP;
-        }
-        break;
-    }
-}
-
 static int run_case(uint64_t seed, bool fixed)
 {
     uint64_t st = seed, *s = &st;
     struct fz_shape sh;
-    struct call c = {0};
+    struct fz_call c = {0};
     if (fixed) { /* 15 DPUs as 3 x 5, the host dimension only, AllReduce of 65 doubles */
         memset(&sh, 0, sizeof sh);
         sh.nr_dpus = 15;
@@ -199,36 +88,19 @@ static int run_case(uint64_t seed, bool fixed)
         c.prim = FZ_AR, c.type = OPENPIM_DOUBLE, c.op = OPENPIM_SUM, c.bytes = 520, c.src = 0, c.dst = 1024;
         c.odd_one = -1;
         c.want = OPENPIM_COMM_OK;
-        fz_extent(FZ_AR, c.bytes, fc.N, fc.I, &c.in, &c.out, &c.hb);
+        fz_set_extent(&c, fc.N, fc.I);
     } else {
-        pick_call(s, &c, fc.N, fc.I, m.local, m.mram);
+        struct fz_call_opts opts = {H, m.local, 4096 + 8192 * fz_chance(s, 1, 4)};
+        fz_pick_call(s, &c, fc.N, fc.I, m.mram, &opts);
     }
     char desc[768];
-    int k = snprintf(desc, sizeof desc, "%d hosts x %u DPUs%s%s dims {", H, sh.nr_dpus, sh.profile[0] ? " " : "",
-                     sh.profile);
-    for (uint32_t d = 0; d < gnd; d++)
-        k += snprintf(desc + k, sizeof desc - (size_t)k, "%s%u", d ? "," : "", glen[d]);
-    snprintf(desc + k, sizeof desc - (size_t)k, "} mask %s %s %s %s bytes %llu src %llu dst %llu (want %s)", ms,
-             fz_prim_name[c.prim], fz_type_name[c.type % OPENPIM_NR_TYPES], fz_op_name[c.op % OPENPIM_NR_OPS],
-             (unsigned long long)c.bytes, (unsigned long long)c.src, (unsigned long long)c.dst,
-             openpim_comm_status_name(c.want));
+    fz_case_str(&sh, H, &c, desc, sizeof desc);
     fz_cur_desc = desc;
-    uint64_t offs[2] = {c.src, c.dst}, lens[2] = {c.in, c.out};
-    fz_make_windows(&m, s, 2, offs, lens);
-    fz_fill(s, fz_is_float(c.type) ? c.type : OPENPIM_UINT8, m.before, m.img * m.nodes);
-    if ((unsigned)c.type < OPENPIM_NR_TYPES && c.in && c.src + c.in <= m.mram)
-        for (uint32_t n = 0; n < m.nodes; n++)
-            fz_fill(s, c.type, fz_at_win(&m, n, c.src, 0), c.in);
-    memcpy(m.after, m.before, m.img * m.nodes);
-    size_t hb = (size_t)c.hb;
-    uint8_t *hin = malloc(hb + 1), *href = malloc(hb + 1);
-    fz_fill(s, (unsigned)c.type < OPENPIM_NR_TYPES ? c.type : OPENPIM_UINT8, hin, hb);
-    memcpy(href, hin, hb);
-    bool host_out = c.prim == FZ_GA || c.prim == FZ_RE;
+    uint8_t *hin, *href;
     bool hosts = c.mask >> sh.nd & 1;
-    if (c.want == OPENPIM_COMM_OK && c.bytes)
-        fz_apply(&fc, (enum fz_prim)c.prim, c.src, c.dst, c.bytes, c.type, c.op, hosts ? (uint32_t)H : 1, fz_at_win,
-                 &m, host_out ? href : hin);
+    fz_prepare(s, &m, &c, &fc, hosts ? (uint32_t)H : 1, &hin, &href);
+    size_t hb = (size_t)c.hb;
+    bool host_out = c.prim == FZ_GA || c.prim == FZ_RE;
     static const unsigned techs[] = {0, OPENPIM_COMM_PR, OPENPIM_COMM_PR | OPENPIM_COMM_IM,
                                      OPENPIM_COMM_PR | OPENPIM_COMM_IM | OPENPIM_COMM_CM};
     static const char *const simds[] = {"scalar", "avx2"};
@@ -252,56 +124,19 @@ static int run_case(uint64_t seed, bool fixed)
         char what[200];
         snprintf(what, sizeof what, "techniques %u, SIMD %s (%s)", techs[cfg < 4 ? cfg : 3], simd,
                  openpim_comm_simd_name());
-        if (got != c.want) {
-            char msg[800];
-            snprintf(msg, sizeof msg, "%s: status %s, expected %s: %s", what, openpim_comm_status_name(got),
-                     openpim_comm_status_name(c.want), openpim_comm_last_error());
-            bad += fail(seed, msg, desc);
-        } else if ((got == OPENPIM_COMM_OK) != (openpim_comm_last_error()[0] == 0)) {
-            bad += fail(seed, "the error message does not match the status", desc);
-        }
         refusals += got != OPENPIM_COMM_OK;
         fz_mram_io(&m, DPU_XFER_FROM_DPU, m.got);
-        const uint8_t *want = c.want == OPENPIM_COMM_OK ? m.after : m.before;
-        for (uint32_t n = m.first; n < m.first + m.local; n++) {
-            long long i = fz_diff(m.got + (size_t)n * m.img, want + (size_t)n * m.img, m.img);
-            if (i >= 0) {
-                char msg[400];
-                snprintf(msg, sizeof msg, "%s: global node %u, image byte %lld is 0x%02x, expected 0x%02x "
-                                          "(before: 0x%02x)",
-                         what, n, i, m.got[(size_t)n * m.img + i], want[(size_t)n * m.img + i],
-                         m.before[(size_t)n * m.img + i]);
-                bad += fail(seed, msg, desc);
-                break;
-            }
-        }
-        if (give) {
-            const uint8_t *hw = me == 0 ? (host_out && c.want == OPENPIM_COMM_OK ? href : hin) : href;
-            long long hd = fz_diff(h.p, hw, hb);
-            if (hd >= 0) {
-                char msg[300];
-                snprintf(msg, sizeof msg, "%s: host byte %lld is 0x%02x, expected 0x%02x", what, hd, h.p[hd], hw[hd]);
-                bad += fail(seed, msg, desc);
-            }
-            if (!fz_host_guards_ok(&h))
-                bad += fail(seed, "a canary around the host buffer changed", desc);
-        }
+        /* the root's buffer: the output or its unchanged input; the others' unchanged */
+        const uint8_t *hw = me == 0 ? (host_out && c.want == OPENPIM_COMM_OK ? href : hin) : href;
+        bad += fz_check_run(&m, &c, got, give ? &h : NULL, hw, what, desc, seed, H, me);
         fz_host_free(&h);
     }
     CHECK_EQ(openpim_comm_force_simd(NULL), 0);
     free(hin), free(href), free(fc.node);
     openpim_mcube_destroy(cube);
-    DPU_ASSERT(dpu_free(m.set));
-    free(m.dpu), free(m.before), free(m.after), free(m.got);
+    fz_mach_free(&m);
     cases_done++;
     return bad;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 int main(int argc, char **argv)
@@ -324,17 +159,17 @@ int main(int argc, char **argv)
                plan.seconds > 0 ? "long mode" : "fixed cases");
         fflush(stdout);
     }
-    double t0 = now_s();
+    double t0 = fz_now_s();
     unsigned failed = 0;
     for (unsigned k = 0; k < plan.cases; k++) {
-        int go = plan.seconds <= 0 || now_s() - t0 < plan.seconds;
+        int go = plan.seconds <= 0 || fz_now_s() - t0 < plan.seconds;
         MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD); /* rank 0's clock decides for all */
         if (!go)
             break;
         bool fixed = k == 0 && !plan.one && plan.seconds <= 0;
         failed += run_case(fz_case_seed(&plan, k), fixed) != 0;
         if (me == 0 && plan.seconds > 0 && (k + 1) % 50 == 0) {
-            printf("  %u cases, %llu runs, %.0f s\n", k + 1, runs, now_s() - t0);
+            printf("  %u cases, %llu runs, %.0f s\n", k + 1, runs, fz_now_s() - t0);
             fflush(stdout);
         }
     }
@@ -343,7 +178,7 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("test_comm_mpi_fuzz: %d processes, seed 0x%016llx: %llu cases, %llu runs each (%llu refused as "
                "expected), %u failed case-processes, %.1f s\n",
-               H, (unsigned long long)plan.master, cases_done, runs, refusals, all_failed, now_s() - t0);
+               H, (unsigned long long)plan.master, cases_done, runs, refusals, all_failed, fz_now_s() - t0);
     int rc = check_done("test_comm_mpi_fuzz");
     MPI_Finalize();
     return rc || all_failed ? 1 : 0;
