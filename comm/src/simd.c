@@ -19,13 +19,18 @@
 
 /* ---- portable C --------------------------------------------------------------- */
 
+/* Elements through memcpy: the buffers hold a node's bytes at its MRAM
+ * offset, which need not be aligned to the element's size. */
 #define SCALAR_LOOP(T, EXPR)                                                                                           \
     do {                                                                                                               \
-        T *a_ = acc;                                                                                                   \
-        const T *s_ = src;                                                                                             \
+        uint8_t *a_ = acc;                                                                                             \
+        const uint8_t *s_ = src;                                                                                       \
         for (size_t i_ = 0; i_ < n; i_++) {                                                                            \
-            T a = a_[i_], x = s_[i_];                                                                                  \
-            a_[i_] = (T)(EXPR);                                                                                        \
+            T a, x;                                                                                                    \
+            memcpy(&a, a_ + i_ * sizeof(T), sizeof(T));                                                                \
+            memcpy(&x, s_ + i_ * sizeof(T), sizeof(T));                                                                \
+            a = (T)(EXPR);                                                                                             \
+            memcpy(a_ + i_ * sizeof(T), &a, sizeof(T));                                                                \
         }                                                                                                              \
     } while (0)
 
