@@ -14,6 +14,59 @@
 
 static const char *fz_cur_desc = ""; /* the case being run, for messages */
 
+/* ---- a crash names its case ------------------------------------------------------------
+ * A case that crashes the process (a signal, or AddressSanitizer stopping it:
+ * its death callback) prints the case's seed and description, prepared when
+ * the case starts (fz_crash_case), with write() only.  UndefinedBehavior-
+ * Sanitizer exits without either; OPENPIM_FUZZ_TRACE=1 then prints every
+ * case before it runs: the same master seed replays the same cases, so the
+ * last one printed is the culprit. */
+#include <signal.h>
+#include <unistd.h>
+
+static char fz_crash_line[1024];
+static size_t fz_crash_len;
+
+static inline void fz_crash_say(void)
+{
+    if (fz_crash_len && write(2, fz_crash_line, fz_crash_len) < 0)
+        fz_crash_len = 0;
+}
+
+static inline void fz_crash_signal(int sig)
+{
+    fz_crash_say();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* the sanitizers' runtime, when linked in (weak: NULL otherwise) */
+void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static inline void fz_crash_arm(void)
+{
+    static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+    for (unsigned i = 0; i < sizeof sigs / sizeof *sigs; i++)
+        signal(sigs[i], fz_crash_signal);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(fz_crash_say);
+}
+
+/* The case now running (its seed and description), for a crash. */
+static inline void fz_crash_case(uint64_t seed, const char *desc, int hosts)
+{
+    int n = snprintf(fz_crash_line, sizeof fz_crash_line,
+                     "CRASH in case %s\n  reproduce: OPENPIM_FUZZ_SEED=0x%016llx OPENPIM_FUZZ_ONE=1 "
+                     "OPENPIM_FUZZ_CASES=1%s\n",
+                     desc, (unsigned long long)seed, hosts ? " mpirun -np H ..." : "");
+    fz_crash_len = n < 0 ? 0 : (size_t)n < sizeof fz_crash_line ? (size_t)n : sizeof fz_crash_line - 1;
+    const char *trace = getenv("OPENPIM_FUZZ_TRACE");
+    if (trace && *trace && strcmp(trace, "0")) {
+        fprintf(stderr, "case 0x%016llx: %s\n", (unsigned long long)seed, desc);
+        fflush(stderr);
+    }
+}
+
 #define FZ_MAX_WIN 8
 
 struct fz_win {
@@ -422,10 +475,16 @@ static inline void fz_case_str(const struct fz_shape *sh, int hosts, const struc
         k += snprintf(buf + k, n - (size_t)k, "%s%u", d ? "," : "", sh->len[d]);
     if (hosts)
         k += snprintf(buf + k, n - (size_t)k, ",%d", hosts);
+    char type[16], op[16];
+    snprintf(type, sizeof type, "%s", (unsigned)c->type < OPENPIM_NR_TYPES ? fz_type_name[c->type] : "type");
+    snprintf(op, sizeof op, "%s", (unsigned)c->op < OPENPIM_NR_OPS ? fz_op_name[c->op] : "op");
+    if ((unsigned)c->type >= OPENPIM_NR_TYPES)
+        snprintf(type, sizeof type, "type %d", (int)c->type);
+    if ((unsigned)c->op >= OPENPIM_NR_OPS)
+        snprintf(op, sizeof op, "op %d", (int)c->op);
     snprintf(buf + k, n - (size_t)k, "} mask 0x%x %s %s %s bytes %llu src %llu dst %llu (want %s)", c->mask,
-             c->prim == FZ_GN ? "gather_nodes" : fz_prim_name[c->prim], fz_type_name[c->type % OPENPIM_NR_TYPES],
-             fz_op_name[c->op % OPENPIM_NR_OPS], (unsigned long long)c->bytes, (unsigned long long)c->src,
-             (unsigned long long)c->dst, openpim_comm_status_name(c->want));
+             c->prim == FZ_GN ? "gather_nodes" : fz_prim_name[c->prim], type, op, (unsigned long long)c->bytes,
+             (unsigned long long)c->src, (unsigned long long)c->dst, openpim_comm_status_name(c->want));
 }
 
 /* Prints a failure with the case and how to run it again; 1. */

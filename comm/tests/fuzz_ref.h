@@ -411,6 +411,7 @@ static inline long long fz_diff(const uint8_t *a, const uint8_t *b, size_t n)
  * OPENPIM_FUZZ_SEED     master seed (default: fixed for the suite; random in the long mode)
  * OPENPIM_FUZZ_SECONDS  long mode: run cases until this many seconds have passed
  * OPENPIM_FUZZ_CASES    number of cases (default: the suite's count)
+ * OPENPIM_FUZZ_TRACE    1: print every case (seed, description) before it runs
  * A failing case prints its own seed; OPENPIM_FUZZ_SEED=<it> OPENPIM_FUZZ_CASES=1
  * with OPENPIM_FUZZ_ONE=1 runs that case alone. */
 struct fz_plan {

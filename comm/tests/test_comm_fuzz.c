@@ -108,6 +108,7 @@ static int run_case(uint64_t seed)
     fz_pick_call(s, &c, fc.N, fc.I, m.mram, &opts);
     fz_case_str(&sh, 0, &c, desc, sizeof desc);
     fz_cur_desc = desc;
+    fz_crash_case(seed, desc, 0);
     uint8_t *hin, *href;
     fz_prepare(s, &m, &c, &fc, 1, &hin, &href);
     size_t hb = (size_t)c.hb;
@@ -161,6 +162,7 @@ int main(int argc, char **argv)
     printf("test_comm_fuzz: seed 0x%016llx, %s\n", (unsigned long long)plan.master,
            plan.seconds > 0 ? "long mode" : "fixed cases");
     fflush(stdout);
+    fz_crash_arm();
     double t0 = fz_now_s();
     unsigned failed_cases = 0;
     for (unsigned k = 0; k < plan.cases; k++) {

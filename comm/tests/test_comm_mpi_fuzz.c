@@ -96,6 +96,7 @@ static int run_case(uint64_t seed, bool fixed)
     char desc[768];
     fz_case_str(&sh, H, &c, desc, sizeof desc);
     fz_cur_desc = desc;
+    fz_crash_case(seed, desc, H);
     uint8_t *hin, *href;
     bool hosts = c.mask >> sh.nd & 1;
     fz_prepare(s, &m, &c, &fc, hosts ? (uint32_t)H : 1, &hin, &href);
@@ -159,6 +160,7 @@ int main(int argc, char **argv)
                plan.seconds > 0 ? "long mode" : "fixed cases");
         fflush(stdout);
     }
+    fz_crash_arm();
     double t0 = fz_now_s();
     unsigned failed = 0;
     for (unsigned k = 0; k < plan.cases; k++) {
