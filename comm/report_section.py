@@ -314,7 +314,9 @@ def run(ctx):
     r20 = [Row("best throughput over the shapes", "%s (%s)" % (SHORT[p], best[p]["dims"]),
                float(best[p]["modelled_gbps"]), PUB20[p], PID + " Fig. 20", unit="GB/s", target=TARGET,
                note="run at %d KB per PE (the paper does not give its size); " % min(kb, 512) + WHY_XFER +
-               ("; bound by its writes" if p == "allgather" else
+               ("; bound by its writes; the reordering kernel's load (program loads are modelled: an estimate, "
+                "2.35 ms on the 16 ranks; PID-Comm loads its kernels at every collective too) is 9 % of its time"
+                if p == "allgather" else
                 "; the read from the DPUs is the term that misses (next table)"),
                how="modelled; of its time " + _shares(best[p]))
            for p in DPU2DPU]
