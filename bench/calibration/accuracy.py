@@ -20,6 +20,7 @@ comment lists it).
 """
 import argparse
 import csv
+import json
 import os
 import subprocess
 import sys
@@ -145,14 +146,18 @@ def main(argv=None):
     ap.add_argument("results", nargs="?", help="prim_hw.py output")
     ap.add_argument("--replay", metavar="XFER_REPLAY", help="replay data/prim-hw-calls.csv with this binary")
     ap.add_argument("--profile", default="server=prim")
+    ap.add_argument("--json", action="store_true", help="one JSON object instead of the tables")
     a = ap.parse_args(argv)
+    out = OrderedDict()
     if a.results:
         rows = read_csv(a.results)
         cols = OrderedDict()
         for c, _ in COLUMNS:
             cols[c] = errors(result_pairs(rows, c))
         cols["uPIMulator kernel"] = errors(result_pairs(rows, "sim"))
-        print_table("MAPE (signed mean) per app, %d rows of %s" % (len(rows), a.results), cols)
+        out["results"] = cols
+        if not a.json:
+            print_table("MAPE (signed mean) per app, %d rows of %s" % (len(rows), a.results), cols)
     if a.replay:
         hw = {key(r): r for r in read_csv(TRAIN)}
         calls = read_csv(CALLS)
@@ -161,7 +166,12 @@ def main(argv=None):
         for c in ("cpu_to_dpu", "dpu_to_cpu"):
             hwc = dict(COLUMNS)[c]
             cols[c] = errors([(k[0], model[k][c], float(hw[k][hwc])) for k in model])
-        print_table("transfer model replayed (%s), MAPE (signed mean) per app" % a.profile, cols)
+        out["replay"] = cols
+        if not a.json:
+            print_table("transfer model replayed (%s), MAPE (signed mean) per app" % a.profile, cols)
+    if a.json:
+        json.dump(out, sys.stdout, indent=1)
+        print()
     if not a.results and not a.replay:
         ap.error("give a results file, --replay, or both")
 

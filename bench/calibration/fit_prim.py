@@ -21,7 +21,7 @@ recorded (data/prim-hw-calls.csv).  Deterministic.
 ones); printed per app, as predictions (the errors of rows no fit saw).
 """
 import argparse
-import math
+import json
 import os
 import sys
 from collections import OrderedDict
@@ -154,20 +154,27 @@ def main(argv=None):
     ap.add_argument("--replay", required=True, help="xfer_replay binary (built from xfer_replay.c)")
     ap.add_argument("--results", help="prim_hw.py output with --profile server=prim (for the launch fit)")
     ap.add_argument("--cv", action="store_true")
+    ap.add_argument("--json", action="store_true", help="the cross-validation's errors as JSON (with --cv)")
     a = ap.parse_args(argv)
     rows = accuracy.read_csv(accuracy.TRAIN)
     calls = accuracy.read_csv(accuracy.CALLS)
     for d in ("h2d", "d2h"):
         p, v = fit_xfer(d, rows, calls, a.replay)
-        print("%s: MAPE %.1f%%  %s" % (d, 100 * v, profile(d, p)))
+        print("%s: MAPE %.1f%%  %s" % (d, 100 * v, profile(d, p)), file=sys.stderr if a.json else sys.stdout)
     if a.results:
         short, per_app = launch_shortfall(accuracy.read_csv(a.results))
         print("launch: the model misses %.3f ms per launch (median of %s); add it to launch_base_us" %
               (short, ", ".join("%s %+.3f" % kv for kv in per_app.items())))
     if a.cv:
+        out = OrderedDict()
         for d, folds in cross_validate(rows, calls, a.replay).items():
             cols = OrderedDict((name, accuracy.errors(pairs)) for name, pairs in folds.items())
-            accuracy.print_table("%s cross-validated (predictions), MAPE (signed mean)" % COLUMN[d], cols)
+            out[COLUMN[d]] = cols
+            if not a.json:
+                accuracy.print_table("%s cross-validated (predictions), MAPE (signed mean)" % COLUMN[d], cols)
+        if a.json:
+            json.dump(out, sys.stdout, indent=1)
+            print()
 
 
 if __name__ == "__main__":
