@@ -4,11 +4,14 @@
  *   shape,<name>,<tasklets>,<elements>,<cycles>,<ok>
  * (cycles: the DPU's modelled cycles of the launch, launch overhead excluded).
  * usage: prim_shapes_host BINARY TASKLETS */
+#define _POSIX_C_SOURCE 200809L /* bench.h: clock_gettime */
 #include <dpu.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../bench.h"
 
 #define BINS 256
 #define MAXT 24
@@ -27,12 +30,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: prim_shapes_host BINARY TASKLETS\n");
         return 2;
     }
-    char *end;
-    unsigned long nt = strtoul(argv[2], &end, 10);
-    if (*end || nt == 0 || nt > MAXT) {
-        fprintf(stderr, "prim_shapes_host: TASKLETS must be 1..%d, not '%s'\n", MAXT, argv[2]);
-        return 2;
-    }
+    unsigned long nt = (unsigned long)bench_parse_u64("TASKLETS", argv[2], 1, MAXT);
     static const char *const names[3] = {"va", "red", "hst_s"};
     static const uint32_t elements[3] = {262144, 131072, 262144}; /* 1 MB of int32 / int64 */
     static uint32_t a[262144 * 2], b[262144], c[262144];
