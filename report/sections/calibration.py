@@ -152,8 +152,9 @@ def why(group, meas, note, model, pub):
                 "slots than the ~5 that dma_read_fixed/dma_write_fixed (22/6) were derived with" %
                 (model - pub, (model - pub) / 11.0))
     if "§3.2" in group:
-        return ("PrIM's server (timing/presets/server-prim.desc): its curves between the published points (1 and "
-                "64 DPUs at 32 MB, the PrIM-era VA ranges at 32-590 KB) are interpolated, not measured")
+        return ("PrIM's server (timing/presets/server-prim.desc) is fitted to 77 PrIM-era runs on 1 and 4 DPUs "
+                "(bench/calibration/fit_prim.py): their one-DPU pushes run at 0.46-0.56 GB/s at 8-16 MB per DPU, "
+                "where this row's recalled PrIM figure says 0.33; between 4 and 64 DPUs the curves are interpolated")
     if "§3.5" in group:
         return ("the 4-rank SDK 2023 box (timing/presets/server-loremkang.desc): fixed cost and two curve points "
                 "per direction solved from its few published times; the others fall between them")
