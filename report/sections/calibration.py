@@ -8,8 +8,11 @@ its rows as they are (so the published values live in one place) and adds the
 source, the status and why a row misses.
 
 Environment:
-  OPENPIM_REPORT_PRESETS   preset names to run (file stems, e.g. "v1A v1B");
-                           default: every timing/presets/*.desc
+  OPENPIM_REPORT_PRESETS   preset names to run (file stems, e.g. "v1A v1B"), or "all";
+                           default: the published machines, v1A and every server-*.desc
+                           that sets a key (server-cloud2024 is v1A's server: the same
+                           run); the what-if presets and v1B, whose rows are never
+                           compared, only when named
   OPENPIM_REPORT_CAL_E2E_MB   largest transfer run end to end (CAL_E2E_MAX_MB, 2048)
 """
 import contextlib
@@ -60,6 +63,10 @@ def presets(ctx):
         raise ReportError("no machine description presets in timing/presets/")
     by_name = OrderedDict((os.path.basename(f)[:-5], f) for f in files)
     want = os.environ.get("OPENPIM_REPORT_PRESETS", "").split()
+    if not want:
+        want = [n for n, f in by_name.items() if n == BASELINE or (n.startswith("server-") and preset_keys(f))]
+    elif want == ["all"]:
+        want = list(by_name)
     if want:
         missing = [w for w in want if w not in by_name]
         if missing:

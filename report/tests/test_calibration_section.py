@@ -78,3 +78,19 @@ def test_preset_files_name_their_chip(tmp_path):
     with pytest.raises(ReportError, match="matches no DPU chip"):
         cal.dpu_chip(str(odd))
     assert cal.preset_changes(str(odd)) == ["wram_bytes"]
+
+
+def test_default_presets_are_the_published_machines(monkeypatch):
+    """v1A and the server presets that set a key; 'all' adds the what-ifs and v1B."""
+    from types import SimpleNamespace
+
+    cal = _section()
+    ctx = SimpleNamespace(path=lambda *p: os.path.join(ROOT, *p))
+    monkeypatch.delenv("OPENPIM_REPORT_PRESETS", raising=False)
+    names = [n for n, _ in cal.presets(ctx)]
+    assert names[0] == "v1A" and "server-prim" in names and "server-xferstudy" in names
+    assert "server-cloud2024" not in names  # v1A's own server: the same run
+    assert not {"mul1", "mul10x", "fastdma", "channels8", "v1B"} & set(names)
+    monkeypatch.setenv("OPENPIM_REPORT_PRESETS", "all")
+    every = [n for n, _ in cal.presets(ctx)]
+    assert {"mul1", "v1B", "server-cloud2024"} <= set(every) and every[0] == "v1A"
