@@ -18,7 +18,7 @@ import io
 import os
 import re
 
-from openpim_report import (CALIBRATED, KERNEL, MISS, PREDICTION, RATIO, SHARE, TIME, TREND, UNCOMPARED, ReportError,
+from openpim_report import (CALIBRATED, KERNEL, PREDICTION, RATIO, SHARE, TIME, TREND, UNCOMPARED, ReportError,
                             Row, Section, Table, matplotlib_pyplot)
 
 TITLE = "Homomorphic encryption: DRAMatic (paper 004) and the 2D NTT of paper 000"

@@ -151,4 +151,5 @@ def main(argv=None) -> int:
     bad = [n for n, s in results if s.error]
     print("report: wrote %s (%d sections%s)" % (out, len(results),
                                                  ", FAILED: " + ", ".join(bad) if bad else ""), file=sys.stderr)
+    print("report: rows: %s" % render.row_summary([r for _, s in results for r in s.rows()]), file=sys.stderr)
     return 1 if bad else 0
