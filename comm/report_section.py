@@ -1,5 +1,5 @@
-"""Section: collective communication (issue 9), reproducing PID-Comm's
-(shared/papers/001, ISCA 2024) Figures 14, 16, 18, 19, 20 and 23(b) and paper 000's
+"""Section: collective communication, reproducing [PIDComm]'s (ISCA 2024)
+Figures 14, 16, 18, 19, 20 and 23(b) and [Jonatan24]'s
 Figure 18 (the PIM-interconnect what-if) with comm/'s modelled times.
 
 Every OpenPIM value comes from bench/comm/run.sh, bench/comm/interconnect.sh
@@ -26,11 +26,11 @@ import os
 from openpim_report import (CALIBRATED, PREDICTION, RATIO, SELF_CHECK, TIME, TREND, UNCOMPARED, WITHIN, ReportError,
                             Row, Section, Table, matplotlib_pyplot)
 
-TITLE = "Collective communication (PID-Comm, paper 001; interconnect what-if, paper 000)"
+TITLE = "Collective communication ([PIDComm]; interconnect what-if, [Jonatan24])"
 ORDER = 60
 
-PID = "paper 001 (PID-Comm, ISCA 2024) §VIII"
-P000 = "paper 000 (Jonatan et al., SIGMETRICS 2024) §6"
+PID = "[PIDComm] §VIII"
+P000 = "[Jonatan24] §6"
 BCAST_SAME = 0.05  # "no gain" for Broadcast: the two implementations within 5 % (both the SDK's broadcast)
 HUGE = 1.5  # "a huge advantage": read as at least 1.5x at every host count (the paper gives no number)
 
@@ -39,12 +39,12 @@ SHORT = {"alltoall": "AA", "reduce_scatter": "RS", "allgather": "AG", "allreduce
          "scatter": "Sc", "gather": "Ga", "reduce": "Re"}
 DPU2DPU = PRIMS[:4]
 
-WHY_XFER = ("the view transfers are the default server's SDK curves (ref §3.3) times the direct path's measured "
-            "factors (ref §3.5 Loremkang: receive x2.9, send x1.45) on PID-Comm's 4 x 4 topology; no transfer "
+WHY_XFER = ("the view transfers are the default server's SDK curves (calibration-sources §3.3) times the direct path's measured "
+            "factors (calibration-sources §3.5 Loremkang: receive x2.9, send x1.45) on PID-Comm's 4 x 4 topology; no transfer "
             "measurement of PID-Comm's box (SDK 2021.3) is published")
 WHY_RS = ("the ReduceScatter baseline is charged as SimplePIM's AllReduce loop (the user's combine function "
           "called per element, one thread, 3 GB/s: 73 % of its time); the paper's ReduceScatter baseline is the "
-          "authors' own code (paper 001 §VIII-A: SimplePIM has no AlltoAll, ReduceScatter or Reduce, so the authors "
+          "authors' own code ([PIDComm] §VIII-A: SimplePIM has no AlltoAll, ReduceScatter or Reduce, so the authors "
           "wrote and tuned those after SimplePIM's design), which is not published. Measured loops bracket the "
           "paper (bench/comm/host_reduce.sh, comm/README.md): a call per element on one thread (5-6.7 cycles: "
           "2.0-2.7 GB/s at the Xeon's 3.4 GHz; the model's 3 GB/s) gives 6.0x; SimplePIM's own host reduction "
@@ -347,7 +347,7 @@ def run(ctx):
     sec.tables.append(Table("Fig. 20 decomposed: the paper's four maxima as transfer and reduction rates",
                             _fig20_terms(best), c20))
 
-    # ---- paper 000 Figure 18: the interconnect what-if -----------------------------------------
+    # ---- [Jonatan24] Figure 18: the interconnect what-if -----------------------------------------
     path = os.path.join(ctx.work, "interconnect.csv")
     if os.path.exists(path):
         os.remove(path)
@@ -386,9 +386,9 @@ def run(ctx):
     axs[0].set_ylabel("speedup over host-routed")
     axs[0].legend(fontsize=8)
     axs[1].set_xlabel("link bandwidth / 0.35 GB/s")
-    sec.figures.append(ctx.figure(fig, "Paper 000 Fig. 18 analogue: PIM-interconnect what-if on 256 DPUs "
+    sec.figures.append(ctx.figure(fig, "[Jonatan24] Fig. 18 analogue: PIM-interconnect what-if on 256 DPUs "
                                        "(embedding-style reduction, 64 KB per DPU)", [cic]))
-    sec.tables.append(Table("Paper 000 Fig. 18: PIM interconnect", rows_ic, [cic]))
+    sec.tables.append(Table("[Jonatan24] Fig. 18: PIM interconnect", rows_ic, [cic]))
     _multihost(ctx, plt, sec)
     return sec
 

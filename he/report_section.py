@@ -1,7 +1,7 @@
 """Report section: homomorphic encryption on the emulated PIM server.
 
-DRAMatic (Klinger et al., shared/papers/004: BGV/NTT on UPMEM, compared with
-SEAL) and the NTT part of Jonatan et al. (shared/papers/000 section 5: the
+[DRAMatic] (BGV/NTT on UPMEM, compared with SEAL) and the NTT part of
+[Jonatan24] (section 5: the
 single-DPU radix study and the 2D NTT across DPUs with its All-to-All), from
 the benchmarks of bench/he/ run during report generation:
   run.sh      multiply routines by operand size (DRAMatic Fig. 3), NTT / iNTT /
@@ -21,11 +21,11 @@ import re
 from openpim_report import (CALIBRATED, KERNEL, PREDICTION, RATIO, SHARE, TIME, TREND, UNCOMPARED, ReportError,
                             Row, Section, Table, matplotlib_pyplot)
 
-TITLE = "Homomorphic encryption: DRAMatic (paper 004) and the 2D NTT of paper 000"
+TITLE = "Homomorphic encryption: [DRAMatic] and the 2D NTT of [Jonatan24]"
 ORDER = 60
 
-DRAMATIC = "paper 004 (DRAMatic, shared/papers/004)"
-JONATAN = "paper 000 (Jonatan et al., shared/papers/000)"
+DRAMATIC = "[DRAMatic]"
+JONATAN = "[Jonatan24]"
 PIPELINE = "timing/presets/v1A.desc: one instruction of a tasklet issues every 11 cycles (PrIM, calibration-sources §1.1)"
 WHY_XFER = ("DRAMatic's transfer rates are its own server's, not published; the model's are the calibrated 2024 cloud "
             "server's (calibration-sources §3.3): the shares are shown, not compared")

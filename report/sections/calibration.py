@@ -1,7 +1,7 @@
 """Section: the timing calibration (bench/calibration/run.sh) for every machine
 description preset of timing/presets/: DPU kernels (arithmetic, WRAM, MRAM DMA)
 and host transfers and launches against the published tables collected in
-shared/reference/timing-calibration.md.
+docs/calibration-sources.md.
 
 The suite's own report.py compares the values; this section imports it, takes
 its rows as they are (so the published values live in one place) and adds the
@@ -25,35 +25,36 @@ from collections import OrderedDict
 
 from openpim_report import (CALIBRATED, KERNEL, MISS, TIME, UNCOMPARED, WITHIN, ReportError, Row, Section, Table,
                             matplotlib_pyplot)
+from openpim_report.presets import preset_keys
 
 TITLE = "Timing calibration: kernels and transfers against the published tables, per preset"
 ORDER = 10
 BASELINE = "v1A"  # the default machine; the other presets are compared with it
 
-REF = "shared/reference/timing-calibration.md"
+REF = "docs/calibration-sources.md"
 SOURCES = {
-    "§1.1×§1.2": "PrIM (arXiv 2105.03814) §3.1.1 Fig. 4 x the n/11 issue rule (ref §1.1, §1.2)",
-    "§1.2": "PrIM (Gómez-Luna et al., arXiv 2105.03814) §3.1.1 Fig. 4 (ref §1.2)",
-    "§1.3": "PrIM §3.1.2 Fig. 5, STREAM on WRAM (ref §1.3)",
-    "§2.2": "PrIM §3.2.1 Fig. 6, MRAM latency (ref §2.2)",
-    "§2.2/§2.3": "PrIM §3.2 Figs. 6-7 (ref §2.2, §2.3)",
-    "§2.3": "PrIM §3.2.2 Fig. 7 (ref §2.3)",
-    "§3.2": "PrIM §3.4 Figs. 10-11 (ref §3.2)",
-    "§3.3": "UPMEM cloud server tables, Nov. 2024 (benbii/downmem upmemLut-mramxfer.c; ref §3.3)",
-    "§3.5": "4-rank SDK 2023.2 server (Loremkang/upmem_communication_performance_test; ref §3.5)",
-    "§3.4": "WRAM transfers: UPMEM cloud server tables (downmem wramxfer.c) and PrIM-era RED (ref §3.4)",
-    "§6": "PrIM-era real-hardware runs shipped with uPIMulator (BS, GEMV; ref §6, §3.7)",
-    "§3.7": "PrIM-era real-hardware runs shipped with uPIMulator (SEL, serial retrieval; ref §3.7)",
+    "§1.1×§1.2": "PrIM (arXiv 2105.03814) §3.1.1 Fig. 4 x the n/11 issue rule (calibration-sources §1.1, §1.2)",
+    "§1.2": "PrIM (Gómez-Luna et al., arXiv 2105.03814) §3.1.1 Fig. 4 (calibration-sources §1.2)",
+    "§1.3": "PrIM §3.1.2 Fig. 5, STREAM on WRAM (calibration-sources §1.3)",
+    "§2.2": "PrIM §3.2.1 Fig. 6, MRAM latency (calibration-sources §2.2)",
+    "§2.2/§2.3": "PrIM §3.2 Figs. 6-7 (calibration-sources §2.2, §2.3)",
+    "§2.3": "PrIM §3.2.2 Fig. 7 (calibration-sources §2.3)",
+    "§3.2": "PrIM §3.4 Figs. 10-11 (calibration-sources §3.2)",
+    "§3.3": "UPMEM cloud server tables, Nov. 2024 (benbii/downmem upmemLut-mramxfer.c; calibration-sources §3.3)",
+    "§3.5": "4-rank SDK 2023.2 server (Loremkang/upmem_communication_performance_test; calibration-sources §3.5)",
+    "§3.4": "WRAM transfers: UPMEM cloud server tables (downmem wramxfer.c) and PrIM-era RED (calibration-sources §3.4)",
+    "§6": "PrIM-era real-hardware runs shipped with uPIMulator (BS, GEMV; calibration-sources §6, §3.7)",
+    "§3.7": "PrIM-era real-hardware runs shipped with uPIMulator (SEL, serial retrieval; calibration-sources §3.7)",
 }
 FIGURES = OrderedDict([
-    ("arith_16tasklets.png", "Arithmetic throughput, 16 tasklets, against PrIM Fig. 4 (ref §1.2)"),
-    ("arith_tasklets.png", "Arithmetic throughput versus tasklets against PrIM x min(1, n/11) (ref §1.1, §1.2)"),
-    ("wram_stream.png", "STREAM on WRAM against PrIM Fig. 5 (ref §1.3)"),
-    ("mram_latency.png", "MRAM DMA latency and bandwidth versus size, 1 tasklet, against PrIM Fig. 6 (ref §2.2)"),
-    ("mram_tasklets.png", "Sustained MRAM bandwidth versus tasklets (ref §2.2, §2.3)"),
-    ("xfer_vs_size.png", "Host push transfers versus size against the 2024 cloud-server tables (ref §3.3)"),
-    ("xfer_vs_ranks.png", "Host push transfers versus ranks against the 2024 cloud-server tables (ref §3.3)"),
-    ("launch.png", "dpu_launch overhead versus ranks (ref §3.5)"),
+    ("arith_16tasklets.png", "Arithmetic throughput, 16 tasklets, against PrIM Fig. 4 (calibration-sources §1.2)"),
+    ("arith_tasklets.png", "Arithmetic throughput versus tasklets against PrIM x min(1, n/11) (calibration-sources §1.1, §1.2)"),
+    ("wram_stream.png", "STREAM on WRAM against PrIM Fig. 5 (calibration-sources §1.3)"),
+    ("mram_latency.png", "MRAM DMA latency and bandwidth versus size, 1 tasklet, against PrIM Fig. 6 (calibration-sources §2.2)"),
+    ("mram_tasklets.png", "Sustained MRAM bandwidth versus tasklets (calibration-sources §2.2, §2.3)"),
+    ("xfer_vs_size.png", "Host push transfers versus size against the 2024 cloud-server tables (calibration-sources §3.3)"),
+    ("xfer_vs_ranks.png", "Host push transfers versus ranks against the 2024 cloud-server tables (calibration-sources §3.3)"),
+    ("launch.png", "dpu_launch overhead versus ranks (calibration-sources §3.5)"),
 ])
 
 
@@ -78,18 +79,6 @@ def presets(ctx):
     return [(n, by_name[n]) for n in order]
 
 
-def preset_keys(path):
-    """The keys a preset file sets, in order ({key: value})."""
-    keys = OrderedDict()
-    with open(path) as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if "=" in line:
-                k, v = line.split("=", 1)
-                keys[k.strip()] = v.strip()
-    return keys
-
-
 def preset_changes(path):
     """The keys a preset sets besides its base (`preset =`) and label."""
     return [k for k in preset_keys(path) if k not in ("preset", "name")]
@@ -98,7 +87,7 @@ def preset_changes(path):
 def dpu_chip(path):
     """The -mcpu the suite's DPU programs need for this preset: the WRAM size
     of the description decides (the driver links for v1A's 65,536 B or v1B's
-    63,488 B, ref §1.1)."""
+    63,488 B, calibration-sources §1.1)."""
     wram = preset_keys(path).get("wram_bytes", "65536")
     chips = {"65536": "v1A", "63488": "v1B"}
     if wram not in chips:
@@ -146,14 +135,14 @@ def suite_rows(mod, csv_path, outdir):
 
 def why(group, meas, note, model, pub):
     """Why a row of the baseline misses, from what is known about the model and
-    the sources (issue 8, the reference notes); never empty."""
+    the sources (docs/calibration-sources.md); never empty."""
     if "noisy" in note:
         return ("the published entry is noisy: it is less than the 1,280-DPU value for twice the data "
-                "(ref §3.3, table quirks)")
+                "(calibration-sources §3.3, table quirks)")
     if "latency" in meas:
         # PrIM's window: the cycles between two perfcounter_get() calls around
         # one mram_read/mram_write with one tasklet (every instruction then
-        # costs the 11-cycle issue spacing, ref §1.1)
+        # costs the 11-cycle issue spacing, calibration-sources §1.1)
         return ("the model charges %.0f cycles (~%.0f instructions at 11 cycles each with one tasklet) more than "
                 "PrIM's fit 77/61 + 0.5 B; the excess is nearly constant over sizes (it grows only by the "
                 "description's 0.52 against 0.5 cycles per byte), so the modelled window holds more instruction "

@@ -23,6 +23,7 @@ import os
 
 from openpim_report import (CALIBRATED, MISS, PREDICTION, RATIO, SELF_CHECK, TREND, ReportError, Row, Section, Table,
                             matplotlib_pyplot)
+from openpim_report.presets import preset_file, preset_keys
 
 TITLE = "Data-transfer study [XferStudy]: broadcast, blocks, retrieval, WRAM"
 ORDER = 20
@@ -51,33 +52,6 @@ WHY_BLOCK = ("without host_llc_bytes the broadcast follows the per-DPU curves (c
 WHY_BCAST_GAP = ("without host_llc_bytes the model's broadcast is the parallel transfer sped up by a constant "
                  "h2d_bcast_speedup (calibration-sources §3.2) at every size, so the gap cannot depend on the L3; "
                  "the paper's server preset models its 11 MB L3")
-
-
-def preset_file(root, profile):
-    """The machine-description file a profile string loads last (server=NAME or
-    desc_file=PATH), or None when it names neither."""
-    found = None
-    for item in profile.split(","):
-        k, _, v = item.partition("=")
-        k, v = k.strip(), v.strip()
-        if k == "server":
-            found = os.path.join(root, "timing", "presets", "server-%s.desc" % v)
-        elif k == "desc_file":
-            found = v if os.path.isabs(v) else os.path.join(root, v)
-    return found
-
-
-def preset_keys(path):
-    """{key: value text} of a .desc file (comments and blanks dropped)."""
-    keys = {}
-    if path and os.path.exists(path):
-        with open(path) as f:
-            for line in f:
-                line = line.split("#", 1)[0].strip()
-                if "=" in line:
-                    k, v = line.split("=", 1)
-                    keys[k.strip()] = v.strip()
-    return keys
 
 
 def _fmt_size(b):

@@ -1,5 +1,5 @@
 """Report section: CKKS homomorphic multiplication on the emulated PIM server
-(paper 000, Jonatan et al., section 5.2.4 and Figure 16: N = 65536, L = 23,
+([Jonatan24], section 5.2.4 and Figure 16: N = 65536, L = 23,
 8 extension limbs, dnum = 3; primitives poly add, poly mult, NTT/iNTT, key
 switching, Inter-DPU), from bench/ckks/run.sh run during report generation.
 
@@ -20,10 +20,10 @@ import sys
 
 from openpim_report import SELF_CHECK, TREND, UNCOMPARED, ReportError, Row, Section, Table, matplotlib_pyplot
 
-TITLE = "CKKS homomorphic multiplication (paper 000 Fig. 16)"
+TITLE = "CKKS homomorphic multiplication ([Jonatan24] Fig. 16)"
 ORDER = 61
 
-JONATAN = "paper 000 (Jonatan et al., shared/papers/000) §5.2.4, Fig. 16"
+JONATAN = "[Jonatan24] §5.2.4, Fig. 16"
 
 
 def _table_module(ctx):
@@ -98,7 +98,7 @@ def run(ctx):
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=7)
     sec.figures.append(ctx.figure(fig, "CKKS multiplication (N=%d, L=%d, K=%d, dnum=%d): modelled time by the "
-                                  "categories of paper 000 Fig. 16" % (r0["n"], r0["L"], r0["K"], r0["dnum"]),
+                                  "categories of [Jonatan24] Fig. 16" % (r0["n"], r0["L"], r0["K"], r0["dnum"]),
                                   [cmd]))
 
     # -- breakdown rows (ours; the paper's chart values are not in its text)

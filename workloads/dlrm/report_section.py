@@ -1,4 +1,4 @@
-"""Section: PID-Comm's DLRM and MLP applications (paper 001 §VII-A, §VII-E)
+"""Section: PID-Comm's DLRM and MLP applications ([PIDComm] §VII-A, §VII-E)
 on comm/, baseline against optimised, beside the paper's Figures 13, 15 and 21.
 
 Every OpenPIM value comes from bench/pidcomm_apps/dlrm_mlp_run.sh run here:
@@ -21,7 +21,7 @@ import os
 
 from openpim_report import TREND, UNCOMPARED, Row, Section, Table, matplotlib_pyplot
 
-TITLE = "PID-Comm applications: DLRM and MLP (paper 001 §VII)"
+TITLE = "PID-Comm applications: DLRM and MLP ([PIDComm] §VII)"
 ORDER = 61
 
 PID = "[PIDComm] (PID-Comm, ISCA 2024)"

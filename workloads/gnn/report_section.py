@@ -1,5 +1,5 @@
 """Section: PID-Comm's graph applications -- GNN (RS&AR, AR&AG), BFS and CC
-(paper 001 §VII-B..D) -- on comm/, reproducing Figures 13 (breakdown), 15
+([PIDComm] §VII-B..D) -- on comm/, reproducing Figures 13 (breakdown), 15
 (speedup over the baseline), 21 (against the CPU, 64 to 1,024 PEs) and 22
 (int8 against int32 GNN) with OpenPIM's modelled times.
 
@@ -20,7 +20,7 @@ import os
 
 from openpim_report import PREDICTION, RATIO, TREND, UNCOMPARED, ReportError, Row, Section, Table, matplotlib_pyplot
 
-TITLE = "PID-Comm applications: GNN, BFS, CC (paper 001 §VII-VIII)"
+TITLE = "PID-Comm applications: GNN, BFS, CC ([PIDComm] §VII-VIII)"
 ORDER = 62
 
 PID = "[PIDComm] (PID-Comm, ISCA 2024)"
