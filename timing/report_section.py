@@ -28,22 +28,17 @@ from openpim_report import ReportError, Row, Section, Table
 TITLE = "Model accuracy: OpenPIM against PrIM runs on real hardware (server=prim)"
 ORDER = 12
 SOURCE = "[uPIMulator] real-hardware PrIM runs (bench/calibration/data)"
-CLASSED = hasattr(M, "KINDS")  # the page's row classes (prediction / calibrated input ...)
 LABEL = {"cpu_to_dpu": "CPU->DPU", "dpu_to_cpu": "DPU->CPU", "kernel": "DPU kernel"}
 
 
 def _row(quantity, params, modelled, published, note, fit, measure):
     """A row as the page's model takes it: a fit is a calibrated input, else a prediction."""
-    if CLASSED:
-        if fit:
-            return Row(quantity, params, modelled, published, SOURCE, kind=M.CALIBRATED, measure=measure,
-                       input="timing/presets/server-prim.desc (fitted to these rows: fit_prim.py)", note=note,
-                       fmt="%.4g", unit="ms")
-        return Row(quantity, params, modelled, published, SOURCE, kind=M.PREDICTION, measure=measure, note=note,
+    if fit:
+        return Row(quantity, params, modelled, published, SOURCE, kind=M.CALIBRATED, measure=measure,
+                   input="timing/presets/server-prim.desc (fitted to these rows: fit_prim.py)", note=note,
                    fmt="%.4g", unit="ms")
-    target = None if fit else (0.10 if measure == "kernel" else 0.20)
-    return Row(quantity, params, modelled, published, SOURCE, unit="ms", target=target, fmt="%.4g",
-               note=("fit (calibrated on these rows), not a prediction. " if fit else "prediction. ") + note)
+    return Row(quantity, params, modelled, published, SOURCE, kind=M.PREDICTION, measure=measure, note=note,
+               fmt="%.4g", unit="ms")
 
 
 def _miss_note(row, why):
@@ -84,7 +79,7 @@ def _error_rows(per_app, column, hw_tot, fit, extra=None):
         if extra and app in extra:
             note += "; uPIMulator's sim_kernel: MAPE %.1f %% (%+.1f %%)" % (100 * extra[app][0], 100 * extra[app][1])
         r = _row("%s time, %s" % (LABEL[column], app), "%d runs, 1 and 4 DPUs" % n, h * (1 + signed), h, note, fit,
-                 "kernel" if column == "kernel" else "time")
+                 M.KERNEL if column == "kernel" else M.TIME)
         why = KERNEL_WHY.get(app, KERNEL_WHY[""]) if column == "kernel" else WHY[column]
         rows.append(_miss_note(r, why))
     return rows
@@ -182,12 +177,8 @@ def _shapes(ctx, cal):
         model_cpe = int(cycles) / int(n)
         note = ("hardware: the slope of kernel time against size over %d four-DPU runs; ours: %s elements on "
                 "one DPU, 16 tasklets" % (len(data), n))
-        if CLASSED:
-            r = Row("DPU cycles per element, %s shape" % app, "16 tasklets, 1-KB blocks", model_cpe, hw_cpe,
-                    SOURCE, kind=M.PREDICTION, measure="kernel", note=note, fmt="%.3g")
-        else:
-            r = Row("DPU cycles per element, %s shape" % app, "16 tasklets, 1-KB blocks", model_cpe, hw_cpe,
-                    SOURCE, target=0.10, note=note, fmt="%.3g")
+        r = Row("DPU cycles per element, %s shape" % app, "16 tasklets, 1-KB blocks", model_cpe, hw_cpe,
+                SOURCE, kind=M.PREDICTION, measure=M.KERNEL, note=note, fmt="%.3g")
         rows.append(_miss_note(r, "Streaming kernels run 2 cycles per element slower on the hardware than "
                                   "their instructions; no mechanism found that also fits GEMV, MLP, SEL, UNI "
                                   "and SCAN (timing/README.md, Known gaps)."))
