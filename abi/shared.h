@@ -49,7 +49,7 @@ struct op_dpu_program {
 struct op_worker_slot {
     _Atomic int32_t current_dpu; /* -1 when idle */
     int32_t pid;
-    /* CLOCK_MONOTONIC ns when current_dpu started (written before it): the
+    /* op_raw_monotonic_ns() when current_dpu started (written before it): the
      * host kills a worker whose DPU overruns the budget plus a grace */
     _Atomic uint64_t started_ns;
 };

@@ -26,6 +26,7 @@
 
 #include "../abi/dpu_abi.h"
 #include "../abi/image.h"
+#include "../abi/raw_clock.h"
 #include "../abi/shared.h"
 #include "tasklets.h"
 #include "dpu_run.h"
@@ -735,9 +736,7 @@ static void serve(int sock, unsigned index)
         for (uint32_t i; take(&ctrl->slots[at], index, &i);) {
             uint32_t dpu = op_ctrl_list(ctrl)[i];
             /* the host's deadline for this DPU counts from here */
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            atomic_store(&slot->started_ns, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+            atomic_store(&slot->started_ns, op_raw_monotonic_ns());
             atomic_store(&slot->current_dpu, (int32_t)dpu);
             run_dpu(dpu);
             atomic_fetch_add(&ctrl->slots[at].done, 1);
