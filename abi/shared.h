@@ -35,6 +35,7 @@
 struct op_dpu_status {
     uint32_t fault;         /* enum op_fault */
     uint32_t fault_tasklet;
+    uint32_t fault_pc; /* DPU code address of the fault, 0 if outside the image's code */
     char fault_msg[OP_FAULT_MSG];
     struct op_dpu_result model; /* modelled cycles, instructions, DMA traffic (timing/timing.h) */
 };

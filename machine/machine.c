@@ -460,6 +460,7 @@ static void blame(struct op_ctrl *c, int32_t dpu, enum op_fault why, const char 
     va_end(ap);
     r->fault = why;
     r->fault_tasklet = 0;
+    r->fault_pc = 0;
 }
 
 static void blame_death(struct op_ctrl *c, int32_t dpu, int status)
@@ -630,6 +631,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         struct op_dpu_status *r = &op_ctrl_status(ctl)[dpus[i]];
         r->fault = OP_FAULT_WORKER;
         r->fault_tasklet = 0;
+        r->fault_pc = 0;
         memcpy(r->fault_msg, lost, sizeof lost);
     }
     for (unsigned w = 0; w < m->nr_workers; w++) {
