@@ -39,18 +39,6 @@ static double clock_ahead_s(void)
     return now_s() - raw_s();
 }
 
-static struct openpim_fault victim_fault(struct dpu_set_t set)
-{
-    struct dpu_set_t dpu;
-    uint32_t i;
-    struct openpim_fault f;
-    memset(&f, 0, sizeof f);
-    DPU_FOREACH(set, dpu, i)
-        if (i == VICTIM)
-            CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
-    return f;
-}
-
 int main(void)
 {
     const char *vc = getenv("OPENPIM_VIRTUAL_CLOCK");
