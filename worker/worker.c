@@ -667,6 +667,25 @@ static int memory_would_overflow(char *msg, size_t len)
     return 1;
 }
 
+/* Below a WRAM smaller than the window (v1B: 62 KB ending at OP_WRAM_END)
+ * lie off bytes of the window's first page that the page protection cannot
+ * take away (WRAM's first byte is not on a page boundary).  They are filled
+ * before each run and checked after it: a store there is a memory fault, as
+ * one past WRAM's end is.  A load there is not caught (it reads the fill). */
+#define BELOW_WRAM_FILL 0xd5
+static void below_wram_written(uint32_t off)
+{
+    const uint8_t *lo = (const uint8_t *)(uintptr_t)OP_WRAM_BASE;
+    for (uint32_t i = 0; i < off; i++)
+        if (lo[i] != BELOW_WRAM_FILL) {
+            char msg[OP_FAULT_MSG];
+            snprintf(msg, sizeof msg, "WRAM access out of bounds: a store %u bytes below WRAM's first byte 0x%08x",
+                     off - i, OP_WRAM_BASE + off);
+            record_fault(OP_FAULT_MEMORY, 0, msg, 0);
+            return;
+        }
+}
+
 static void run_dpu(uint32_t dpu)
 {
     struct op_dpu_status *res = &op_ctrl_status(ctrl)[dpu];
@@ -686,6 +705,7 @@ static void run_dpu(uint32_t dpu)
     uint8_t *wram = wram_shm + (uint64_t)dpu * OP_WRAM_STRIDE;
     uint32_t wram_off = OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE; /* its place in the window */
     memcpy((void *)(uintptr_t)(OP_WRAM_BASE + wram_off), wram + wram_off, ctrl->wram_size);
+    memset((void *)(uintptr_t)OP_WRAM_BASE, BELOW_WRAM_FILL, wram_off); /* see below_wram_written */
     uint8_t *win = mram_of(dpu);
     set_gs(win);
     reset_scratch();
@@ -735,6 +755,7 @@ static void run_dpu(uint32_t dpu)
         setitimer(ITIMER_REAL, &off, NULL);
     }
     set_gs(NULL);
+    below_wram_written(wram_off);
     op_dpu_run_end(&run, &sched);
     memcpy(wram + (OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE), (void *)(uintptr_t)OP_WRAM_START(ctrl->wram_size),
            ctrl->wram_size);
