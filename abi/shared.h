@@ -35,6 +35,7 @@
 struct op_dpu_status {
     uint32_t fault;         /* enum op_fault */
     uint32_t fault_tasklet;
+    uint32_t fault_pc; /* DPU code address of the fault, 0 if outside the image's code */
     char fault_msg[OP_FAULT_MSG];
     struct op_dpu_result model; /* modelled cycles, instructions, DMA traffic (timing/timing.h) */
 };
@@ -49,7 +50,7 @@ struct op_dpu_program {
 struct op_worker_slot {
     _Atomic int32_t current_dpu; /* -1 when idle */
     int32_t pid;
-    /* CLOCK_MONOTONIC ns when current_dpu started (written before it): the
+    /* op_raw_monotonic_ns() when current_dpu started (written before it): the
      * host kills a worker whose DPU overruns the budget plus a grace */
     _Atomic uint64_t started_ns;
 };

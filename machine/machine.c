@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../abi/dpu_abi.h"
+#include "../abi/raw_clock.h"
 
 extern char **environ;
 
@@ -422,13 +423,6 @@ static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     return rc;
 }
 
-static uint64_t monotonic_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
 /* The worker's own timer stops a DPU at its budget; the host steps in only
  * when that cannot work (a worker stuck or stopped, its timer signal blocked),
  * after a grace as long as the budget and at least GRACE_MIN_NS. */
@@ -466,6 +460,7 @@ static void blame(struct op_ctrl *c, int32_t dpu, enum op_fault why, const char 
     va_end(ap);
     r->fault = why;
     r->fault_tasklet = 0;
+    r->fault_pc = 0;
 }
 
 static void blame_death(struct op_ctrl *c, int32_t dpu, int status)
@@ -636,6 +631,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         struct op_dpu_status *r = &op_ctrl_status(ctl)[dpus[i]];
         r->fault = OP_FAULT_WORKER;
         r->fault_tasklet = 0;
+        r->fault_pc = 0;
         memcpy(r->fault_msg, lost, sizeof lost);
     }
     for (unsigned w = 0; w < m->nr_workers; w++) {
@@ -643,7 +639,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         atomic_store(&s->chunks[w].next, 0);
     }
     atomic_store(&s->done, 0);
-    uint64_t watched = monotonic_ns(); /* when watch was last called */
+    uint64_t watched = op_raw_monotonic_ns(); /* when watch was last called */
     for (unsigned k = 0; k < c->want; k++) {
         s->chunks[c->ws[k]].end = c->base + slice_start(n, c->want, k + 1);
         atomic_store(&s->chunks[c->ws[k]].next, c->base + slice_start(n, c->want, k));
@@ -675,7 +671,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
             struct pollfd pfd[OP_MAX_WORKERS];
             unsigned idx[OP_MAX_WORKERS], np = 0;
             int timeout_ms = -1; /* no budget: a dead worker still closes its socket */
-            uint64_t now = monotonic_ns();
+            uint64_t now = op_raw_monotonic_ns();
             for (unsigned k = 0; k < c->want; k++) {
                 if (!active[k])
                     continue;

@@ -15,7 +15,7 @@ build=${OPENPIM_BUILD:-$root/build}
 
 need=()
 for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 python3-venv openmpi-bin \
-    libopenmpi-dev chromium; do
+    libopenmpi-dev chromium libdw-dev; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then

@@ -181,6 +181,13 @@ void op_clear_last_error(void);
 
 /* Resolves a symbol of a loaded image (the MRAM heap pseudo-symbol spans the rest of MRAM). */
 dpu_error_t op_symbol_lookup(const struct op_image *img, const char *name, struct dpu_symbol_t *out);
+/* Where a fault at code address pc of program p lies (fault_source.c): its
+ * source file and line from the DWARF of a -g build ("" and 0 otherwise) and
+ * its function ("" if none); op_fault_location writes that as the suffix of
+ * a fault line ("" for pc 0). */
+void op_fault_source(const struct dpu_program_t *p, uint32_t pc, char *file, size_t filelen, uint32_t *line,
+                     char *function, size_t fnlen);
+void op_fault_location(const struct dpu_program_t *p, uint32_t pc, char *out, size_t outlen);
 
 /* Scatter-gather settings of the current profile. */
 bool op_sg_enabled(uint32_t *max_blocks);

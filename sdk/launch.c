@@ -56,9 +56,12 @@ dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err
     }
     op_record_launch(set, async, issued_us, real_start_us);
     dpu_error_t out = DPU_OK;
-    unsigned shown = 0, faulted = 0;
+    unsigned shown = 0, faulted = 0, index = 0;
     struct dpu_t *d;
+    /* a DPU is named by its index in the set first (as DPU_FOREACH counts),
+     * then by where it is in the machine */
     OP_SET_FOREACH_DPU(set, d) {
+        unsigned i = index++;
         struct op_dpu_status r;
         OP_BACKEND(result, d->id, &r);
         if (r.fault == OP_FAULT_NONE)
@@ -66,9 +69,14 @@ dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err
         faulted++;
         if (out == DPU_OK || r.fault != OP_FAULT_TIMEOUT)
             out = r.fault == OP_FAULT_TIMEOUT ? DPU_ERR_TIMEOUT : DPU_ERR_DPU_FAULT;
-        if (shown++ < 4)
-            op_warn("DPU %u (rank %u, chip %u, dpu %u) tasklet %u: %s fault: %s", d->id, d->rank->index, d->slice,
-                    d->member, r.fault_tasklet, fault_kind(r.fault), r.fault_msg);
+        if (shown < 4) {
+            shown++;
+            char where[256];
+            op_fault_location(d->program, r.fault_pc, where, sizeof where);
+            op_warn("DPU %u of the set (machine DPU %u: rank %u, chip %u, dpu %u) tasklet %u: %s fault: %s%s", i,
+                    d->id, d->rank->index, d->slice, d->member, r.fault_tasklet, fault_kind(r.fault), r.fault_msg,
+                    where);
+        }
     }
     if (shown < faulted)
         op_warn("... and %u more faulting DPUs", faulted - shown);
@@ -356,6 +364,10 @@ static dpu_error_t openpim_get_fault_locked(struct dpu_set_t dpu, struct openpim
     info->faulted = r->fault != OP_FAULT_NONE;
     info->tasklet = r->fault_tasklet;
     info->kind = fault_kind(r->fault);
+    info->pc = r->fault_pc;
+    if (info->faulted)
+        op_fault_source(dpu.dpu->program, r->fault_pc, info->file, sizeof info->file, &info->line, info->function,
+                        sizeof info->function);
     memcpy(info->message, r->fault_msg, sizeof info->message < sizeof r->fault_msg ? sizeof info->message : sizeof r->fault_msg);
     info->message[sizeof info->message - 1] = 0;
     return DPU_OK;

@@ -4,6 +4,7 @@
  * (DPU_ERR_INVALID_WRAM_ACCESS), accesses inside the memory.  A refused
  * transfer changes nothing, on the DPUs or in the host buffers.  Asynchronous
  * flags queue behind pending launches; the copy itself is done at once. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,44 +40,144 @@ static dpu_error_t common_program(struct dpu_set_t set, struct dpu_program_t **o
     return DPU_OK;
 }
 
+/* ---- what a refused transfer says ----------------------------------------
+ * The symbol, its memory and size, the offset and length asked, and for a
+ * name the program does not have, the nearest one it has (a typo). */
+
+static const char *region_name(uint32_t addr)
+{
+    switch (op_region_of(addr)) {
+    case OP_REGION_WRAM: return "WRAM";
+    case OP_REGION_MRAM: return "MRAM";
+    case OP_REGION_IRAM: return "IRAM";
+    default: return "no memory";
+    }
+}
+
+/* Edit distance (insertions, deletions, substitutions) of a and b, at most
+ * `cap` (names longer than 63 bytes count as far). */
+static unsigned edit_distance(const char *a, const char *b, unsigned cap)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63)
+        return cap;
+    unsigned row[64];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = (unsigned)j;
+    for (size_t i = 1; i <= la; i++) {
+        unsigned diag = row[0];
+        row[0] = (unsigned)i;
+        for (size_t j = 1; j <= lb; j++) {
+            unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[lb] < cap ? row[lb] : cap;
+}
+
+/* The program's WRAM or MRAM symbol nearest to `name`, if near enough to be a
+ * typo of it (at most a third of its letters, at least 2, differ). */
+static const struct op_symbol *nearest_symbol(const struct op_image *img, const char *name)
+{
+    size_t len = strlen(name);
+    unsigned cap = len / 3 > 2 ? (unsigned)(len / 3) : 2, best_d = cap + 1;
+    const struct op_symbol *best = NULL;
+    for (size_t i = 0; i < img->nr_syms; i++) {
+        const struct op_symbol *s = &img->syms[i];
+        enum op_region r = op_region_of(s->addr);
+        if ((r != OP_REGION_WRAM && r != OP_REGION_MRAM) || !s->name[0] || s->name[0] == '.')
+            continue;
+        unsigned d = edit_distance(name, s->name, cap + 1);
+        if (d < best_d || (d == best_d && best && s->global && !best->global)) {
+            best_d = d;
+            best = s;
+        }
+    }
+    return best;
+}
+
+static const char *symbol_name_at(const struct op_image *img, uint32_t addr)
+{
+    for (size_t i = 0; i < img->nr_syms; i++)
+        if (img->syms[i].addr == addr && img->syms[i].name[0] && img->syms[i].global)
+            return img->syms[i].name;
+    return NULL;
+}
+
 static dpu_error_t resolve(struct dpu_set_t set, const char *name, struct dpu_symbol_t *sym)
 {
-    if (!name)
+    if (!name) {
+        op_warn("transfer with no symbol name (NULL)");
         return DPU_ERR_UNKNOWN_SYMBOL;
+    }
     struct dpu_program_t *p;
     dpu_error_t rc = common_program(set, &p);
-    return rc != DPU_OK ? rc : op_symbol_lookup(&p->img, name, sym);
+    if (rc != DPU_OK)
+        return rc;
+    if ((rc = op_symbol_lookup(&p->img, name, sym)) == DPU_ERR_UNKNOWN_SYMBOL) {
+        const struct op_symbol *near = nearest_symbol(&p->img, name);
+        if (near)
+            op_warn("unknown symbol \"%s\" in the DPU program; did you mean \"%s\" (%s, %u bytes)?", name,
+                    near->name, region_name(near->addr), near->size);
+        else
+            op_warn("unknown symbol \"%s\" in the DPU program (a host-visible symbol is a global "
+                    "__host or __mram variable)", name);
+    }
+    return rc;
+}
+
+/* Says why check_access refused: the symbol, its memory and size, what was asked. */
+static dpu_error_t refuse(dpu_error_t rc, const char *name, struct dpu_symbol_t sym, uint32_t off, size_t len,
+                          const char *why)
+{
+    char at[32];
+    if (!name)
+        snprintf(at, sizeof at, "at 0x%08x", sym.address);
+    const char *what = rc == DPU_ERR_INVALID_WRAM_ACCESS   ? "invalid WRAM access"
+                       : rc == DPU_ERR_INVALID_MRAM_ACCESS ? "invalid MRAM access"
+                       : rc == DPU_ERR_INVALID_IRAM_ACCESS ? "invalid IRAM access"
+                                                           : "invalid symbol access";
+    op_warn("%s: symbol \"%s\" (%s, %u bytes at 0x%08x): offset %u, length %zu: %s", what,
+            name ? name : at, region_name(sym.address), sym.size, sym.address, off, len, why);
+    return rc;
 }
 
 /* Every bound is checked as "length fits in what is left", never as
  * "offset + length <= limit": off and len come from the caller and len is a
  * size_t, so the sum can wrap (off 8 + len 2^64 - 8 is 0). */
-static dpu_error_t check_access(struct dpu_symbol_t sym, uint32_t off, size_t len, struct target *t)
+static dpu_error_t check_access(struct dpu_symbol_t sym, const char *name, uint32_t off, size_t len,
+                                struct target *t)
 {
     if (off > sym.size || len > (size_t)(sym.size - off))
-        return DPU_ERR_INVALID_SYMBOL_ACCESS;
+        return refuse(DPU_ERR_INVALID_SYMBOL_ACCESS, name, sym, off, len, "past the end of the symbol");
     /* from here len <= sym.size < 2^32, and addr < 2^33: no sum below wraps */
     uint64_t addr = (uint64_t)sym.address + off;
     const struct op_backend_info *m = op_sdk_info();
     switch (op_region_of(sym.address)) {
     case OP_REGION_WRAM:
         if ((addr | len) & 3u)
-            return DPU_ERR_INVALID_WRAM_ACCESS;
+            return refuse(DPU_ERR_INVALID_WRAM_ACCESS, name, sym, off, len,
+                          "WRAM transfers need an address and a length that are multiples of 4");
         if (addr < OP_WRAM_START(m->wram_size) || addr > OP_WRAM_END || len > OP_WRAM_END - addr)
-            return DPU_ERR_INVALID_WRAM_ACCESS;
+            return refuse(DPU_ERR_INVALID_WRAM_ACCESS, name, sym, off, len, "outside this DPU's WRAM");
         t->region = OP_REGION_WRAM;
         t->offset = (uint32_t)(addr - OP_WRAM_BASE);
         return DPU_OK;
     case OP_REGION_MRAM:
         if (addr - OP_MRAM_BASE > m->mram_size || len > m->mram_size - (addr - OP_MRAM_BASE))
-            return DPU_ERR_INVALID_MRAM_ACCESS;
+            return refuse(DPU_ERR_INVALID_MRAM_ACCESS, name, sym, off, len, "outside this DPU's MRAM");
         t->region = OP_REGION_MRAM;
         t->offset = (uint32_t)(addr - OP_MRAM_BASE);
         return DPU_OK;
     case OP_REGION_IRAM:
-        return DPU_ERR_INVALID_IRAM_ACCESS;
+        return refuse(DPU_ERR_INVALID_IRAM_ACCESS, name, sym, off, len, "the host cannot transfer to or from IRAM");
     default:
-        return DPU_ERR_INVALID_SYMBOL_ACCESS;
+        return refuse(DPU_ERR_INVALID_SYMBOL_ACCESS, name, sym, off, len, "not in any DPU memory");
     }
 }
 
@@ -157,10 +258,11 @@ static dpu_error_t prepare(struct dpu_set_t set, const struct dpu_symbol_t *give
         if ((rc = common_program(set, &p)) != DPU_OK)
             return rc;
         sym = *given;
+        name = symbol_name_at(&p->img, sym.address);
     } else if ((rc = resolve(set, name, &sym)) != DPU_OK) {
         return rc;
     }
-    return check_access(sym, off, len, t);
+    return check_access(sym, name, off, len, t);
 }
 
 /* A transfer as a job in its ranks' queues: to the DPUs from src[0] (every

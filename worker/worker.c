@@ -26,6 +26,7 @@
 
 #include "../abi/dpu_abi.h"
 #include "../abi/image.h"
+#include "../abi/raw_clock.h"
 #include "../abi/shared.h"
 #include "tasklets.h"
 #include "dpu_run.h"
@@ -95,19 +96,59 @@ static _Noreturn void leave_dpu(void)
     siglongjmp(recover, 1);
 }
 
-static void record_fault(enum op_fault why, unsigned tid, const char *msg)
+extern uintptr_t op_service_sp; /* tasklets.c: the running tasklet's service stack */
+
+/* Whether pc lies in one of the runtime's internal helpers (__op_*: its fault
+ * and check functions), which a fault is not blamed on: their caller is. */
+static int in_runtime_helper(uint32_t pc)
+{
+    for (size_t i = 0; i < img.nr_syms; i++) {
+        const struct op_symbol *s = &img.syms[i];
+        if (pc >= s->addr && pc - s->addr < s->size && op_region_of(s->addr) == OP_REGION_IRAM)
+            return strncmp(s->name, "__op_", 5) == 0 || strcmp(s->name, "__morestack") == 0;
+    }
+    return 0;
+}
+
+/* The image's code address a fault is blamed on: pc if it lies in the code,
+ * else the nearest return address into the code on the running tasklet's
+ * stack at or above sp, less one so that it lies in the call instruction,
+ * outside the runtime's internal helpers (a fault found by a service);
+ * 0 if there is none. */
+__attribute__((no_sanitize_address)) static uint32_t dpu_pc(uintptr_t pc, uintptr_t sp)
+{
+    uintptr_t lo = img.text_addr, hi = lo + img.text_len;
+    if (pc >= lo && pc < hi)
+        return (uint32_t)pc;
+    if (op_sched_current() != &sched || sched.cur >= sched.nr)
+        return 0;
+    uintptr_t top = (uintptr_t)sched.t[sched.cur].stack_hi;
+    if (sp < (uintptr_t)sched.t[sched.cur].stack_lo || sp >= top)
+        return 0;
+    for (uintptr_t a = sp & ~(uintptr_t)7; a + 8 <= top; a += 8) {
+        uint64_t v = *(const uint64_t *)a;
+        if (v > lo && v <= hi && !in_runtime_helper((uint32_t)v - 1)) /* a return address: blame the call */
+            return (uint32_t)v - 1;
+    }
+    return 0;
+}
+
+static void record_fault(enum op_fault why, unsigned tid, const char *msg, uint32_t pc)
 {
     if (run.res->fault != OP_FAULT_NONE)
         return;
     run.res->fault = why;
     run.res->fault_tasklet = tid;
+    run.res->fault_pc = pc;
     snprintf(run.res->fault_msg, sizeof run.res->fault_msg, "%s", msg);
 }
 
 __attribute__((noreturn)) static void svc_fault(enum op_fault why, const char *msg)
 {
     op_sched_account(&sched);
-    record_fault(why, sched.cur, msg ? msg : "fault");
+    /* services run on their own stack; op_service_entry (switch.S) left the
+     * DPU code's stack pointer at its top, where the call's return address lies */
+    record_fault(why, sched.cur, msg ? msg : "fault", dpu_pc(0, *(const uintptr_t *)(op_service_sp - 8)));
     leave_dpu();
 }
 
@@ -319,7 +360,8 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
         snprintf(msg, sizeof msg, "invalid memory access at address 0x%llx", (unsigned long long)a);
     }
     /* no accounting here: a timeout signal may interrupt the trace recorder */
-    record_fault(why, tid, msg);
+    const mcontext_t *mc = &((const ucontext_t *)uc)->uc_mcontext;
+    record_fault(why, tid, msg, dpu_pc((uintptr_t)mc->gregs[REG_RIP], (uintptr_t)mc->gregs[REG_RSP]));
     leave_dpu();
 }
 
@@ -625,6 +667,25 @@ static int memory_would_overflow(char *msg, size_t len)
     return 1;
 }
 
+/* Below a WRAM smaller than the window (v1B: 62 KB ending at OP_WRAM_END)
+ * lie off bytes of the window's first page that the page protection cannot
+ * take away (WRAM's first byte is not on a page boundary).  They are filled
+ * before each run and checked after it: a store there is a memory fault, as
+ * one past WRAM's end is.  A load there is not caught (it reads the fill). */
+#define BELOW_WRAM_FILL 0xd5
+static void below_wram_written(uint32_t off)
+{
+    const uint8_t *lo = (const uint8_t *)(uintptr_t)OP_WRAM_BASE;
+    for (uint32_t i = 0; i < off; i++)
+        if (lo[i] != BELOW_WRAM_FILL) {
+            char msg[OP_FAULT_MSG];
+            snprintf(msg, sizeof msg, "WRAM access out of bounds: a store %u bytes below WRAM's first byte 0x%08x",
+                     off - i, OP_WRAM_BASE + off);
+            record_fault(OP_FAULT_MEMORY, 0, msg, 0);
+            return;
+        }
+}
+
 static void run_dpu(uint32_t dpu)
 {
     struct op_dpu_status *res = &op_ctrl_status(ctrl)[dpu];
@@ -644,6 +705,7 @@ static void run_dpu(uint32_t dpu)
     uint8_t *wram = wram_shm + (uint64_t)dpu * OP_WRAM_STRIDE;
     uint32_t wram_off = OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE; /* its place in the window */
     memcpy((void *)(uintptr_t)(OP_WRAM_BASE + wram_off), wram + wram_off, ctrl->wram_size);
+    memset((void *)(uintptr_t)OP_WRAM_BASE, BELOW_WRAM_FILL, wram_off); /* see below_wram_written */
     uint8_t *win = mram_of(dpu);
     set_gs(win);
     reset_scratch();
@@ -684,7 +746,7 @@ static void run_dpu(uint32_t dpu)
         if (rc == OP_FAULT_DEADLOCK) {
             char msg[OP_FAULT_MSG];
             snprintf(msg, sizeof msg, "deadlock: every live tasklet is blocked (barrier, mutex, semaphore or handshake)");
-            record_fault(OP_FAULT_DEADLOCK, 0, msg);
+            record_fault(OP_FAULT_DEADLOCK, 0, msg, 0);
         }
     }
     in_dpu = 0;
@@ -693,6 +755,7 @@ static void run_dpu(uint32_t dpu)
         setitimer(ITIMER_REAL, &off, NULL);
     }
     set_gs(NULL);
+    below_wram_written(wram_off);
     op_dpu_run_end(&run, &sched);
     memcpy(wram + (OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE), (void *)(uintptr_t)OP_WRAM_START(ctrl->wram_size),
            ctrl->wram_size);
@@ -735,9 +798,7 @@ static void serve(int sock, unsigned index)
         for (uint32_t i; take(&ctrl->slots[at], index, &i);) {
             uint32_t dpu = op_ctrl_list(ctrl)[i];
             /* the host's deadline for this DPU counts from here */
-            struct timespec now;
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            atomic_store(&slot->started_ns, (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec);
+            atomic_store(&slot->started_ns, op_raw_monotonic_ns());
             atomic_store(&slot->current_dpu, (int32_t)dpu);
             run_dpu(dpu);
             atomic_fetch_add(&ctrl->slots[at].done, 1);

@@ -68,7 +68,8 @@ class dpu_symbol_t(Structure):
 
 
 class openpim_fault(Structure):
-    _fields_ = [("faulted", c_bool), ("tasklet", c_uint32), ("kind", c_char_p), ("message", c_char * 192)]
+    _fields_ = [("faulted", c_bool), ("tasklet", c_uint32), ("kind", c_char_p), ("message", c_char * 192),
+                ("pc", c_uint32), ("line", c_uint32), ("file", c_char * 256), ("function", c_char * 128)]
 
 
 dpu_error_t = c_uint  # an enum holding 1u << 31

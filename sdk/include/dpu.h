@@ -161,6 +161,16 @@ struct openpim_fault {
     uint32_t tasklet;
     const char *kind;  /* "halt", "assert", "memory", "dma", "heap", "stack", ... */
     char message[192];
+    /* where in the program: the address of the faulting instruction (for a
+     * fault found by a runtime service, an address inside the call) in the
+     * image's code, 0 if the fault came from outside it (a timeout while the
+     * worker ran its own code); from the image's DWARF line table when the
+     * program was built with -g, its source file and line (else "" and 0);
+     * and the function containing pc from the symbol table ("" if none) */
+    uint32_t pc;
+    uint32_t line;
+    char file[256];
+    char function[128];
 };
 dpu_error_t openpim_get_fault(struct dpu_set_t dpu, struct openpim_fault *info);
 

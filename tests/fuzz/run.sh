@@ -55,7 +55,7 @@ else
 fi
 incs=(-I "$src/sdk/include" -I "$src/sdk")
 for d in "${incdirs[@]}"; do [[ -n $d ]] && incs+=(-I "$d"); done
-libs=(-ldl -lm)
+libs=(-ldl -lm -ldw -lelf) # libdpu's system libraries (CMakeLists.txt: dpu)
 "$cc" "${san[@]}" "${incs[@]}" -o "$out/fuzz_api" "$here/fuzz_api.c" "${libdpu[@]}" "${libs[@]}" &
 api_pid=$!
 "$cc" "${san[@]}" -I "$src/abi" -o "$out/fuzz_image" "$here/fuzz_image.c" "$src/abi/image.c"

@@ -1,5 +1,5 @@
-/* Reads and writes around the end of WRAM: the last word is WRAM, the next
- * byte is not, on v1B (62 KB) as on v1A (64 KB). */
+/* Reads and writes around the ends of WRAM: the last word is WRAM, the next
+ * byte is not, nor the one before the first, on v1B (62 KB) as on v1A (64 KB). */
 #include <defs.h>
 #include <stdint.h>
 
@@ -13,5 +13,7 @@ int main(void)
         *(volatile uint32_t *)(__op_wram_end - 4) = 0x600dcafe;
     if (mode == 2) /* the first byte past WRAM: 62 KB into a 64 KB page-aligned window on v1B */
         *(volatile uint32_t *)(__op_wram_end + 0x100) = 1;
+    if (mode == 3) /* 8 bytes below WRAM's first byte: on the DPU, an address past its end */
+        *(volatile uint32_t *)(__op_wram_start - 8) = 1;
     return 0;
 }

@@ -1,6 +1,6 @@
 /* WRAM ends where the chip's does: on v1B (62 KB) an access between 62 and
- * 64 KB faults, as past 64 KB does on v1A; the last word of WRAM works and
- * the host sees it. */
+ * 64 KB faults, as past 64 KB does on v1A; so does a store below WRAM's first
+ * byte; the last word of WRAM works and the host sees it. */
 #include <dpu.h>
 #include <string.h>
 
@@ -28,6 +28,18 @@ static void run(const char *profile, const char *binary, uint32_t wram)
         fprintf(stderr, "%s: fault \"%s\"\n", profile, f.message);
         CHECK(0);
     }
+    /* a store below WRAM's first byte faults too, on v1B (within the
+     * window's first page) as on v1A (below the window) */
+    mode = 3;
+    DPU_ASSERT(dpu_copy_to(dpu, "mode", 0, &mode, 4));
+    CHECK_EQ(dpu_launch(dpu, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
+    DPU_ASSERT(openpim_get_fault(dpu, &f));
+    CHECK(f.faulted && strcmp(f.kind, "memory") == 0);
+    fprintf(stderr, "%s: below WRAM: \"%s\"\n", profile, f.message);
+    /* and the next launch is clean (the bytes below are refilled) */
+    mode = 1;
+    DPU_ASSERT(dpu_copy_to(dpu, "mode", 0, &mode, 4));
+    CHECK_EQ(dpu_launch(dpu, DPU_SYNCHRONOUS), DPU_OK);
     DPU_ASSERT(dpu_free(set));
 }
 

@@ -32,6 +32,12 @@ ALLOWED = {
     "python": {"sdk/include"},
 }
 SOURCES = (".c", ".h", ".cpp", ".S")
+# A link edge the include check cannot see: libdpu interposes these clock
+# functions for the user's program (sdk/vclock.c), so a lower layer that
+# called them would read the SDK's virtual clock.  These folders read
+# abi/raw_clock.h instead.
+INTERPOSED = re.compile(r"\b(clock_gettime|gettimeofday|time)\s*\(")
+RAW_CLOCK_ONLY = {"machine", "worker", "backend"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -62,6 +68,11 @@ def main(root):
         src = folder_of(root, p)
         with open(p, errors="replace") as f:
             text = f.read()
+        if src in RAW_CLOCK_ONLY:
+            code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+            for call in INTERPOSED.findall(code):
+                errors.append("%s calls %s(), which libdpu interposes: read abi/raw_clock.h" % (
+                    os.path.relpath(p, root), call))
         for inc in INCLUDE.findall(text):
             target = os.path.normpath(os.path.join(os.path.dirname(p), inc))
             if not os.path.exists(target):
@@ -120,6 +131,12 @@ def self_test():
         os.remove(os.path.join(root, "timing/model.c"))
         put("comm/src/x.c", '#include "alloc.c"\n')  # found by name, as -I would
         assert main(root) == 1, "a library above the SDK including sdk/ internals through -I"
+        os.remove(os.path.join(root, "comm/src/x.c"))
+        assert main(root) == 0, "clean again"
+        put("machine/watch.c", "/* clock_gettime() in a comment */ int f(void) { return 0; }\n")
+        assert main(root) == 0, "a comment naming the clock"
+        put("machine/watch.c", "void f(struct timespec *t) { clock_gettime(CLOCK_MONOTONIC, t); }\n")
+        assert main(root) == 1, "machine/ reading the clock libdpu interposes"
     print("layering self-test: ok")
     return 0
 

@@ -23,18 +23,6 @@
 #include "victim.h"
 #define BUDGET_S 0.3
 
-static struct openpim_fault victim_fault(struct dpu_set_t set)
-{
-    struct dpu_set_t dpu;
-    uint32_t i;
-    struct openpim_fault f;
-    memset(&f, 0, sizeof f);
-    DPU_FOREACH(set, dpu, i)
-        if (i == VICTIM)
-            CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
-    return f;
-}
-
 int main(void)
 {
     CHECK_EQ(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0), 0);

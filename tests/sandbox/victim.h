@@ -5,6 +5,7 @@
 #define OPENPIM_TEST_VICTIM_H
 
 #include <dpu.h>
+#include <string.h>
 
 #include "check.h"
 
@@ -37,6 +38,19 @@ static void check_results(struct dpu_set_t set, int with_victim)
         CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
         CHECK(!f.faulted);
     }
+}
+
+/* Why the victim stopped in the last launch. */
+static inline struct openpim_fault victim_fault(struct dpu_set_t set)
+{
+    struct dpu_set_t dpu;
+    uint32_t i;
+    struct openpim_fault f;
+    memset(&f, 0, sizeof f);
+    DPU_FOREACH(set, dpu, i)
+        if (i == VICTIM)
+            CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
+    return f;
 }
 
 #endif

@@ -52,6 +52,18 @@ case $case in
         must_fail "alloca.c:2:" dpu_cc -g -o alloca alloca.c
         must_fail "dynamic allocation of stack (a variable-length array, or alloca() of a variable size) is not supported on the DPU" \
             dpu_cc -O0 -o alloca alloca.c ;;
+    dpu_dma_sizes) # constant DMA sizes the SDK documents as invalid do not build, as with the SDK's headers
+        for call in "mram_read(src, buf, 12)" "mram_read(src, buf, 4096)" "mram_read(src, buf, 0)" \
+                    "mram_read(src, buf, 4)" "mram_write(buf, src, 2056)" "mram_write(buf, src, 20)"; do
+            printf '#include <mram.h>\n#include <stdint.h>\n__mram_noinit uint64_t src[512];\n__dma_aligned uint64_t buf[256];\nint main(void) { %s; return (int)buf[0]; }\n' "$call" > dma.c
+            must_fail "invalid number of bytes: the size of a DMA transfer must be a multiple of 8, at least 8 and at most 2048" dpu_cc -o dma dma.c
+            grep -q "${call%%(*}: invalid number of bytes" <(dpu_cc -o dma dma.c 2>&1) ||
+                { echo "FAIL: the message of '$call' does not name ${call%%(*}"; fails=$((fails + 1)); }
+        done
+        # valid constants and sizes known only at run time build (the DMA engine's rule applies to them)
+        printf '#include <mram.h>\n#include <stdint.h>\n__mram_noinit uint64_t src[512];\n__dma_aligned uint64_t buf[256];\n__host uint32_t n;\nint main(void) { mram_read(src, buf, 8); mram_read(src, buf, 2048); mram_write(buf, src, 1024); mram_read(src, buf, n); mram_write(buf, src, n + 4); return (int)buf[0]; }\n' > ok.c
+        dpu_cc -o ok ok.c || { echo "FAIL: valid or dynamic sizes refused"; fails=$((fails + 1)); }
+        dpu_cc -DOPENPIM_STRICT_DMA -o ok_strict ok.c || { echo "FAIL: strict mode refused valid code"; fails=$((fails + 1)); } ;;
     dpu_pg)
         printf 'int main(void) { return 0; }\n' > main.c
         must_fail "-pg: DPU profiling (dpu-profiling, mcount) is not supported" dpu_cc -pg -o main main.c ;;
