@@ -71,6 +71,22 @@ case $form in
                refused "compiled with NR_TASKLETS=8, but the link gives 1" -o img task8.o
                [[ ! -e img ]] || { echo "FAIL: the refused link left an image"; exit 1; }
                refused "stack size of tasklet 0 (100) must be a multiple of 8" -D STACK_SIZE_DEFAULT=100 -I inc -o img task.c ;;
+    # the driver's other names in the SDK's bin/ (dpu-clang; clang with the DPU target, as CMake's
+    # CMAKE_C_COMPILER_TARGET passes it), separate compile and link included
+    dpu_clang) cc[0]=dpu-clang
+               build -c -D NR_TASKLETS=6 -I inc -o task.o task.c
+               build -D NR_TASKLETS=6 -o img task.o && run img 6 ;;
+    clang_target)
+               cc[0]=clang
+               build --target=dpu-upmem-dpurte -D NR_TASKLETS=10 -I inc -o img task.c && run img 10
+               build -target dpu-upmem-dpurte -c -D NR_TASKLETS=3 -I inc -o task.o task.c
+               build -target dpu-upmem-dpurte -D NR_TASKLETS=3 -o img3 task.o && run img3 3
+               # without the DPU target, clang is the system's (host builds are unchanged)
+               clang --version | grep -q "clang version" || { echo "FAIL: clang without the DPU target"; exit 1; }
+               printf 'int main(void) { return sizeof(void *) == 8 ? 0 : 1; }\n' > host.c
+               clang -o host host.c && ./host || { echo "FAIL: a host program built with clang"; exit 1; }
+               cc=(clang++ --target=dpu-upmem-dpurte)
+               refused "C++ DPU programs are not supported by OpenPIM" -D NR_TASKLETS=2 -I inc -o img task.c ;;
     *) echo "unknown form $form"; exit 2 ;;
 esac
 echo "PASS: $form"

@@ -31,9 +31,16 @@ dpu_cc() { dpu-upmem-dpurte-clang -O2 -DNR_TASKLETS=1 "$@"; }
 case $case in
     dpu_headers)
         printf '#include <wramfifo.h>\nint main(void) { return 0; }\n' > fifo.c
-        must_fail "OpenPIM does not support <wramfifo.h>" dpu_cc -o fifo fifo.c
-        printf '#include <profiling.h>\nint main(void) { return 0; }\n' > prof.c
-        must_fail "OpenPIM does not support <profiling.h>" dpu_cc -o prof prof.c ;;
+        must_fail "OpenPIM does not support <wramfifo.h>" dpu_cc -o fifo fifo.c ;;
+    dpu_profiling) # <profiling.h> builds when nothing of it is used, as public programs include it
+        printf '#include <profiling.h>\n#include <defs.h>\nint main(void) { return me(); }\n' > prof_unused.c
+        dpu_cc -o prof_unused prof_unused.c || { echo "FAIL: <profiling.h> included and unused was refused"; fails=$((fails + 1)); }
+        printf '#include <profiling.h>\nPROFILING_INIT(prof_main);\nint main(void) { return 0; }\n' > prof_init.c
+        must_fail "OpenPIM does not support <profiling.h>: PROFILING_INIT(prof_main)" dpu_cc -o prof_init prof_init.c
+        for fn in profiling_start profiling_stop; do
+            printf '#include <profiling.h>\nint main(void) { %s(0); return 0; }\n' "$fn" > "$fn.c"
+            must_fail "OpenPIM does not support <profiling.h>: $fn(0)" dpu_cc -o "$fn" "$fn.c"
+        done ;;
     dpu_perfcounter_both) # both counters exist on v1B only, as in the SDK
         printf '#include <perfcounter.h>\nint main(void) { perfcounter_get_both(false); return 0; }\n' > both.c
         must_fail "perfcounter_get_both is only available on v1B" dpu_cc -o both both.c

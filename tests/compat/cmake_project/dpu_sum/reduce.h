@@ -1,0 +1,3 @@
+/* Sum of every tasklet's `mine` (all tasklets must call it). */
+#include <stdint.h>
+uint64_t reduce_sum(uint64_t mine);
