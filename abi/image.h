@@ -46,6 +46,9 @@ struct op_image {
     /* __op_costs (op_cost_slots.h), in the runtime scratch (.opbss), and its
      * number of 32-bit slots; 0, 0 in images built before it existed */
     uint32_t sym_costs, nr_costs;
+    /* __op_limits, __op_sched_fn, __op_race_fn (timing/op_points.h), in
+     * .opbss; 0 in images built before them */
+    uint32_t sym_limits, sym_sched_fn, sym_race_fn;
     struct op_symbol *syms;
     size_t nr_syms;
 };

@@ -115,7 +115,6 @@ struct op_dpu_trace {
     uint32_t nmlocks, capmlocks;
     /* constants */
     uint64_t period;
-    double dma_fixed[2], dma_pb;
     uint64_t dma_ovl;
     /* simulation */
     uint64_t now;
@@ -399,7 +398,7 @@ static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, in
             int w = kind == EV_DMA_W;
             if (arg != tr->lat_bytes[w]) { /* DMA sizes repeat: compute each once */
                 tr->lat_bytes[w] = arg;
-                tr->lat_cycles[w] = (uint64_t)ceil(tr->dma_fixed[w] + tr->dma_pb * (double)arg);
+                tr->lat_cycles[w] = op_dpu_dma_cycles(tr->desc, w, arg);
             }
             uint64_t lat = tr->lat_cycles[w];
             uint64_t start = max64(time, tr->engine_free);
@@ -1151,9 +1150,6 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     tr->pendmask = (uint32_t)((1ull << nr_tasklets) - 1); /* all start pending at 0 */
     tr->rr = nr_tasklets - 1; /* tasklet 0 issues first */
     tr->period = desc->revolver_cycles ? desc->revolver_cycles : 1;
-    tr->dma_fixed[0] = desc->dma_read_fixed;
-    tr->dma_fixed[1] = desc->dma_write_fixed;
-    tr->dma_pb = desc->dma_cycles_per_byte;
     tr->dma_ovl = (uint64_t)desc->dma_overlap_cycles;
     return 0;
 }
@@ -1352,61 +1348,63 @@ int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, u
     return barrier_arrive(tr, tid, key, count, 0);
 }
 
+unsigned op_dpu_runtime_instructions(const struct op_machine_desc *desc, enum op_rt_op op)
+{
+    const struct op_runtime_costs *c = &desc->rt;
+    switch (op) {
+    case OP_RT_BARRIER_WAIT: return c->barrier_wait;
+    case OP_RT_MUTEX_LOCK: return c->mutex_lock;
+    case OP_RT_MUTEX_UNLOCK: return c->mutex_unlock;
+    case OP_RT_SEM_TAKE: return c->sem_take;
+    case OP_RT_SEM_GIVE: return c->sem_give;
+    case OP_RT_HANDSHAKE_WAIT: return c->handshake_wait;
+    case OP_RT_HANDSHAKE_NOTIFY: return c->handshake_notify;
+    case OP_RT_MEM_ALLOC: return c->mem_alloc;
+    case OP_RT_MEM_RESET: return c->mem_reset;
+    case OP_RT_PERFCOUNTER: return c->perfcounter;
+    case OP_RT_BOOT: return c->boot;
+    case OP_RT_DMA_CALL: return c->dma_call;
+    case OP_RT_COUNT: break;
+    }
+    return 0;
+}
+
+uint64_t op_dpu_dma_cycles(const struct op_machine_desc *desc, int is_write, uint32_t bytes)
+{
+    return (uint64_t)ceil((is_write ? desc->dma_write_fixed : desc->dma_read_fixed) +
+                          desc->dma_cycles_per_byte * (double)bytes);
+}
+
 int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op, uintptr_t key, unsigned arg)
 {
-    if (!tr || !tr->desc || tid >= tr->n) {
+    if (!tr || !tr->desc || tid >= tr->n || (unsigned)op >= OP_RT_COUNT) {
         if (tr)
             tr->error = 1;
         return -1;
     }
-    const struct op_runtime_costs *c = &tr->desc->rt;
+    if (op_dpu_trace_instr(tr, tid, op_dpu_runtime_instructions(tr->desc, op)) < 0)
+        return -1;
     switch (op) {
     case OP_RT_BARRIER_WAIT:
-        if (op_dpu_trace_instr(tr, tid, c->barrier_wait) < 0)
-            return -1;
         return barrier_arrive(tr, tid, key, arg,
-                              arg > 1 ? (uint64_t)c->barrier_wake_per_tasklet * (arg - 1) : 0);
+                              arg > 1 ? (uint64_t)tr->desc->rt.barrier_wake_per_tasklet * (arg - 1) : 0);
     case OP_RT_MUTEX_LOCK:
-        if (op_dpu_trace_instr(tr, tid, c->mutex_lock) < 0)
-            return -1;
         return arg ? mutex_event(tr, tid, key, EV_LOCK) : 0;
     case OP_RT_MUTEX_UNLOCK:
-        if (op_dpu_trace_instr(tr, tid, c->mutex_unlock) < 0)
-            return -1;
         return mutex_event(tr, tid, key, EV_UNLOCK);
     case OP_RT_SEM_TAKE:
-        if (op_dpu_trace_instr(tr, tid, c->sem_take) < 0)
-            return -1;
         return arg ? op_dpu_trace_block(tr, tid, key) : 0;
     case OP_RT_SEM_GIVE:
-        if (op_dpu_trace_instr(tr, tid, c->sem_give) < 0)
-            return -1;
         if (arg)
             op_dpu_trace_wake(tr, tid, key, 1);
         return 0;
     case OP_RT_HANDSHAKE_WAIT:
-        if (op_dpu_trace_instr(tr, tid, c->handshake_wait) < 0)
-            return -1;
         return arg ? barrier_arrive(tr, tid, key, 2, 0) : 0;
     case OP_RT_HANDSHAKE_NOTIFY:
-        if (op_dpu_trace_instr(tr, tid, c->handshake_notify) < 0)
-            return -1;
         return barrier_arrive(tr, tid, key, 2, 0);
-    case OP_RT_MEM_ALLOC:
-        return op_dpu_trace_instr(tr, tid, c->mem_alloc);
-    case OP_RT_MEM_RESET:
-        return op_dpu_trace_instr(tr, tid, c->mem_reset);
-    case OP_RT_PERFCOUNTER:
-        return op_dpu_trace_instr(tr, tid, c->perfcounter);
-    case OP_RT_BOOT:
-        return op_dpu_trace_instr(tr, tid, c->boot);
-    case OP_RT_DMA_CALL:
-        return op_dpu_trace_instr(tr, tid, c->dma_call);
-    case OP_RT_COUNT:
-        break;
+    default: /* instructions only */
+        return 0;
     }
-    tr->error = 1;
-    return -1;
 }
 
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid)
@@ -1435,7 +1433,7 @@ uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid)
         if (k != EV_SPIN)
             unissued += t->segs[i].ninstr - (i == t->head ? t->issued : 0);
         if (k == EV_DMA_R || k == EV_DMA_W)
-            lat += (uint64_t)ceil(tr->dma_fixed[k == EV_DMA_W] + tr->dma_pb * (double)t->segs[i].arg);
+            lat += op_dpu_dma_cycles(tr->desc, k == EV_DMA_W, t->segs[i].arg);
         if (k != EV_OPEN)
             events++;
     }

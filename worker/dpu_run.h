@@ -16,6 +16,7 @@ struct op_dpu_run {
     struct op_dpu_status *res;
     const struct op_machine_desc *desc;
     struct op_dpu_trace *trace; /* reused across runs */
+    uint64_t engine_free;       /* the scheduler's view of the DMA engine (tasklets.h): free from this cycle */
 };
 
 void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_machine_desc *desc, uint32_t dpu,
