@@ -47,7 +47,8 @@
     X(HOST_MEMORY, "host-memory")  /* host cannot back more emulated memory */             \
     X(DIV_ZERO, "divide-by-zero")  /* integer division by zero (the DPU's "fault 2") */    \
     X(SYSCALL, "syscall")          /* DPU code made a system call (refused by the sandbox) */ \
-    X(WORKER, "worker")            /* the worker running the DPU died (killed, crashed, exited) */
+    X(WORKER, "worker")            /* the worker running the DPU died (killed, crashed, exited) */ \
+    X(RACE, "race")                /* a data race, with OPENPIM_RACECHECK=fault */
 
 #define OP_FAULT_ENUM_(kind, name) OP_FAULT_##kind,
 enum op_fault { OP_FAULT_KINDS(OP_FAULT_ENUM_) OP_FAULT_COUNT };

@@ -223,6 +223,8 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
         img->sym_tasklet_main = meta(img, "__op_tasklet_main", &missing);
         img->sym_icount = meta(img, "__op_icount", &missing);
         /* optional (older images have none); the worker writes it: only inside .opbss */
+        const struct op_symbol *checked = op_image_symbol(img, "__op_racecheck"); /* optional: older images */
+        img->racecheck = checked && checked->addr;
         const struct op_symbol *limits = op_image_symbol(img, OP_LIMITS_SYMBOL);
         const struct op_symbol *sched_fn = op_image_symbol(img, OP_SCHED_FN_SYMBOL);
         const struct op_symbol *race_fn = op_image_symbol(img, OP_RACE_FN_SYMBOL);

@@ -36,6 +36,7 @@ struct op_image {
     uint32_t opbss_addr, opbss_len;
     /* metadata the driver records with --defsym */
     uint32_t nr_tasklets, wram_size, stack_total, accounting;
+    uint32_t racecheck; /* built with race checks (OPENPIM_RACECHECK at build time) */
     uint32_t heap_start;     /* __op_heap_start */
     /* tasklet t's stack: stack_size[t] bytes of WRAM at stack_lo[t] (the
      * budgets, __op_stack_size_<t>, laid out from __op_stacks_start up) */

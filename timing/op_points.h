@@ -39,6 +39,9 @@
 #define OP_RACE_WRITE 1u    /* a store (else a load) */
 #define OP_RACE_VOLATILE 2u /* volatile or atomic: the program's own synchronisation */
 #define OP_RACE_MRAM 4u     /* address is an MRAM address (a __mram_ptr access) */
+#define OP_RACE_CALL 8u     /* not an access: a call of the DPU runtime that moves memory (mram_read, ...)
+                               starts at `site` (its DMAs are this tasklet's accesses there), or ends
+                               (site 0) */
 
 /* A site record, in the image's code section: line and column (0 when the
  * program was built without -g), then the file and the function as two

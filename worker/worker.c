@@ -31,6 +31,7 @@
 #include "tasklets.h"
 #include "dpu_run.h"
 #include "op_costs.h"
+#include "racecheck.h"
 #include "sandbox.h"
 
 #define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
@@ -463,6 +464,9 @@ static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
         else
             memcpy(w, m, size);
     }
+    char msg[OP_FAULT_MSG];
+    if (op_race_dma(sched.cur, mram, wram, size, flags, msg, sizeof msg))
+        svc_fault(OP_FAULT_RACE, msg);
     op_dpu_run_dma(&run, &sched, mram, size, (flags & OP_DMA_WRITE) != 0);
     if (flags & OP_DMA_YIELD)
         op_sched_yield();
@@ -486,11 +490,14 @@ static uint64_t svc_instructions(void)
 static void svc_rt_event(uint32_t ev, uint32_t obj, uint32_t arg)
 {
     op_dpu_run_rt(&run, &sched, ev, obj, arg);
+    op_race_sync(sched.cur, ev, obj, arg);
 }
 
 static void svc_race_access(uint64_t address, uint64_t bytes, uint32_t flags, uint32_t site)
 {
-    (void)address, (void)bytes, (void)flags, (void)site;
+    char msg[OP_FAULT_MSG];
+    if (op_race_access(sched.cur, address, bytes, flags, site, msg, sizeof msg))
+        svc_fault(OP_FAULT_RACE, msg);
 }
 
 /* The services, in the field order of struct op_services.  The image calls
@@ -601,6 +608,7 @@ static void run_dpu(uint32_t dpu)
     sched.limits = img.sym_limits ? (volatile uint64_t *)(uintptr_t)img.sym_limits : NULL;
     op_sched_set_stack_limit(0); /* __op_boot runs on the worker's stack */
     op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
+    op_race_begin(&img, p->id, dpu, p->nr_tasklets, ctrl->mram_size);
 
     if (sigsetjmp(recover, 1) == 0) {
         if (ctrl->budget_ns) {
@@ -702,6 +710,9 @@ int main(int argc, char **argv)
         die("cannot map the control block");
     if (ctrl->magic != OP_CTRL_MAGIC || ctrl->layout != OP_CTRL_LAYOUT)
         die("this worker and libdpu come from different OpenPIM builds (rebuild, or set OPENPIM_WORKER)");
+    char why[160];
+    if (op_race_init(ctrl, why, sizeof why) != 0)
+        die("%s", why);
     mram_fd = open_host_fd(ctrl->mram_fd);
     store_fd = open_host_fd(ctrl->store_fd);
     int wfd = wram_fd = open_host_fd(ctrl->wram_fd);

@@ -1457,10 +1457,22 @@ private:
   // line 0 and the enclosing function).
   struct RaceSite {
     Instruction *At;
-    Value *Ptr;
+    Value *Ptr;   // null: a call of the runtime that moves memory (OP_RACE_CALL)
     Value *Bytes; // i64
     unsigned Flags;
   };
+
+  // The DPU runtime's calls whose DMAs are the caller's accesses: announced
+  // to the race detector with their site (OP_RACE_CALL before, and after
+  // with no site), so that their WRAM and MRAM bytes are checked there.
+  static bool movesMemory(const CallBase &CB) {
+    const Function *Callee = CB.getCalledFunction();
+    if (!Callee)
+      return false;
+    StringRef N = Callee->getName();
+    return N == "mram_read" || N == "mram_write" || N == "mram_read_unaligned" || N == "mram_write_unaligned" ||
+           N == "seqread_init" || N == "seqread_get" || N == "seqread_seek";
+  }
   SmallVector<RaceSite, 8> RaceSites;
   DenseSet<const Instruction *> NearSet;
   SmallVector<std::pair<Instruction *, uint64_t>, 8> NearBack; // access, back
@@ -1526,6 +1538,9 @@ private:
         if (auto *MT = dyn_cast<MemTransferInst>(MI))
           planAccess(I, MT->getRawSource(), MI->getLength(), false, MI->isVolatile(), LI);
         planAccess(I, MI->getRawDest(), MI->getLength(), true, MI->isVolatile(), LI);
+      } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (Opts.RaceCheck && movesMemory(*CB) && !CB->isTerminator())
+          RaceSites.push_back({&I, nullptr, nullptr, OP_RACE_CALL});
       }
     }
     if (!Opts.SwitchPoints)
@@ -1619,15 +1634,25 @@ private:
     return ConstantExpr::getBitCast(GV, Type::getInt8PtrTy(Ctx));
   }
 
-  void insertRaceCheck(const RaceSite &R) {
-    IRBuilder<> B(R.At);
-    Value *Addr = B.CreatePtrToInt(R.Ptr, I64);
-    Value *Bytes = B.CreateZExtOrTrunc(R.Bytes, I64);
+  CallInst *raceCall(IRBuilder<> &B, Value *Addr, Value *Bytes, unsigned Flags, Constant *Site) {
     auto *FT = FunctionType::get(Type::getVoidTy(Ctx), {I64, I64, I32, Type::getInt8PtrTy(Ctx)}, false);
-    CallInst *CI = runtimeCall(B, RaceFnName, FT, {Addr, Bytes, ConstantInt::get(I32, R.Flags), siteRecord(*R.At)});
+    CallInst *CI = runtimeCall(B, RaceFnName, FT, {Addr, Bytes, ConstantInt::get(I32, Flags), Site});
     // it reads nothing of the program (the address is a number to it)
     CI->removeFnAttr(Attribute::InaccessibleMemOrArgMemOnly);
     CI->addFnAttr(Attribute::InaccessibleMemOnly);
+    return CI;
+  }
+
+  void insertRaceCheck(const RaceSite &R) {
+    IRBuilder<> B(R.At);
+    if (!R.Ptr) { // a runtime call moving memory: announced, then closed
+      Constant *Zero = ConstantInt::get(I64, 0);
+      raceCall(B, Zero, Zero, R.Flags, siteRecord(*R.At));
+      B.SetInsertPoint(R.At->getNextNode());
+      raceCall(B, Zero, Zero, R.Flags, Constant::getNullValue(Type::getInt8PtrTy(Ctx)));
+      return;
+    }
+    raceCall(B, B.CreatePtrToInt(R.Ptr, I64), B.CreateZExtOrTrunc(R.Bytes, I64), R.Flags, siteRecord(*R.At));
   }
 
   // ------------------------------------------------------------ per block
