@@ -92,8 +92,10 @@ void op_sched_charge(struct op_sched *s, uint64_t n)
 void op_sched_hold(struct op_sched *s, uint64_t cycle)
 {
     uint64_t next = op_sched_next_cycle(s);
-    if (cycle > next)
+    if (cycle > next) {
         s->base_cycle += cycle - next;
+        s->t[s->cur].joined = cycle;
+    }
 }
 
 /* a before b: the earlier clock, the lower tid on a tie */
@@ -104,22 +106,21 @@ static int before(const struct op_sched *s, unsigned a, unsigned b)
 
 /* The running tasklet (just dispatched, the earliest) may run until its next
  * instruction would issue after the next tasklet's: its clock advances by
- * `per` cycles an instruction, per = max(revolver, tasklets ready within a
- * round), and the image's checks compare its count with the limits. */
+ * `per` cycles an instruction, per = max(revolver, tasklets in the pipeline:
+ * runnable and not waiting for a DMA or a wake-up beyond a revolver period
+ * from now), and the image's checks compare its count with the limits. */
 static void set_limits(struct op_sched *s)
 {
     const unsigned r = s->cur;
     const uint64_t v0 = s->t[r].next;
-    unsigned other = s->nr, nrun = 1;
+    unsigned other = s->nr;
+    uint64_t ready = 1;
     for (unsigned i = 0; i < s->nr; i++)
         if (i != r && s->t[i].state == OP_T_RUNNABLE) {
-            nrun++;
+            ready += s->t[i].joined <= v0 + s->period;
             if (other == s->nr || before(s, i, other))
                 other = i;
         }
-    uint64_t window = v0 + (nrun > s->period ? nrun : s->period), ready = 1;
-    for (unsigned i = 0; i < s->nr; i++)
-        ready += i != r && s->t[i].state == OP_T_RUNNABLE && s->t[i].next < window;
     s->per = ready > s->period ? ready : s->period;
     s->base_cycle = v0;
     s->base_count = s->t[r].count;
@@ -249,6 +250,7 @@ unsigned op_sched_wake(uintptr_t key, unsigned n)
             s->t[i].state = OP_T_RUNNABLE;
             if (s->t[i].next < at + woken)
                 s->t[i].next = at + woken;
+            s->t[i].joined = s->t[i].next;
             woken++;
         }
     return woken;
@@ -285,7 +287,7 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
         t->key = 0;
         t->instructions = 0;
         t->count = *icount;
-        t->next = i; /* boot order: tasklet 0 issues first, then one a cycle */
+        t->next = t->joined = i; /* boot order: tasklet 0 issues first, then one a cycle */
     }
     if (s->period == 0)
         s->period = 1;

@@ -39,6 +39,7 @@ struct op_tasklet {
     uint64_t instructions;  /* counted so far in this launch */
     uint64_t count;         /* the image's counter, as of its last accounting */
     uint64_t next;          /* modelled cycle of its next instruction, while it does not run */
+    uint64_t joined;        /* cycle it last entered the pipeline (start, DMA done, woken) */
     uint8_t *stack_lo, *stack_hi;
 };
 
