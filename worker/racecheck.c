@@ -443,7 +443,7 @@ static int report(const struct access *a, const struct conflict *c, char *msg, s
         site_text(s2, 0, there, sizeof there);
         char line[1024];
         int n = snprintf(line, sizeof line,
-                         "openpim: DPU %u: data race on %s 0x%08llx%s%s%s (%u byte%s): tasklet %u %s it at %s; "
+                         "openpim: machine DPU %u: data race on %s 0x%08llx%s%s%s (%u byte%s): tasklet %u %s it at %s; "
                          "tasklet %u %s it at %s; no barrier, mutex, semaphore or handshake orders the two\n",
                          dpu_index, what, addr, var[0] ? " (" : "", var, var[0] ? ")" : "", bytes, bytes == 1 ? "" : "s",
                          a->tid, now, here, c->prev.tid1 - 1u, then, there);
