@@ -857,7 +857,71 @@ static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
  * Returns 1 if the model must wait for more recording (from ring_run).
  * tests/test_dpu_model.c checks the result against a cycle-by-cycle
  * reference and against stepping alone (op_dpu_trace_set_stepping). */
+/* Steps cycle by cycle exactly as advance() does, but on the few fields an
+ * issue changes, while nothing else can happen: it stops before a pending
+ * arrival (tjoin), before an issue that would end a segment, and at once if
+ * a tasklet spins on a mutex.  After a join the regimes of try_jump need a
+ * round of issues (the revolver's residues to spread, the ring's order or
+ * periodic()'s history to form); this makes them for the price of a loop
+ * over the tasklets per issue.  Returns the number of issues made. */
+static unsigned fast_steps(struct op_dpu_trace *tr, uint64_t tjoin, unsigned max)
+{
+    if (tr->spinmask)
+        return 0;
+    const unsigned n = tr->n;
+    const uint64_t P = tr->period;
+    uint64_t c = tr->now;
+    unsigned rr = tr->rr, done = 0;
+    while (done < max && c < tjoin) {
+        unsigned best = NONE32;
+        uint64_t soonest = UNSET64;
+        for (unsigned k = 1, id = rr; k <= n; k++) { /* the first eligible after rr, as advance() */
+            if (++id == n)
+                id = 0;
+            if (tr->ready[id] <= c) {
+                best = id;
+                break;
+            }
+            soonest = min64(soonest, tr->ready[id]);
+        }
+        if (best == NONE32) { /* idle until the next eligible tasklet */
+            if (soonest >= tjoin)
+                break;
+            c = soonest;
+            continue;
+        }
+        struct tsk *t = &tr->t[best];
+        const struct seg *sg = &t->segs[t->head];
+        if (sg->kind == EV_SPIN || t->issued + 1 >= sg->ninstr)
+            break; /* its segment would end: settle_events' business */
+        t->instr++;
+        t->issued++;
+        t->last_issue = (int64_t)c;
+        t->next_ok = c + P;
+        tr->ready[best] = t->next_ok;
+        tr->hist_cyc[tr->nissue & 63] = c;
+        tr->hist_tid[tr->nissue & 63] = (uint8_t)best;
+        tr->nissue++;
+        rr = best;
+        c++;
+        done++;
+    }
+    if (done) {
+        tr->now = c;
+        tr->rr = rr;
+    }
+    return done;
+}
+
+static int try_jump_from(struct op_dpu_trace *tr, int fast);
+
 static int try_jump(struct op_dpu_trace *tr)
+{
+    return try_jump_from(tr, 1);
+}
+
+/* fast: a failed regime check may take fast_steps() once and try again */
+static int try_jump_from(struct op_dpu_trace *tr, int fast)
 {
     const uint64_t P = tr->period, now = tr->now;
     if (now < tr->jump_at || tr->stepping)
@@ -865,22 +929,21 @@ static int try_jump(struct op_dpu_trace *tr)
     unsigned S[OP_TIMING_MAX_TASKLETS], k = 0;
     uint64_t tjoin = UNSET64;
     const unsigned n = tr->n;
+    /* the runnable tasklets not pending are those with a ready cycle (upd_ready) */
     for (unsigned c = 0, id = tr->rr; c < n; c++) { /* tid order after rr */
         if (++id == n)
             id = 0;
-        const struct tsk *t = &tr->t[id];
-        if (t->state != T_RUN)
-            continue;
-        if (t->pending)
-            tjoin = min64(tjoin, t->pend_time);
-        else
+        if (tr->ready[id] != UNSET64)
             S[k++] = id;
     }
+    for (uint32_t pm = tr->pendmask; pm; pm &= pm - 1)
+        tjoin = min64(tjoin, tr->t[__builtin_ctz(pm)].pend_time);
     const uint64_t per = k > P ? k : P;
     /* On failure, wait a little before the next attempt: attempts cost a
      * scan; skipping some only means stepping a few more cycles exactly. */
     tr->jump_at = now + per / 2;
-    if (k >= P) { /* the ring, if S is in cyclic order already */
+    if (k > P) { /* the ring, if S is in cyclic order already (k == P: the revolver jump below, as cheap
+                  * and not left at the next leave) */
         unsigned j = 0;
         while (j < k && tr->t[S[j]].next_ok <= now + j)
             j++;
@@ -909,8 +972,13 @@ static int try_jump(struct op_dpu_trace *tr)
         while (j < k && tr->t[S[j]].next_ok <= now + j)
             j++;
         if (j < k) {
-            if (!periodic(tr, S, k, first))
+            if (!periodic(tr, S, k, first)) {
+                if (fast && fast_steps(tr, tjoin, 2 * k)) {
+                    tr->jump_at = 0;
+                    return try_jump_from(tr, 0);
+                }
                 return 0;
+            }
             H = tjoin;
             for (unsigned i = 0; i < k; i++) {
                 const struct tsk *t = &tr->t[S[i]];
@@ -923,14 +991,20 @@ static int try_jump(struct op_dpu_trace *tr)
         uint64_t used = 0; /* residues mod P relative to now, when P <= 64 */
         for (unsigned j = 0; j < k; j++) {
             uint64_t d = first[j] - now, r = d < P ? d : d % P;
+            int clash = 0;
             if (P <= 64) {
-                if (used >> r & 1)
-                    return 0;
+                clash = used >> r & 1;
                 used |= 1ull << r;
             } else {
-                for (unsigned i = 0; i < j; i++)
-                    if ((first[i] - now) % P == r)
-                        return 0;
+                for (unsigned i = 0; i < j && !clash; i++)
+                    clash = (first[i] - now) % P == r;
+            }
+            if (clash) { /* a round of issues spreads the residues */
+                if (fast && fast_steps(tr, tjoin, k)) {
+                    tr->jump_at = 0;
+                    return try_jump_from(tr, 0);
+                }
+                return 0;
             }
         }
     }

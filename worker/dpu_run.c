@@ -1,3 +1,5 @@
+/* One DPU run inside a worker (see dpu_run.h): the trace for the timing
+ * model, and the scheduler's view of the DMA engine. */
 #include "dpu_run.h"
 
 #include <stdlib.h>
@@ -31,6 +33,7 @@ void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_
     r->desc = desc;
     r->nr_tasklets = nr_tasklets;
     r->engine_free = 0;
+    r->lat_bytes[0] = r->lat_bytes[1] = UINT32_MAX;
     s->period = desc->revolver_cycles;
     op_dpu_trace_begin(r->trace, desc, nr_tasklets);
     /* crt0's per-tasklet boot chain, before main() */
@@ -51,7 +54,12 @@ void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr
     /* the scheduler's clock, by the model's rule: one FIFO engine, the
      * tasklet issues again when its DMA is done */
     op_sched_charge(s, op_dpu_runtime_instructions(r->desc, OP_RT_DMA_CALL));
-    uint64_t lat = op_dpu_dma_cycles(r->desc, is_write, size), at = op_sched_event_cycle(s);
+    int w = is_write != 0;
+    if (r->lat_bytes[w] != size) { /* DMA sizes repeat */
+        r->lat_bytes[w] = size;
+        r->lat_cycles[w] = op_dpu_dma_cycles(r->desc, w, size);
+    }
+    uint64_t lat = r->lat_cycles[w], at = op_sched_event_cycle(s);
     uint64_t done = (at > r->engine_free ? at : r->engine_free) + lat, ovl = (uint64_t)r->desc->dma_overlap_cycles;
     r->engine_free = done - (ovl < lat ? ovl : lat);
     op_sched_hold(s, done);

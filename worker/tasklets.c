@@ -4,7 +4,7 @@
  *
  *   service stacks      op_sched_init, enter
  *   clocks and limits   op_sched_next_cycle ... set_limits
- *   choosing            pick, give_way, op_sched_yield, op_sched_point
+ *   choosing            first_two, give_way, op_sched_yield, op_sched_point
  *   block, wake, exit   op_sched_block, op_sched_wake, op_sched_exit
  *   a launch            op_sched_run
  */
@@ -65,6 +65,8 @@ void op_sched_account(struct op_sched *s)
 {
     struct op_tasklet *t = &s->t[s->cur];
     uint64_t now = *s->icount, n = now - t->count;
+    if (!n)
+        return;
     t->count = now;
     t->instructions += n;
     if (s->hooks.ran)
@@ -94,14 +96,51 @@ void op_sched_hold(struct op_sched *s, uint64_t cycle)
     uint64_t next = op_sched_next_cycle(s);
     if (cycle > next) {
         s->base_cycle += cycle - next;
-        s->t[s->cur].joined = cycle;
+        s->joined[s->cur] = cycle;
     }
 }
 
-/* a before b: the earlier clock, the lower tid on a tie */
-static int before(const struct op_sched *s, unsigned a, unsigned b)
+/* The order is a binary min-heap of all nr tasklets (heap[0] first; pos:
+ * each tasklet's place), so that a change of one clock costs a few compares
+ * rather than a pass over every tasklet at each DMA. */
+static void heap_swap(struct op_sched *s, unsigned a, unsigned b)
 {
-    return s->t[a].next < s->t[b].next || (s->t[a].next == s->t[b].next && a < b);
+    uint8_t x = s->heap[a];
+    s->heap[a] = s->heap[b];
+    s->heap[b] = x;
+    s->pos[s->heap[a]] = (uint8_t)a;
+    s->pos[s->heap[b]] = (uint8_t)b;
+}
+
+/* Tasklet i's clock or state changed: its place in the order (the earlier
+ * clock first, the lower tid on a tie). */
+static void reorder(struct op_sched *s, unsigned i)
+{
+    s->order[i] = s->t[i].state == OP_T_RUNNABLE ? s->t[i].next << 5 | i : UINT64_MAX;
+    unsigned at = s->pos[i];
+    while (at > 0 && s->order[s->heap[(at - 1) / 2]] > s->order[i]) {
+        heap_swap(s, at, (at - 1) / 2);
+        at = (at - 1) / 2;
+    }
+    for (;;) {
+        unsigned c = 2 * at + 1, best = at;
+        if (c < s->nr && s->order[s->heap[c]] < s->order[s->heap[best]])
+            best = c;
+        if (c + 1 < s->nr && s->order[s->heap[c + 1]] < s->order[s->heap[best]])
+            best = c + 1;
+        if (best == at)
+            break;
+        heap_swap(s, at, best);
+        at = best;
+    }
+}
+
+/* The first two of the order (UINT64_MAX: none). */
+static void first_two(const struct op_sched *s, uint64_t *one, uint64_t *two)
+{
+    uint64_t l = s->nr > 1 ? s->order[s->heap[1]] : UINT64_MAX, r = s->nr > 2 ? s->order[s->heap[2]] : UINT64_MAX;
+    *one = s->order[s->heap[0]];
+    *two = l < r ? l : r;
 }
 
 /* The running tasklet (just dispatched, the earliest) may run until its next
@@ -109,29 +148,32 @@ static int before(const struct op_sched *s, unsigned a, unsigned b)
  * `per` cycles an instruction, per = max(revolver, tasklets in the pipeline:
  * runnable and not waiting for a DMA or a wake-up beyond a revolver period
  * from now), and the image's checks compare its count with the limits. */
-static void set_limits(struct op_sched *s)
+static void set_limits(struct op_sched *s, uint64_t other)
 {
     const unsigned r = s->cur;
-    const uint64_t v0 = s->t[r].next;
-    unsigned other = s->nr;
-    uint64_t ready = 1;
-    for (unsigned i = 0; i < s->nr; i++)
-        if (i != r && s->t[i].state == OP_T_RUNNABLE) {
-            ready += s->t[i].joined <= v0 + s->period;
-            if (other == s->nr || before(s, i, other))
-                other = i;
-        }
+    const uint64_t v0 = s->t[r].next, soon = v0 + s->period;
+    uint64_t ready = 0; /* joined: UINT64_MAX while blocked or done */
+    for (unsigned i = 0; i < s->nr; i++) /* r itself included */
+        ready += s->joined[i] <= soon;
+    ready += s->joined[r] > soon; /* (r is in the pipeline: it runs) */
     s->per = ready > s->period ? ready : s->period;
     s->base_cycle = v0;
     s->base_count = s->t[r].count;
     if (!s->limits)
         return;
-    if (other == s->nr) { /* alone: nothing to give way to */
+    if (other == UINT64_MAX) { /* alone: nothing to give way to */
         s->limits[0] = s->limits[1] = UINT64_MAX;
         return;
     }
     /* instructions j = 0, 1, ... issue at v0 + j * per: those before the other's next */
-    uint64_t d = s->t[other].next - v0, budget = d / s->per + (d % s->per || r < other ? 1 : 0);
+    uint64_t d = (other >> 5) - v0, tie = r < (other & 31);
+    uint64_t budget;
+    if (d < s->per)
+        budget = d || tie;
+    else if (d <= UINT32_MAX) /* a 32-bit division is several times faster */
+        budget = (uint32_t)d / (uint32_t)s->per + ((uint32_t)d % (uint32_t)s->per || tie);
+    else
+        budget = d / s->per + (d % s->per || tie);
     uint64_t near = s->t[r].count + budget;
     if (near < budget)
         near = UINT64_MAX;
@@ -146,26 +188,16 @@ static void to_scheduler(struct op_sched *s)
     op_switch(&s->t[s->cur].sp, s->sched_sp);
 }
 
-/* The runnable tasklet with the earliest clock, or s->nr if none. */
-static unsigned pick(const struct op_sched *s)
-{
-    unsigned best = s->nr;
-    for (unsigned i = 0; i < s->nr; i++)
-        if (s->t[i].state == OP_T_RUNNABLE && (best == s->nr || before(s, i, best)))
-            best = i;
-    return best;
-}
-
 /* Makes tid the running tasklet (its service stack, stack limit, env, counter
- * and clock). */
-static void enter(struct op_sched *s, unsigned tid)
+ * and clock); `other`: the order's first after it. */
+static void enter(struct op_sched *s, unsigned tid, uint64_t other)
 {
     s->cur = tid;
     running_env->tid = tid;
     op_service_sp = (uintptr_t)service_stacks + (uint64_t)(tid + 1) * (SERVICE_STACK + GUARD);
     op_sched_set_stack_limit((uint32_t)(uintptr_t)s->t[tid].stack_lo);
     *s->icount = s->t[tid].count;
-    set_limits(s);
+    set_limits(s, other);
 }
 
 /* Stops the running tasklet's clock where it is. */
@@ -173,18 +205,21 @@ static void stop_clock(struct op_sched *s)
 {
     op_sched_account(s);
     s->t[s->cur].next = op_sched_next_cycle(s);
+    reorder(s, s->cur);
 }
 
 /* The running tasklet (clock stopped, still runnable) gives way to the
  * earliest tasklet, switching to it directly, or goes on with new limits. */
 static void give_way(struct op_sched *s)
 {
-    unsigned cur = s->cur, tid = pick(s);
-    if (tid == cur || tid == s->nr) {
-        set_limits(s);
+    uint64_t one, two;
+    first_two(s, &one, &two);
+    unsigned cur = s->cur, tid = (unsigned)(one & 31); /* cur is runnable: one is someone */
+    if (tid == cur) {
+        set_limits(s, two);
         return;
     }
-    enter(s, tid);
+    enter(s, tid, two);
     op_switch(&s->t[cur].sp, s->t[tid].sp);
 }
 
@@ -219,6 +254,8 @@ static void tasklet_exit(void)
     if (s->hooks.end)
         s->hooks.end(s->hooks.ctx, s->cur);
     s->t[s->cur].state = OP_T_DONE;
+    s->joined[s->cur] = UINT64_MAX;
+    reorder(s, s->cur);
     to_scheduler(s);
 }
 
@@ -234,6 +271,8 @@ void op_sched_block(uintptr_t key)
     stop_clock(s);
     s->t[s->cur].state = OP_T_BLOCKED;
     s->t[s->cur].key = key;
+    s->joined[s->cur] = UINT64_MAX;
+    reorder(s, s->cur);
     to_scheduler(s);
 }
 
@@ -250,7 +289,8 @@ unsigned op_sched_wake(uintptr_t key, unsigned n)
             s->t[i].state = OP_T_RUNNABLE;
             if (s->t[i].next < at + woken)
                 s->t[i].next = at + woken;
-            s->t[i].joined = s->t[i].next;
+            s->joined[i] = s->t[i].next;
+            reorder(s, i);
             woken++;
         }
     return woken;
@@ -287,7 +327,9 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
         t->key = 0;
         t->instructions = 0;
         t->count = *icount;
-        t->next = t->joined = i; /* boot order: tasklet 0 issues first, then one a cycle */
+        t->next = s->joined[i] = i; /* boot order: tasklet 0 issues first, then one a cycle */
+        s->order[i] = t->next << 5 | i;
+        s->heap[i] = s->pos[i] = (uint8_t)i; /* in order already */
     }
     if (s->period == 0)
         s->period = 1;
@@ -295,7 +337,9 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
     running = s;
     running_env = env;
     for (;;) {
-        unsigned tid = pick(s);
+        uint64_t one, two;
+        first_two(s, &one, &two);
+        unsigned tid = one == UINT64_MAX ? nr : (unsigned)(one & 31);
         if (tid == nr) {
             unsigned live = 0;
             for (unsigned i = 0; i < nr; i++)
@@ -303,7 +347,7 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
             running = NULL;
             return live ? OP_FAULT_DEADLOCK : OP_FAULT_NONE;
         }
-        enter(s, tid);
+        enter(s, tid, two);
         op_switch(&s->sched_sp, s->t[tid].sp);
         /* back when the running tasklet (s->cur, not necessarily tid: yields
          * switch between tasklets directly) ended or blocked */

@@ -39,7 +39,6 @@ struct op_tasklet {
     uint64_t instructions;  /* counted so far in this launch */
     uint64_t count;         /* the image's counter, as of its last accounting */
     uint64_t next;          /* modelled cycle of its next instruction, while it does not run */
-    uint64_t joined;        /* cycle it last entered the pipeline (start, DMA done, woken) */
     uint8_t *stack_lo, *stack_hi;
 };
 
@@ -62,6 +61,11 @@ struct op_sched {
     /* the running tasklet's clock: its next instruction issues at cycle
      * base_cycle + (count - base_count) * per */
     uint64_t base_cycle, base_count, per;
+    /* for the choice, in tid order: next << 5 | tid of a runnable tasklet
+     * (UINT64_MAX otherwise), and the cycle it last entered the pipeline
+     * (its start, a DMA's end, a wake-up; UINT64_MAX while blocked or done) */
+    uint64_t order[OP_MAX_TASKLETS], joined[OP_MAX_TASKLETS];
+    uint8_t heap[OP_MAX_TASKLETS], pos[OP_MAX_TASKLETS]; /* the order as a min-heap (tasklets.c) */
     struct op_sched_hooks hooks;
 };
 

@@ -80,8 +80,12 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Triple.h"
+#include "llvm/Analysis/AssumptionCache.h"
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Dominators.h"
@@ -1545,12 +1549,24 @@ private:
     }
     if (!Opts.SwitchPoints)
       return;
+    // Back edges (irreducible cycles included), except those of a loop whose
+    // trip count is known when it starts (SCEV): it ends by itself, and
+    // the loops around it or its calls give way.
+    TargetLibraryInfoImpl TLII(Triple(M.getTargetTriple()));
+    TargetLibraryInfo TLI(TLII);
+    AssumptionCache AC(F);
+    ScalarEvolution SE(F, TLI, AC, DT, LI);
     SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 8> Edges;
     FindFunctionBackedges(F, Edges);
     SmallPtrSet<const BasicBlock *, 8> Seen;
-    for (const auto &E : Edges)
+    for (const auto &E : Edges) {
+      const Loop *L = LI.getLoopFor(E.second);
+      if (L && L->getHeader() == E.second && L->contains(E.first) &&
+          !isa<SCEVCouldNotCompute>(SE.getBackedgeTakenCount(L)))
+        continue;
       if (Seen.insert(E.first).second)
         FarPoints.push_back(const_cast<Instruction *>(E.first->getTerminator()));
+    }
   }
 
   // An external global of the runtime (declared if the module does not),
