@@ -67,6 +67,12 @@
 // Functions annotated __attribute__((annotate("openpim_nocount"))) and naked
 // functions are left alone (neither counted nor division-guarded).
 //
+// Emulation only, not counted (README.md, "Switch points and race checks"):
+// switch points where the running tasklet may give way to another
+// (accesses to memory other tasklets may use that repeat an address, back
+// edges), and, with -openpim-racecheck, a report of every such access to the
+// worker's race detector.
+//
 // Keeping the counter fast: the counter's loads/stores carry an alias scope
 // that every other load/store/memcpy of the function is declared noalias with
 // (the program never touches __op_icount itself), memory-effect attributes
