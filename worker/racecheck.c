@@ -23,6 +23,8 @@
 #define WRAM_GRANULES (OP_WRAM_STRIDE / GRANULE)
 #define PAGE_GRANULES 512u                /* MRAM shadow is allocated by 4 KB of MRAM */
 #define SYNC_SLOTS 512u                   /* synchronisation objects of one run (power of two) */
+#define MRAM_SHADOW_PAGES 8192u           /* MRAM followed: 32 MB per worker (about 400 MB of shadow) */
+#define ACCESS_MAX 65536u                 /* bytes of one access at most (all of WRAM) */
 
 enum { K_MUTEX = 1, K_VMUTEX, K_SEM, K_BARRIER, K_HANDSHAKE };
 
@@ -261,8 +263,22 @@ static struct cell *shadow_of(int is_mram, uint64_t offset)
     uint64_t page = offset / (PAGE_GRANULES * GRANULE);
     if (page >= mram_npages)
         return NULL;
-    if (!mram_shadow[page] && !(mram_shadow[page] = calloc((size_t)PAGE_GRANULES * CELLS, sizeof(struct cell))))
-        return NULL;
+    if (!mram_shadow[page]) {
+        static unsigned allocated;
+        if (allocated >= MRAM_SHADOW_PAGES) { /* the rest of MRAM goes unchecked, said once */
+            static int said;
+            static const char line[] = "openpim: race detector: more than 32 MB of MRAM touched in one worker; "
+                                       "accesses beyond are not checked\n";
+            if (!said++) {
+                ssize_t w = write(2, line, sizeof line - 1);
+                (void)w;
+            }
+            return NULL;
+        }
+        if (!(mram_shadow[page] = calloc((size_t)PAGE_GRANULES * CELLS, sizeof(struct cell))))
+            return NULL;
+        allocated++;
+    }
     if (!mram_in_run[page]) {
         mram_in_run[page] = 1;
         mram_used[mram_nused++] = (uint32_t)page;
@@ -468,6 +484,8 @@ static int access_range(unsigned tid, int is_mram, uint64_t address, uint64_t by
 {
     if (!bytes)
         return 0;
+    if (bytes > ACCESS_MAX) /* no access of DPU code is larger: the image is not what the pass made */
+        bytes = ACCESS_MAX;
     uint64_t offset;
     if (is_mram) {
         if (!mram_bytes)
