@@ -95,9 +95,23 @@ static void expect(const char *what, const char *out, unsigned reports, const ch
     }
 }
 
+/* dpu_race_<name> on `dpus` DPUs: one report naming its RACE_W and RACE_R lines. */
+static const char *planted(const char *name, unsigned dpus)
+{
+    char src[64], image[64], w[128], r[128];
+    snprintf(src, sizeof src, "dpu_race_%s.c", name);
+    snprintf(image, sizeof image, "./dpu_race_%s", name);
+    site_of(src, "RACE_W", w, sizeof w);
+    site_of(src, "RACE_R", r, sizeof r);
+    CHECK_EQ(run(image, dpus, 0), DPU_OK);
+    const char *out = new_output();
+    expect(name, out, 1, w, r);
+    return out;
+}
+
 static void warn_mode(void)
 {
-    char w[128], r[128];
+    char w[128];
     /* the counter: a read and a write pair, a write and a write pair; once
      * each, whatever the number of DPUs and workers */
     site_of("dpu_race_counter.c", "RACE", w, sizeof w);
@@ -110,19 +124,11 @@ static void warn_mode(void)
     CHECK(strstr(out, "(counter) (4 bytes)") != NULL);
 
     /* MRAM through DMA: the write's and the read's call sites, all 32 bytes */
-    site_of("dpu_race_dma.c", "RACE_W", w, sizeof w);
-    site_of("dpu_race_dma.c", "RACE_R", r, sizeof r);
-    CHECK_EQ(run("./dpu_race_dma", 3, 0), DPU_OK);
-    out = new_output();
-    expect("dma", out, 1, w, r);
+    out = planted("dma", 3);
     CHECK(strstr(out, "data race on MRAM 0x08000000 (block) (32 bytes)") != NULL);
 
     /* the payload behind a volatile flag; not the flag */
-    site_of("dpu_race_flag.c", "RACE_W", w, sizeof w);
-    site_of("dpu_race_flag.c", "RACE_R", r, sizeof r);
-    CHECK_EQ(run("./dpu_race_flag", 2, 0), DPU_OK);
-    out = new_output();
-    expect("flag", out, 1, w, r);
+    out = planted("flag", 2);
     CHECK(strstr(out, "(payload)") != NULL && strstr(out, "(ready)") == NULL);
 
     /* mutex, barrier (WRAM and MRAM), handshake chain, semaphore: silent */
