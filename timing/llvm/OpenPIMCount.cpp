@@ -255,11 +255,76 @@ struct Segment {
   SmallVector<std::pair<Instruction *, Dyn>, 4> Dynamic;
 };
 
+// Globals the module may write while the DPU runs: a store, an atomic or a
+// mem* destination reaches them, or their address goes where the pass cannot
+// follow it (a call, a stored pointer, an integer, a phi).  A global that is
+// only loaded (__host arguments, tables the host fills) cannot change during
+// a launch, unless another unit writes it.
+class WrittenGlobals {
+public:
+  bool written(const GlobalVariable *GV) {
+    auto It = Memo.find(GV);
+    if (It != Memo.end())
+      return It->second;
+    bool W = writtenThrough(GV, 0);
+    Memo[GV] = W;
+    return W;
+  }
+
+private:
+  DenseMap<const GlobalVariable *, bool> Memo;
+
+  // An aggregate only in llvm.used / llvm.compiler.used (__host, __keep):
+  // it keeps the global in the image, nothing reads it.
+  static bool onlyKeepsAlive(const User *Aggregate) {
+    for (const User *U : Aggregate->users()) {
+      auto *G = dyn_cast<GlobalVariable>(U);
+      if (!G || !(G->getName() == "llvm.used" || G->getName() == "llvm.compiler.used"))
+        return false;
+    }
+    return true;
+  }
+
+  static bool writtenThrough(const Value *V, unsigned Depth) {
+    if (Depth > 8)
+      return true;
+    for (const Use &U : V->uses()) {
+      const User *Us = U.getUser();
+      if (auto *L = dyn_cast<LoadInst>(Us)) {
+        if (L->getPointerOperand() != V)
+          return true;
+      } else if (auto *S = dyn_cast<StoreInst>(Us)) {
+        (void)S;
+        return true; /* written, or its address stored */
+      } else if (auto *CE = dyn_cast<ConstantExpr>(Us)) {
+        if (!(CE->getOpcode() == Instruction::GetElementPtr || CE->isCast()) || writtenThrough(CE, Depth + 1))
+          return true;
+      } else if (isa<GetElementPtrInst>(Us) || isa<BitCastInst>(Us) || isa<AddrSpaceCastInst>(Us)) {
+        if (writtenThrough(Us, Depth + 1))
+          return true;
+      } else if (auto *MT = dyn_cast<MemTransferInst>(Us)) {
+        if (MT->getRawSource() != V || MT->getRawDest() == V)
+          return true;
+      } else if (auto *II = dyn_cast<IntrinsicInst>(Us)) {
+        if (!II->isLifetimeStartOrEnd() && !isa<DbgInfoIntrinsic>(II))
+          return true;
+      } else if (isa<ConstantAggregate>(Us)) {
+        if (!onlyKeepsAlive(Us))
+          return true; /* in another global's initializer: a pointer that may be written through */
+      } else if (!isa<ICmpInst>(Us)) {
+        return true; /* calls, phis, selects, ptrtoint, ...: not followed */
+      }
+    }
+    return false;
+  }
+};
+
 // What the instrumenter adds besides the count (emulation only: none of it is
 // a DPU instruction).
 struct Options {
   bool SwitchPoints = false; // where the running tasklet may give way to another
   bool RaceCheck = false;    // every shared access reported to the race detector
+  WrittenGlobals *Written = nullptr; // the module's: loads of unwritten globals need no switch point
 };
 
 class Instrumenter {
@@ -1493,12 +1558,19 @@ private:
   static constexpr const char *RaceFnName = OP_RACE_FN_SYMBOL;
 
   // Memory another tasklet may reach: not a stack object, not a constant.
+  static bool runtimeOwned(const Value *O) {
+    auto *GV = dyn_cast<GlobalVariable>(O);
+    return GV && (GV->isConstant() || GV->getName().startswith("__op_"));
+  }
+
+  // Not a stack object, not a constant, not the runtime's own (its globals,
+  // and what __op_env points to: me() reads the worker's environment page).
   static bool maySharePtr(const Value *Ptr) {
     const Value *O = getUnderlyingObject(Ptr, 0);
-    if (isa<AllocaInst>(O))
+    if (isa<AllocaInst>(O) || runtimeOwned(O))
       return false;
-    if (auto *GV = dyn_cast<GlobalVariable>(O))
-      if (GV->isConstant() || GV->getName().startswith("__op_"))
+    if (auto *L = dyn_cast<LoadInst>(O))
+      if (runtimeOwned(getUnderlyingObject(L->getPointerOperand(), 0)))
         return false;
     return true;
   }
@@ -1526,6 +1598,10 @@ private:
                                (AS == MramAddrSpace ? OP_RACE_MRAM : 0u)});
     if (!Opts.SwitchPoints)
       return;
+    if (!Write && !Ordered && Opts.Written)
+      if (auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0)))
+        if (!Opts.Written->written(GV))
+          return; /* nobody changes it during the launch: its reads need no order */
     const Loop *L = LI.getLoopFor(I.getParent());
     if (Ordered || !L || invariantIn(Ptr, L))
       NearSet.insert(&I);
@@ -1894,6 +1970,7 @@ struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
     MDNode *Scope = MDB.createAnonymousAliasScope(Domain, CounterName);
     MDNode *ScopeList = MDNode::get(M.getContext(), {Scope});
     bool Changed = true;
+    WrittenGlobals Written;
     for (Function &F : M) {
       if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) || Skip.count(&F) ||
           F.getName() == DivZeroHookName)
@@ -1901,6 +1978,7 @@ struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
       Options Opts;
       Opts.SwitchPoints = SwitchPoints;
       Opts.RaceCheck = RaceCheck;
+      Opts.Written = &Written;
       Instrumenter In(M, F, ScopeList, Opts);
       In.run();
       emitIramRecord(M, F, In.size(), In.routines());
