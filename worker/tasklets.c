@@ -96,51 +96,60 @@ void op_sched_hold(struct op_sched *s, uint64_t cycle)
     uint64_t next = op_sched_next_cycle(s);
     if (cycle > next) {
         s->base_cycle += cycle - next;
-        s->joined[s->cur] = cycle;
+        s->waiting |= 1u << s->cur;
     }
 }
 
-/* The order is a binary min-heap of all nr tasklets (heap[0] first; pos:
- * each tasklet's place), so that a change of one clock costs a few compares
- * rather than a pass over every tasklet at each DMA. */
-static void heap_swap(struct op_sched *s, unsigned a, unsigned b)
+/* The order is a list of the runnable tasklets sorted by key (link: next
+ * and previous of each, NIL the anchor): a clock that jumps after a DMA
+ * usually goes to the end, one that moves a little stays near the front, so
+ * keeping it sorted costs a few predictable steps rather than a pass over
+ * every tasklet at each DMA. */
+#define NIL OP_MAX_TASKLETS
+
+static void unlink_tasklet(struct op_sched *s, unsigned i)
 {
-    uint8_t x = s->heap[a];
-    s->heap[a] = s->heap[b];
-    s->heap[b] = x;
-    s->pos[s->heap[a]] = (uint8_t)a;
-    s->pos[s->heap[b]] = (uint8_t)b;
+    s->link[s->back[i]] = s->link[i];
+    s->back[s->link[i]] = s->back[i];
+    s->nrun--;
+}
+
+/* i goes before x (x may be NIL: at the end) */
+static void link_before(struct op_sched *s, unsigned i, unsigned x)
+{
+    s->link[i] = (uint8_t)x;
+    s->back[i] = s->back[x];
+    s->link[s->back[x]] = (uint8_t)i;
+    s->back[x] = (uint8_t)i;
+    s->nrun++;
 }
 
 /* Tasklet i's clock or state changed: its place in the order (the earlier
  * clock first, the lower tid on a tie). */
 static void reorder(struct op_sched *s, unsigned i)
 {
-    s->order[i] = s->t[i].state == OP_T_RUNNABLE ? s->t[i].next << 5 | i : UINT64_MAX;
-    unsigned at = s->pos[i];
-    while (at > 0 && s->order[s->heap[(at - 1) / 2]] > s->order[i]) {
-        heap_swap(s, at, (at - 1) / 2);
-        at = (at - 1) / 2;
+    if (s->order[i] != UINT64_MAX)
+        unlink_tasklet(s, i);
+    uint64_t key = s->t[i].state == OP_T_RUNNABLE ? s->t[i].next << 5 | i : UINT64_MAX;
+    s->order[i] = key;
+    if (key == UINT64_MAX)
+        return;
+    unsigned x = s->back[NIL];
+    if (x == NIL || s->order[x] < key) {
+        link_before(s, i, NIL);
+        return;
     }
-    for (;;) {
-        unsigned c = 2 * at + 1, best = at;
-        if (c < s->nr && s->order[s->heap[c]] < s->order[s->heap[best]])
-            best = c;
-        if (c + 1 < s->nr && s->order[s->heap[c + 1]] < s->order[s->heap[best]])
-            best = c + 1;
-        if (best == at)
-            break;
-        heap_swap(s, at, best);
-        at = best;
-    }
+    for (x = s->link[NIL]; s->order[x] < key; x = s->link[x])
+        ;
+    link_before(s, i, x);
 }
 
 /* The first two of the order (UINT64_MAX: none). */
 static void first_two(const struct op_sched *s, uint64_t *one, uint64_t *two)
 {
-    uint64_t l = s->nr > 1 ? s->order[s->heap[1]] : UINT64_MAX, r = s->nr > 2 ? s->order[s->heap[2]] : UINT64_MAX;
-    *one = s->order[s->heap[0]];
-    *two = l < r ? l : r;
+    unsigned a = s->link[NIL];
+    *one = a == NIL ? UINT64_MAX : s->order[a];
+    *two = a == NIL || s->link[a] == NIL ? UINT64_MAX : s->order[s->link[a]];
 }
 
 /* The running tasklet (just dispatched, the earliest) may run until its next
@@ -152,10 +161,14 @@ static void set_limits(struct op_sched *s, uint64_t other)
 {
     const unsigned r = s->cur;
     const uint64_t v0 = s->t[r].next, soon = v0 + s->period;
-    uint64_t ready = 0; /* joined: UINT64_MAX while blocked or done */
-    for (unsigned i = 0; i < s->nr; i++) /* r itself included */
-        ready += s->joined[i] <= soon;
-    ready += s->joined[r] > soon; /* (r is in the pipeline: it runs) */
+    /* out of the pipeline: the tasklets waiting (a DMA, a wake-up) whose
+     * clock is beyond soon, at the end of the order; those that ran since
+     * they joined, joined before v0 (the earliest runs) */
+    uint64_t ready = s->nrun;
+    for (uint32_t m = s->waiting; m; m &= m - 1) {
+        uint64_t o = s->order[__builtin_ctz(m)]; /* UINT64_MAX (blocked, done): not counted in nrun either */
+        ready -= o != UINT64_MAX && (o >> 5) > soon;
+    }
     s->per = ready > s->period ? ready : s->period;
     s->base_cycle = v0;
     s->base_count = s->t[r].count;
@@ -193,6 +206,7 @@ static void to_scheduler(struct op_sched *s)
 static void enter(struct op_sched *s, unsigned tid, uint64_t other)
 {
     s->cur = tid;
+    s->waiting &= ~(1u << tid);
     running_env->tid = tid;
     op_service_sp = (uintptr_t)service_stacks + (uint64_t)(tid + 1) * (SERVICE_STACK + GUARD);
     op_sched_set_stack_limit((uint32_t)(uintptr_t)s->t[tid].stack_lo);
@@ -254,7 +268,6 @@ static void tasklet_exit(void)
     if (s->hooks.end)
         s->hooks.end(s->hooks.ctx, s->cur);
     s->t[s->cur].state = OP_T_DONE;
-    s->joined[s->cur] = UINT64_MAX;
     reorder(s, s->cur);
     to_scheduler(s);
 }
@@ -271,7 +284,6 @@ void op_sched_block(uintptr_t key)
     stop_clock(s);
     s->t[s->cur].state = OP_T_BLOCKED;
     s->t[s->cur].key = key;
-    s->joined[s->cur] = UINT64_MAX;
     reorder(s, s->cur);
     to_scheduler(s);
 }
@@ -289,7 +301,7 @@ unsigned op_sched_wake(uintptr_t key, unsigned n)
             s->t[i].state = OP_T_RUNNABLE;
             if (s->t[i].next < at + woken)
                 s->t[i].next = at + woken;
-            s->joined[i] = s->t[i].next;
+            s->waiting |= 1u << i;
             reorder(s, i);
             woken++;
         }
@@ -327,10 +339,14 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
         t->key = 0;
         t->instructions = 0;
         t->count = *icount;
-        t->next = s->joined[i] = i; /* boot order: tasklet 0 issues first, then one a cycle */
-        s->order[i] = t->next << 5 | i;
-        s->heap[i] = s->pos[i] = (uint8_t)i; /* in order already */
+        t->next = i; /* boot order: tasklet 0 issues first, then one a cycle */
+        s->order[i] = UINT64_MAX;
     }
+    s->link[NIL] = s->back[NIL] = NIL;
+    s->nrun = 0;
+    s->waiting = nr < 32 ? (1u << nr) - 1 : UINT32_MAX;
+    for (unsigned i = 0; i < nr; i++)
+        reorder(s, i);
     if (s->period == 0)
         s->period = 1;
     s->per = s->period;

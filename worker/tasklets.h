@@ -61,11 +61,14 @@ struct op_sched {
     /* the running tasklet's clock: its next instruction issues at cycle
      * base_cycle + (count - base_count) * per */
     uint64_t base_cycle, base_count, per;
-    /* for the choice, in tid order: next << 5 | tid of a runnable tasklet
-     * (UINT64_MAX otherwise), and the cycle it last entered the pipeline
-     * (its start, a DMA's end, a wake-up; UINT64_MAX while blocked or done) */
-    uint64_t order[OP_MAX_TASKLETS], joined[OP_MAX_TASKLETS];
-    uint8_t heap[OP_MAX_TASKLETS], pos[OP_MAX_TASKLETS]; /* the order as a min-heap (tasklets.c) */
+    /* for the choice: next << 5 | tid of each runnable tasklet (UINT64_MAX
+     * otherwise), in a sorted list (link, back: the next and the previous,
+     * index OP_MAX_TASKLETS the anchor; tasklets.c), their number, and
+     * whether each waits (a DMA, a wake-up) and has not run since */
+    uint64_t order[OP_MAX_TASKLETS];
+    uint8_t link[OP_MAX_TASKLETS + 1], back[OP_MAX_TASKLETS + 1];
+    unsigned nrun;
+    uint32_t waiting; /* one bit per tasklet */
     struct op_sched_hooks hooks;
 };
 
