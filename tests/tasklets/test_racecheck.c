@@ -131,8 +131,26 @@ static void warn_mode(void)
     out = planted("flag", 2);
     CHECK(strstr(out, "(payload)") != NULL && strstr(out, "(ready)") == NULL);
 
-    /* mutex, barrier (WRAM and MRAM), handshake chain, semaphore: silent */
-    CHECK_EQ(run("./dpu_race_free", 3, 50), DPU_OK);
+    /* mutex, barrier (WRAM and MRAM), handshake chain, semaphore: silent, and
+     * each shared value what the synchronisation makes it (4 tasklets) */
+    struct dpu_set_t set, dpu;
+    uint32_t iterations = 50;
+    DPU_ASSERT(dpu_alloc(3, "workers=2", &set));
+    DPU_ASSERT(dpu_load(set, "./dpu_race_free", NULL));
+    DPU_ASSERT(dpu_broadcast_to(set, "iterations", 0, &iterations, 4, DPU_XFER_DEFAULT));
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_OK);
+    DPU_FOREACH(set, dpu) {
+        uint32_t counter, total, chain, token;
+        DPU_ASSERT(dpu_copy_from(dpu, "counter", 0, &counter, 4));
+        DPU_ASSERT(dpu_copy_from(dpu, "total", 0, &total, 4));
+        DPU_ASSERT(dpu_copy_from(dpu, "chain", 0, &chain, 4));
+        DPU_ASSERT(dpu_copy_from(dpu, "token", 0, &token, 4));
+        CHECK_EQ(counter, 4 * iterations);
+        CHECK_EQ(total, 1 + 2 + 3 + 4);
+        CHECK_EQ(chain, 0 + 1 + 2 + 3);
+        CHECK_EQ(token, 100);
+    }
+    DPU_ASSERT(dpu_free(set));
     expect("race-free", new_output(), 0, "", "");
 
     /* an image built without race checks: said once */
