@@ -30,6 +30,55 @@
 
 #define OP_MAX_TASKLETS 24
 
+/* Tasklet stacks.  On the DPU, tasklet t's stack is STACK_SIZE_TASKLET_t bytes
+ * of WRAM (the image reserves them there, __op_stacks_start, so that the heap
+ * and globals get exactly what the chip leaves them).  Its frames here are x86
+ * frames, larger than the DPU compiler's, so they run on a native stack of
+ * their own outside WRAM, still below 4 GB (pointers to locals stay 32-bit and
+ * work across tasklets), and the DPU budget is enforced in DPU terms: every
+ * function of the image subtracts its DPU frame (toolchain/llvm/DpuFrame.cpp)
+ * from its tasklet's `struct op_dstack` on entry, faulting when it does not
+ * fit, and gives it back on return.
+ *
+ * Native stack slots, one per tasklet, OP_NSTACK_SLOT bytes each (a power of
+ * two: code finds its slot's record from the stack pointer alone):
+ *
+ *     offset                              contents
+ *     0 .. OP_NSTACK_GUARD                guard page (inaccessible)
+ *     OP_NSTACK_GUARD .. OP_NSTACK_TOP    the tasklet's x86 stack, growing down
+ *                                         (split-stack prologues check its low end)
+ *     OP_NSTACK_SLOT - 16 .. SLOT         struct op_dstack
+ */
+#define OP_NSTACK_BASE 0x40000000u
+#define OP_NSTACK_SLOT (512u << 10)
+#define OP_NSTACK_GUARD 4096u
+#define OP_NSTACK_TOP (OP_NSTACK_SLOT - 64u) /* offset of the initial stack pointer */
+/* Between the guard page and the split-stack limit: LLVM's x86 prologue checks
+ * a frame under 256 bytes by the stack pointer alone, counting on this much
+ * room below the limit; variadic functions' frames are not checked at all. */
+#define OP_NSTACK_SLACK 256u
+
+/* The DPU-stack account of one tasklet, written by the worker before each run. */
+struct op_dstack {
+    uint32_t remaining; /* DPU stack bytes not used by the active calls (unsigned: never below 0) */
+    uint32_t budget;    /* STACK_SIZE_TASKLET_t */
+    uint32_t fn;        /* on overflow: the function whose frame did not fit (its address) */
+    uint32_t need;      /* and its DPU frame in bytes */
+};
+#define OP_DSTACK_OFFSET (OP_NSTACK_SLOT - (uint32_t)sizeof(struct op_dstack))
+
+/* Whether [addr, addr + size) lies inside the usable native stack of one of
+ * the first nr_tasklets tasklets (WRAM for the DPU program: DMA may use it). */
+static inline int op_nstack_contains(uint64_t addr, uint64_t size, uint32_t nr_tasklets)
+{
+    if (addr < OP_NSTACK_BASE)
+        return 0;
+    uint64_t t = (addr - OP_NSTACK_BASE) / OP_NSTACK_SLOT;
+    uint64_t lo = OP_NSTACK_BASE + t * OP_NSTACK_SLOT + OP_NSTACK_GUARD;
+    uint64_t hi = OP_NSTACK_BASE + t * OP_NSTACK_SLOT + OP_DSTACK_OFFSET;
+    return t < nr_tasklets && addr >= lo && addr <= hi && size <= hi - addr;
+}
+
 /* Why a DPU stopped abnormally (also reported to the host): the one list of
  * fault kinds, with the name the host API reports (openpim_get_fault). */
 #define OP_FAULT_KINDS(X)                                                                      \

@@ -38,8 +38,9 @@ struct op_image {
     uint32_t nr_tasklets, wram_size, stack_total, accounting;
     uint32_t racecheck; /* built with race checks (OPENPIM_RACECHECK at build time) */
     uint32_t heap_start;     /* __op_heap_start */
-    /* tasklet t's stack: stack_size[t] bytes of WRAM at stack_lo[t] (the
-     * budgets, __op_stack_size_<t>, laid out from __op_stacks_start up) */
+    /* tasklet t's stack: stack_size[t] bytes of WRAM reserved at stack_lo[t]
+     * (the budgets, __op_stack_size_<t>, laid out from __op_stacks_start up;
+     * its frames run on a native stack, dpu_abi.h) */
     uint32_t stack_lo[OP_MAX_TASKLETS], stack_size[OP_MAX_TASKLETS];
     uint32_t used_mram_end;  /* __sys_used_mram_end */
     /* runtime entry points (dpu_abi.h) */

@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
-# Installs what OpenPIM needs (Debian packages) and builds it into build/
-# (or $OPENPIM_BUILD).  Idempotent: re-running only rebuilds what changed.
+# Installs what OpenPIM needs (Debian packages, with sudo when not root, only
+# those missing), makes the Python virtual environment of the tests and the
+# report (<build>/venv, from python/requirements-test.txt; never the system
+# interpreter) and builds OpenPIM into build/ (or $OPENPIM_BUILD).
+# Idempotent: re-running only rebuilds what changed.  README.md ("Building by
+# hand") gives the same steps without sudo.
 #   scripts/setup.sh [extra cmake args...]
+# Environment: OPENPIM_BUILD (build folder), OPENPIM_VENV (the virtual
+# environment, default <build>/venv; scripts/test.sh shares build/venv
+# between its builds)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${OPENPIM_BUILD:-$root/build}
 
 need=()
-for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev chromium; do
+for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 python3-venv openmpi-bin \
+    libopenmpi-dev chromium; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -17,20 +25,21 @@ if ((${#need[@]})); then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-# Python packages of the tests (python/requirements-test.txt), for the python3
-# on PATH; Debian's own python3 refuses pip without --break-system-packages.
+# Python packages of the tests and the report (python/requirements-test.txt)
+# in a virtual environment under the build folder; CMake's tests and
+# scripts/report.sh use its python3
+venv=${OPENPIM_VENV:-$build/venv}
 req="$root/python/requirements-test.txt"
-if ! python3 -c 'import pytest, numpy, seal, matplotlib' 2>/dev/null; then
-    python3 -m pip --version >/dev/null 2>&1 || {
-        sudo=""; [[ $(id -u) -eq 0 ]] || sudo=sudo
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq python3-pip >/dev/null
-    }
-    echo "setup: installing Python packages ($req)"
-    python3 -m pip install -q -r "$req" 2>/dev/null ||
-        python3 -m pip install -q --break-system-packages -r "$req"
+if [[ ! -x $venv/bin/python3 ]]; then
+    echo "setup: Python virtual environment $venv"
+    python3 -m venv "$venv"
+fi
+if ! "$venv/bin/python3" -c 'import pytest, numpy, seal, matplotlib' 2>/dev/null; then
+    echo "setup: installing Python packages into $venv ($req)"
+    "$venv/bin/python3" -m pip install -q -r "$req"
 fi
 
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$venv/bin/python3" "$@" >/dev/null
 log="$build/build.log"
 if ! cmake --build "$build" -j "$(nproc)" >"$log" 2>&1; then
     grep -B2 -A12 -m5 'error' "$log" >&2 || tail -40 "$log" >&2

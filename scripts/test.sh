@@ -41,7 +41,8 @@ run_tsan() { # build-dir label
     local build=$1 label=$2
     echo "== $label: build"
     mkdir -p "$build"
-    if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPIM_TSAN=ON >/dev/null &&
+    if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPIM_TSAN=ON \
+                 -DPython3_EXECUTABLE="$OPENPIM_VENV/bin/python3" >/dev/null &&
            cmake --build "$build" -j "$jobs" --target "${tsan_tests[@]}" test_daemon; } >"$build/build.log" 2>&1; then
         grep -B2 -A12 -m5 'error' "$build/build.log" >&2 || tail -40 "$build/build.log" >&2
         echo "$label: build failed (full log: $build/build.log)" >&2
@@ -55,6 +56,8 @@ run_tsan() { # build-dir label
 }
 
 run_suite "$root/build" optimised
+# the sanitizer builds share the optimised build's Python environment (build/venv)
+export OPENPIM_VENV=$root/build/venv
 if [[ -z ${OPENPIM_SKIP_SANITIZE:-} ]]; then
     run_suite "$root/build-asan" "ASan+UBSan" -DOPENPIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug
     run_tsan "$root/build-tsan" "ThreadSanitizer"

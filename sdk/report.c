@@ -276,6 +276,127 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
     account(real_start_us);
 }
 
+/* ---- dpu_load -------------------------------------------------------------------
+ * A program load in modelled time, an estimate (no measurement of UPMEM's
+ * dpu_load is published): the loader writes the image through the control
+ * interface, the path of WRAM (__host) transfers (calibration-sources §3.4),
+ * the same bytes for every DPU of a rank, which one command stream addresses
+ * at once: per rank one DPU's WRAM write of the image (the WRAM push model
+ * with one DPU per rank: its fixed cost, its ns per byte, the ranks of a
+ * channel in turn); initialised MRAM variables are an MRAM broadcast.  The
+ * image: the code as compiled for this host (x86-64 instructions, 1-15 bytes,
+ * against the DPU's 6 stored in 8: the same order of size) and the WRAM image
+ * (data, and the .bss this machine zeroes).  An event of the "Other"
+ * category, so that the PrIM-style breakdowns keep their meaning. */
+static double load_us(struct dpu_set_t set, size_t iram_wram, size_t mram)
+{
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
+    struct op_xfer_desc x = {.dir = OP_XFER_TO_DPU, .kind = OP_XFER_BROADCAST, .target = OP_XFER_MRAM,
+                             .bytes_per_dpu = mram, .nr_ranks = n, .ranks = ranks};
+    double us = mram ? op_xfer_time_us(desc(), &x) : 0;
+    for (unsigned i = 0; i < n; i++)
+        ranks[i].nr_dpus = ranks[i].nr_dpus ? 1 : 0;
+    x.kind = OP_XFER_PARALLEL;
+    x.target = OP_XFER_WRAM;
+    x.bytes_per_dpu = iram_wram;
+    return us + op_xfer_time_us(desc(), &x);
+}
+
+static size_t image_bytes(const struct op_image *img)
+{
+    return (size_t)img->text_len + img->wram_init_len;
+}
+
+void op_record_load(struct dpu_set_t set, const struct op_image *img, double real_start_us)
+{
+    if (pause_depth) {
+        op_session()->report.untimed_events++;
+        account(real_start_us);
+        return;
+    }
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
+    ensure_touched();
+    double us = load_us(set, image_bytes(img), img->mram_init_len), start = place(ranks, n, us, 0, -1);
+    struct op_report_ev *e = push(EV_EXT);
+    if (e) {
+        e->cat = OP_CAT_OTHER;
+        snprintf(e->name, sizeof e->name, "load program (%zu B per DPU)", image_bytes(img) + img->mram_init_len);
+        e->start_us = start;
+        e->dur_us = us;
+        span(ranks, n, &e->first_rank, &e->nr_ranks);
+    }
+    account(real_start_us);
+}
+
+/* ---- Estimates (openpim_ext.h) --------------------------------------------------- */
+
+static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kind, dpu_xfer_t dir, size_t bytes,
+                            enum openpim_estimate_when when, double *us)
+{
+    if (!us)
+        return DPU_ERR_UNSUPPORTED;
+    *us = 0;
+    dpu_error_t rc = op_set_check(set);
+    if (rc != DPU_OK)
+        return rc;
+    if ((unsigned)kind > OPENPIM_ESTIMATE_LAUNCH || (dir != DPU_XFER_TO_DPU && dir != DPU_XFER_FROM_DPU) ||
+        (unsigned)when > OPENPIM_ESTIMATE_HOST_SIDE)
+        return DPU_ERR_UNSUPPORTED;
+    struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+    unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
+    if (kind == OPENPIM_ESTIMATE_LAUNCH) {
+        *us = op_launch_overhead_us(desc(), ranks, n);
+        return DPU_OK;
+    }
+    const struct op_report_state *R = &op_session()->report;
+    int untouched = 0; /* what first_access_after_launch would say, without marking the ranks */
+    for (unsigned i = 0; i < n; i++)
+        untouched |= ranks[i].rank < R->nr_touched && !R->touched[ranks[i].rank];
+    struct op_xfer_desc x = {
+        .dir = dir == DPU_XFER_TO_DPU ? OP_XFER_TO_DPU : OP_XFER_FROM_DPU,
+        .kind = kind == OPENPIM_ESTIMATE_VIEW ? OP_XFER_DIRECT : OP_XFER_PARALLEL,
+        .target = kind == OPENPIM_ESTIMATE_WRAM ? OP_XFER_WRAM : OP_XFER_MRAM,
+        .bytes_per_dpu = bytes,
+        .nr_ranks = n,
+        .ranks = ranks,
+        .after_launch = when == OPENPIM_ESTIMATE_AFTER_LAUNCH || (when == OPENPIM_ESTIMATE_NOW && untouched),
+    };
+    *us = op_xfer_time_us(desc(), &x);
+    return DPU_OK;
+}
+
+dpu_error_t openpim_estimate_us(struct dpu_set_t set, enum openpim_estimate_kind kind, dpu_xfer_t dir,
+                                size_t bytes_per_dpu, enum openpim_estimate_when when, double *us)
+{
+    OP_LOCKED_RETURN(estimate(set, kind, dir, bytes_per_dpu, when, us));
+}
+
+static dpu_error_t estimate_load(struct dpu_set_t set, const void *program, size_t size, double *us)
+{
+    if (!us)
+        return DPU_ERR_UNSUPPORTED;
+    *us = 0;
+    dpu_error_t rc = op_set_check(set);
+    if (rc != DPU_OK)
+        return rc;
+    if (!program)
+        return DPU_ERR_ELF_INVALID_FILE;
+    struct op_image img;
+    char err[256];
+    if (op_image_parse(program, size, &img, err, sizeof err) != 0)
+        return DPU_ERR_ELF_INVALID_FILE;
+    *us = load_us(set, image_bytes(&img), img.mram_init_len);
+    op_image_free(&img);
+    return DPU_OK;
+}
+
+dpu_error_t openpim_estimate_load_us(struct dpu_set_t set, const void *program, size_t size, double *us)
+{
+    OP_LOCKED_RETURN(estimate_load(set, program, size, us));
+}
+
 /* One CSV row per DPU of a launch, when OPENPIM_REPORT_DPUS names a file. */
 static void write_dpu_rows(struct dpu_set_t set)
 {

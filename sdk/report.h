@@ -28,6 +28,9 @@ void op_record_untimed_xfer(size_t bytes, double real_start_us);
 /* async: a DPU_ASYNCHRONOUS launch, which does not hold the host's clock;
  * issued_us: the host's clock when it was issued (< 0: now). */
 void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us);
+/* A dpu_load of img on the set (under the lock): its modelled cost, an
+ * estimate (report.c), as an "Other" event on the set's ranks. */
+void op_record_load(struct dpu_set_t set, const struct op_image *img, double real_start_us);
 /* The host's modelled clock. */
 double op_record_host_clock(void);
 /* dpu_sync: the host's clock waits for the set's ranks. */

@@ -3,7 +3,9 @@
  * MRAM, parallel push or broadcast, for one SDK call:
  *   t = F(ranks)                                   fixed cost per call (ref §3.3, 32-B row)
  *     + max( (1 + c(s) * log2(active channels)) * max over channels of t_ch,
- *            total bytes / cap(s) )                host aggregate cap
+ *            useful bytes / cap(s) )               host aggregate cap: the host reads (or
+ *                                                  writes) each DPU's data once, whatever
+ *                                                  the lines it moves to the ranks
  *   t_ch = B_rank / R(s)        if one rank of the call sits on the channel,
  *        = sum B_rank / C(s)    otherwise (ranks of a channel are served by one
  *                               per-channel thread pool, ref §3.1: they serialise)
@@ -222,17 +224,20 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
             tinv /= p->bcast_speedup;
         if (x->kind == OP_XFER_DIRECT)
             tinv /= p->direct_speedup;
-        double worst = 0, total = 0;
+        double worst = 0;
         for (unsigned j = 0; j < nch; j++) {
             double tch = acc[j].bytes * (acc[j].ranks == 1 ? rinv : cinv);
             if (acc[j].tbytes * tinv > tch)
                 tch = acc[j].tbytes * tinv;
             if (tch > worst)
                 worst = tch;
-            total += acc[j].bytes;
         }
         double tx = worst * (1.0 + cont * log2((double)nch));
-        double tcap = total * hinv;
+        /* the host cap counts the DPUs' own bytes, not the lines: a partial rank's
+         * lines carry other chips' bytes the host neither reads nor writes (the
+         * PrIM-era 4-DPU runs move lines at ~18 GB/s, a whole rank's useful bytes
+         * stop at 6.68 GB/s: server-prim.desc) */
+        double tcap = dpus * s * hinv;
         double call = x->kind == OP_XFER_DIRECT ? p->direct_call_us : fixed_us(d, p, (double)nranks);
         t = call + (tx > tcap ? tx : tcap) * 1e-3;
     }

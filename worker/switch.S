@@ -3,6 +3,7 @@
  * the current stack, stores its stack pointer in *save_sp and resumes next_sp.
  * op_tasklet_start: first frame of a new tasklet; calls r12() (DPU code), then
  * r13() (the worker's tasklet end) through op_service_entry.
+ * op_call_on_stack: runs one function of the image on a given stack (boot).
  * op_service_entry: how DPU code reaches a worker service (r11 = the service):
  * the service runs on the current tasklet's service stack (op_service_sp), so
  * that no worker frame, return address or saved register is ever left in
@@ -93,4 +94,44 @@ op_service_entry_all:
     popq %rsp
     ret
     .size op_service_entry_all, .-op_service_entry_all
+
+    /* op_call_on_stack(void (*fn)(void), void *sp): calls fn() with the
+     * stack pointer at sp (16-aligned, below 4 GB: DPU code's __op_boot, which
+     * must run on a tasklet stack) and returns on the caller's stack.  The
+     * worker's stack pointer waits in op_call_saved_sp, and the callee-saved
+     * registers are zero during the call, so that nothing of the worker's is
+     * left in memory DPU code can read but the return address, which is
+     * cleared afterwards. */
+    .globl op_call_on_stack
+    .type op_call_on_stack, @function
+op_call_on_stack:
+    pushq %rbp
+    pushq %rbx
+    pushq %r12
+    pushq %r13
+    pushq %r14
+    pushq %r15
+    movq %rsp, op_call_saved_sp(%rip)
+    movq %rsi, %rsp
+    xorl %ebp, %ebp
+    xorl %ebx, %ebx
+    xorl %r12d, %r12d
+    xorl %r13d, %r13d
+    xorl %r14d, %r14d
+    xorl %r15d, %r15d
+    callq *%rdi
+    movq $0, -8(%rsp)
+    movq op_call_saved_sp(%rip), %rsp
+    popq %r15
+    popq %r14
+    popq %r13
+    popq %r12
+    popq %rbx
+    popq %rbp
+    ret
+    .size op_call_on_stack, .-op_call_on_stack
+
+    .local op_call_saved_sp
+    .comm op_call_saved_sp, 8, 8
+
     .section .note.GNU-stack,"",@progbits

@@ -80,8 +80,8 @@ int op_sched_init(unsigned max_tasklets);
  * env->tid current.  Returns OP_FAULT_NONE, or OP_FAULT_DEADLOCK when every live
  * tasklet is blocked.  A fault inside a tasklet leaves through the worker's
  * recovery point instead; it then calls op_sched_abandon().  The caller sets
- * each tasklet's stack (stack_lo, stack_hi: its part of the DPU's WRAM),
- * s->period and s->limits. */
+ * each tasklet's stack (stack_lo: its split-stack limit, stack_hi: its top;
+ * the native stacks of abi/dpu_abi.h), s->period and s->limits. */
 int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile uint64_t *icount,
                  struct op_env *env);
 void op_sched_abandon(void);

@@ -37,6 +37,8 @@
 #define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
 #define LOW_START 0x10000ull   /* vm.mmap_min_addr */
 #define LOW_END (1ull << 32)
+/* DPU code's fixed regions (abi/dpu_abi.h) all lie below: the tasklets' stacks end last */
+#define DPU_SPACE_END ((uint64_t)OP_NSTACK_BASE + (uint64_t)OP_MAX_TASKLETS * OP_NSTACK_SLOT)
 #ifndef HWCAP2_FSGSBASE
 #define HWCAP2_FSGSBASE (1 << 1)
 #endif
@@ -126,18 +128,60 @@ static void worker_syscall_bug(const siginfo_t *si)
     }
 }
 
-/* A fault with the stack pointer below the running tasklet's stack (DPU code
- * that moved it there itself: frames are checked by their prologues) is that
- * tasklet's stack overflow, whatever address it hit. */
+/* A fault with the stack pointer below the running tasklet's native stack
+ * limit (a frame the split-stack prologues do not check, or DPU code that
+ * moved the stack pointer itself) is that tasklet's native stack overflow,
+ * whatever address it hit. */
 static int stack_overflow(const ucontext_t *uc, unsigned *tid)
 {
     if (op_sched_current() != &sched || sched.cur >= sched.nr)
         return 0;
     uintptr_t sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
-    if (sp >= (uintptr_t)sched.t[sched.cur].stack_lo || sp < OP_WRAM_BASE - (64u << 20))
+    uintptr_t slot = OP_NSTACK_BASE + (uintptr_t)sched.cur * OP_NSTACK_SLOT;
+    if (sp >= (uintptr_t)sched.t[sched.cur].stack_lo || sp + OP_NSTACK_SLOT < slot)
         return 0;
     *tid = sched.cur;
     return 1;
+}
+
+/* The native stack of tasklet t (abi/dpu_abi.h) and its DPU-stack account. */
+static uint8_t *nstack_slot(unsigned t)
+{
+    return (uint8_t *)(uintptr_t)(OP_NSTACK_BASE + (uint64_t)t * OP_NSTACK_SLOT);
+}
+
+static struct op_dstack *dstack_of(unsigned t)
+{
+    return (struct op_dstack *)(nstack_slot(t) + OP_DSTACK_OFFSET);
+}
+
+/* The message of a stack overflow in the running tasklet: its DPU budget
+ * (a frame in DPU terms that does not fit what its callers left), or the
+ * native stack the emulator gives its x86 frames. */
+static void stack_message(char *buf, size_t len, int native)
+{
+    unsigned t = sched.cur;
+    const struct op_dstack *d = dstack_of(t); /* DPU code may have written it: numbers only */
+    uint32_t budget = img.stack_size[t], used = budget - (d->remaining < budget ? d->remaining : budget);
+    if (native) {
+        snprintf(buf, len, "native stack overflow in tasklet %u: its x86 frames need more than the %u KB the "
+                 "emulator gives each tasklet outside WRAM (its DPU stack, %u of %u bytes in use, is not the limit)",
+                 t, (OP_NSTACK_TOP - OP_NSTACK_GUARD - OP_NSTACK_SLACK) >> 10, used, budget);
+        return;
+    }
+    const struct op_symbol *fn = NULL;
+    for (size_t i = 0; i < img.nr_syms; i++)
+        if (img.syms[i].addr <= d->fn && d->fn - img.syms[i].addr < img.syms[i].size &&
+            op_region_of(img.syms[i].addr) == OP_REGION_IRAM && (!fn || img.syms[i].global > fn->global))
+            fn = &img.syms[i];
+    char where[64];
+    if (fn)
+        snprintf(where, sizeof where, "%s", fn->name);
+    else
+        snprintf(where, sizeof where, "the function at 0x%x", d->fn);
+    int n = snprintf(buf, len, "stack overflow in tasklet %u: %s needs %u bytes of DPU stack, its callers use %u "
+                     "of its %u (STACK_SIZE_TASKLET_%u)", t, where, d->need, used, budget, t);
+    (void)n; /* a long function name may cut the end */
 }
 
 /* Maps the DPU's MRAM at `at` as its chunk map says: its own chunks
@@ -266,7 +310,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     } else if (stack_overflow(uc, &gtid)) {
         why = OP_FAULT_STACK;
         tid = gtid;
-        snprintf(msg, sizeof msg, "stack overflow in tasklet %u", gtid);
+        stack_message(msg, sizeof msg, 1);
     } else if (a >= (uintptr_t)win && a < (uintptr_t)win + WINDOW) {
         snprintf(msg, sizeof msg, "MRAM access out of bounds at address 0x%08llx",
                  (unsigned long long)(a - (uintptr_t)win));
@@ -303,7 +347,7 @@ static void install_handlers(void)
  * In a normal build that is all of it; a sanitizer build keeps its own shadow
  * memory there (AddressSanitizer's low shadow starts at 2 GB), which DPU code
  * could then reach: sanitizer builds are for testing OpenPIM, not for hostile
- * DPU code.  The DPU regions (below 2 GB) must be free. */
+ * DPU code.  The DPU regions (below DPU_SPACE_END) must be free. */
 static void reserve_low_gaps(void)
 {
     uint64_t at = LOW_START;
@@ -322,9 +366,9 @@ static void reserve_low_gaps(void)
         if (lo > at && mmap((void *)at, lo - at, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE |
                             MAP_FIXED_NOREPLACE, -1, 0) == MAP_FAILED)
             die("cannot reserve the low 4 GB of address space for DPU code: %s", strerror(errno));
-        if (lo < (uint64_t)OP_ENV_BASE + 2 * 4096u && lo < LOW_END)
-            die("the address space DPU code needs (below 0x%x) is in use at 0x%llx", OP_ENV_BASE + 2 * 4096u,
-                (unsigned long long)lo);
+        if (lo < DPU_SPACE_END && lo < LOW_END)
+            die("the address space DPU code needs (below 0x%llx) is in use at 0x%llx",
+                (unsigned long long)DPU_SPACE_END, (unsigned long long)lo);
         at = hi;
         if (!maps)
             break;
@@ -436,16 +480,16 @@ static void svc_fault_img(uint32_t why, uint32_t msg)
     buf[n] = 0;
     if (why == OP_FAULT_NONE || why > OP_FAULT_DIV_ZERO) /* kinds the runtime raises */
         why = OP_FAULT_RUNTIME;
-    if (why == OP_FAULT_STACK && sched.cur < OP_MAX_TASKLETS)
-        snprintf(buf, sizeof buf, "stack overflow in tasklet %u (its stack is %u bytes: STACK_SIZE_DEFAULT, "
-                 "STACK_SIZE_TASKLET_%u)", sched.cur, img.stack_size[sched.cur], sched.cur);
+    if (why == OP_FAULT_STACK && sched.cur < sched.nr) /* the runtime says which: "native" or "dpu" */
+        stack_message(buf, sizeof buf, strcmp(buf, "native") == 0);
     svc_fault((enum op_fault)why, buf[0] ? buf : "fault");
 }
 
-/* Tasklet stacks are part of WRAM. */
+/* WRAM as the DPU program sees it: the chip's WRAM, and its tasklets' stacks. */
 static int in_wram(uint64_t lo, uint64_t size)
 {
-    return lo >= OP_WRAM_START(ctrl->wram_size) && lo + size <= OP_WRAM_END;
+    return (lo >= OP_WRAM_START(ctrl->wram_size) && lo + size <= OP_WRAM_END) ||
+           op_nstack_contains(lo, size, sched.nr);
 }
 
 static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
@@ -517,6 +561,7 @@ _Static_assert(sizeof services / sizeof *services == OP_NR_SERVICES, "one worker
 
 void op_service_entry(void);     /* switch.S: runs r11() on the tasklet's service stack */
 void op_service_entry_all(void); /* the same, saving every register but r11 */
+void op_call_on_stack(void (*fn)(void), void *sp); /* switch.S */
 
 /* Maps the environment page pair at OP_ENV_BASE: op_env (read-write, the image
  * updates perf_mode/perf_base), then the services table and trampolines
@@ -549,6 +594,47 @@ static void map_env(void)
 }
 
 /* ---- running one DPU ------------------------------------------------------- */
+
+/* Maps the tasklets' native stacks (abi/dpu_abi.h), once per worker. */
+static void map_native_stacks(void)
+{
+    uint8_t *p = mmap((void *)(uintptr_t)OP_NSTACK_BASE, (uint64_t)OP_MAX_TASKLETS * OP_NSTACK_SLOT,
+                      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    if (p == MAP_FAILED)
+        die("cannot map the tasklet stacks at 0x%x: %s", OP_NSTACK_BASE, strerror(errno));
+    for (unsigned t = 0; t < OP_MAX_TASKLETS; t++)
+        if (mprotect(nstack_slot(t), OP_NSTACK_GUARD, PROT_NONE) != 0)
+            die("cannot protect a stack guard page: %s", strerror(errno));
+}
+
+/* Before each DPU run: the first nr tasklets' native stacks hold nothing of
+ * an earlier run (of this worker's previous DPU: results must not depend on
+ * which DPU ran before, nor may one program read another's).  Only the pages
+ * an earlier run touched are cleared (mincore: usually one or two per
+ * tasklet). */
+static void clear_native_stacks(unsigned nr)
+{
+    static unsigned char resident[OP_MAX_TASKLETS * (OP_NSTACK_SLOT / 4096u)];
+    uint8_t *base = nstack_slot(0);
+    uint64_t len = (uint64_t)nr * OP_NSTACK_SLOT;
+    if (mincore(base, len, resident) != 0)
+        memset(resident, 1, sizeof resident); /* cannot tell: clear them all (guard pages excepted) */
+    for (uint64_t pg = 0; pg < len / 4096u; pg++)
+        if ((resident[pg] & 1) && pg % (OP_NSTACK_SLOT / 4096u) != 0)
+            memset(base + pg * 4096u, 0, 4096u);
+}
+
+/* Tasklets' stacks for the scheduler, and their DPU-stack accounts: each its
+ * full budget, or `budget` if not 0. */
+static void set_stack_accounts(unsigned nr, uint32_t budget)
+{
+    for (unsigned t = 0; t < nr; t++) {
+        sched.t[t].stack_lo = nstack_slot(t) + OP_NSTACK_GUARD + OP_NSTACK_SLACK;
+        sched.t[t].stack_hi = nstack_slot(t) + OP_NSTACK_TOP;
+        uint32_t b = budget ? budget : img.stack_size[t];
+        *dstack_of(t) = (struct op_dstack){.remaining = b, .budget = b};
+    }
+}
 
 /* A DPU can back at most its whole MRAM while it runs; refuse to start one
  * that could push the emulated memories over the host memory limit rather than
@@ -600,13 +686,10 @@ static void run_dpu(uint32_t dpu)
     env->perf_mode = 0;
     env->perf_base = 0;
     env->perf_base_instr = 0;
-    /* the tasklets' stacks: their budgets in this DPU's WRAM, as on hardware */
-    for (unsigned t = 0; t < p->nr_tasklets && t < OP_MAX_TASKLETS; t++) {
-        sched.t[t].stack_lo = (uint8_t *)(uintptr_t)img.stack_lo[t];
-        sched.t[t].stack_hi = (uint8_t *)(uintptr_t)img.stack_lo[t] + img.stack_size[t];
-    }
+    unsigned nr = p->nr_tasklets < OP_MAX_TASKLETS ? p->nr_tasklets : OP_MAX_TASKLETS;
+    clear_native_stacks(nr);
+    set_stack_accounts(nr, UINT32_MAX); /* __op_boot's own frames are not the program's */
     sched.limits = img.sym_limits ? (volatile uint64_t *)(uintptr_t)img.sym_limits : NULL;
-    op_sched_set_stack_limit(0); /* __op_boot runs on the worker's stack */
     op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
     op_race_begin(&img, p->id, dpu, p->nr_tasklets, ctrl->mram_size);
 
@@ -619,7 +702,13 @@ static void run_dpu(uint32_t dpu)
             setitimer(ITIMER_REAL, &it, NULL);
         }
         in_dpu = 1;
-        ((void (*)(void))(uintptr_t)img.sym_boot)();
+        /* __op_boot on tasklet 0's stack (DPU code finds its stack account
+         * from the stack pointer; its few frames lie in the slot's top page),
+         * then that stack as new */
+        op_sched_set_stack_limit((uint32_t)(uintptr_t)sched.t[0].stack_lo);
+        op_call_on_stack((void (*)(void))(uintptr_t)img.sym_boot, sched.t[0].stack_hi);
+        memset(nstack_slot(0) + OP_NSTACK_SLOT - 4096u, 0, 4096u);
+        set_stack_accounts(nr, 0);
         int rc = op_sched_run(&sched, p->nr_tasklets, (void (*)(void))(uintptr_t)img.sym_tasklet_main,
                               (volatile uint64_t *)(uintptr_t)img.sym_icount, env);
         in_dpu = 0;
@@ -726,12 +815,13 @@ int main(int argc, char **argv)
     if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped || !window_gen || !alias_blocks)
         die("cannot reserve address space for %u DPUs: %s", ctrl->nr_dpus, strerror(errno));
     /* DPU code forms only 32-bit addresses: the low 4 GB hold nothing but the
-     * running DPU's WRAM (its tasklet stacks included), its program and the
+     * running DPU's WRAM, its tasklets' stacks, its program and the
      * environment page; everything else there is reserved inaccessible. */
     reserve_low_gaps();
     if (mmap((void *)(uintptr_t)OP_WRAM_BASE, OP_WRAM_STRIDE, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
         die("cannot map WRAM at 0x%x: %s", OP_WRAM_BASE, strerror(errno));
+    map_native_stacks();
     if (op_sched_init(OP_MAX_TASKLETS) != 0)
         die("cannot map the service stacks: %s", strerror(errno));
     map_env();

@@ -100,7 +100,7 @@ static void model_indices(struct model *m, uint32_t batch, uint32_t bias, uint32
 struct result {
     struct openpim_emb_times tm;
     double dpu_cpu_us, inter_dpu_us, host_us;
-    double cpu_us, cpu_min_us;
+    double cpu_us, cpu_min_us, cpu_max_us; /* median, minimum, maximum of the CPU runs */
     struct openpim_dpu_stats st; /* cell (0, 0, 0) */
 };
 
@@ -108,7 +108,7 @@ struct result {
  * the host (cache sharing, frequency) disturbs least, the median shows the spread. */
 #define CPU_RUNS 51
 
-static double cpu_time(const struct model *m, uint32_t batch, void *out, double *min_us)
+static double cpu_time(const struct model *m, uint32_t batch, void *out, double *min_us, double *max_us)
 {
     double s[CPU_RUNS + 1];
     for (int r = 0; r < CPU_RUNS + 1; r++) {
@@ -121,6 +121,7 @@ static double cpu_time(const struct model *m, uint32_t batch, void *out, double 
     }
     bench_sort(s + 1, CPU_RUNS); /* s[0]: warm-up */
     *min_us = s[1];
+    *max_us = s[CPU_RUNS];
     return s[1 + CPU_RUNS / 2];
 }
 
@@ -198,7 +199,7 @@ static void header(void)
 {
     printf("fig,series,type,dpus,R,C,G,tasklets,tables,dim,rows,pooling,batch,x,kernel_us,cpu_dpu_us,dpu_cpu_us,"
            "inter_dpu_us,host_us,total_us,cpu_us,cpu_min_us,cycles,instructions,dma_bytes,ipc,mram_gbps,"
-           "mlp_us,e2e_pim_us,e2e_cpu_us,estimate_us\n");
+           "mlp_us,e2e_pim_us,e2e_cpu_us,estimate_us,cpu_max_us\n");
 }
 
 static double estimate_us; /* the planner's estimate of the next row's plan (0: none) */
@@ -211,12 +212,13 @@ static void row(const char *fig, const char *series, const struct model *m, uint
     const uint64_t dma = r->st.dma_read_bytes + r->st.dma_write_bytes;
     const double gbps = r->st.time_us > 0 ? dma / r->st.time_us / 1e3 : 0;
     printf("%s,%s,%s,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%g,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%llu,%llu,%llu,%.4f,"
-           "%.4f,%.3f,%.3f,%.3f,%.3f\n",
+           "%.4f,%.3f,%.3f,%.3f,%.3f,%.3f\n",
            fig, series, m->type == OPENPIM_EMB_FLOAT ? "fp32" : "int32", dpus, p->row_shards, p->col_shards,
            p->groups, tasklets, m->nt, m->t[0].dim, m->t[0].rows, m->t[0].pooling, batch, x, r->tm.kernel_us,
            r->tm.cpu_dpu_us, r->dpu_cpu_us, r->inter_dpu_us, r->host_us, r->tm.total_us, r->cpu_us, r->cpu_min_us,
            (unsigned long long)r->st.cycles, (unsigned long long)r->st.instructions, (unsigned long long)dma, ipc,
-           gbps, mlp_us, mlp_us > 0 ? r->tm.total_us + mlp_us : 0, mlp_us > 0 ? r->cpu_us + mlp_us : 0, estimate_us);
+           gbps, mlp_us, mlp_us > 0 ? r->tm.total_us + mlp_us : 0, mlp_us > 0 ? r->cpu_us + mlp_us : 0, estimate_us,
+           r->cpu_max_us);
     estimate_us = 0;
     fflush(stdout);
 }
@@ -236,10 +238,10 @@ static void one_dpu(const char *series, openpim_emb_type type, uint32_t T, uint3
     model_indices(&m, batch, 0, 0);
     void *cpu = malloc((size_t)batch * m.total_dim * 4);
     struct result r;
-    double mn, med = cpu_time(&m, batch, cpu, &mn);
+    double mn, mx, med = cpu_time(&m, batch, cpu, &mn, &mx);
     struct openpim_emb_plan p = plan_of(OPENPIM_EMB_TABLE_WISE, 1, 1, 1);
     if (measure(&m, 1, &p, batch, T, &r, cpu, series)) {
-        r.cpu_us = med, r.cpu_min_us = mn;
+        r.cpu_us = med, r.cpu_min_us = mn, r.cpu_max_us = mx;
         row("fig5", series, &m, 1, &p, T, batch, x, &r, 0);
     }
     free(cpu);
@@ -277,26 +279,26 @@ static void sweep(const char *fig, openpim_emb_type type, uint32_t dim, uint32_t
         if (bias || i == 0)
             model_indices(&m, batch, bias, bias ? N : 0);
         struct result r;
-        double mn, med = cpu_time(&m, batch, cpu, &mn);
+        double mn, mx, med = cpu_time(&m, batch, cpu, &mn, &mx);
         char what[96];
         struct openpim_emb_plan p = plan_of(OPENPIM_EMB_ROW_WISE, N, 1, 1);
         snprintf(what, sizeof what, "%s row %u", fig, N);
         if (measure(&m, N, &p, batch, 24, &r, cpu, what)) {
-            r.cpu_us = med, r.cpu_min_us = mn;
+            r.cpu_us = med, r.cpu_min_us = mn, r.cpu_max_us = mx;
             row(fig, "row", &m, N, &p, 24, batch, bias, &r, 0);
         }
         if (N <= max_col && dim % N == 0) {
             p = plan_of(OPENPIM_EMB_COLUMN_WISE, 1, N, 1);
             snprintf(what, sizeof what, "%s column %u", fig, N);
             if (measure(&m, N, &p, batch, 24, &r, cpu, what)) {
-                r.cpu_us = med, r.cpu_min_us = mn;
+                r.cpu_us = med, r.cpu_min_us = mn, r.cpu_max_us = mx;
                 row(fig, "column", &m, N, &p, 24, batch, bias, &r, 0);
             }
         } else if (with_grid && N > dim && N % dim == 0) { /* C-R: one column per slice, rows split N / dim ways */
             p = plan_of(OPENPIM_EMB_GRID_SHARD, N / dim, dim, 1);
             snprintf(what, sizeof what, "%s column-row %u", fig, N);
             if (measure(&m, N, &p, batch, 24, &r, cpu, what)) {
-                r.cpu_us = med, r.cpu_min_us = mn;
+                r.cpu_us = med, r.cpu_min_us = mn, r.cpu_max_us = mx;
                 row(fig, "column-row", &m, N, &p, 24, batch, bias, &r, 0);
             }
         }
@@ -414,7 +416,7 @@ static void fig11(uint32_t scale, uint32_t dpus, const uint32_t *batches, size_t
             const uint32_t batch = batches[bi];
             model_indices(&m, batch, 0, 0);
             float *cpu = malloc((size_t)batch * m.total_dim * 4);
-            double mn, med = cpu_time(&m, batch, cpu, &mn);
+            double mn, mx, med = cpu_time(&m, batch, cpu, &mn, &mx);
             const double mlp = mlp_time(batch, nt, dim, cpu);
             struct openpim_emb_plan plans[3] = {
                 plan_of(OPENPIM_EMB_ROW_WISE, dpus, 1, 1),
@@ -441,7 +443,7 @@ static void fig11(uint32_t scale, uint32_t dpus, const uint32_t *batches, size_t
                 char what[64], series[64];
                 snprintf(what, sizeof what, "%s planner", rms[k].name);
                 if (measure(&m, dpus, &est[0].plan, batch, 16, &r, cpu, what)) {
-                    r.cpu_us = med, r.cpu_min_us = mn;
+                    r.cpu_us = med, r.cpu_min_us = mn, r.cpu_max_us = mx;
                     snprintf(series, sizeof series, "%s auto:%s", rms[k].name,
                              openpim_emb_sharding_name(est[0].plan.sharding));
                     estimate_us = est[0].total_us;
@@ -455,7 +457,7 @@ static void fig11(uint32_t scale, uint32_t dpus, const uint32_t *batches, size_t
                     continue;
                 struct result r;
                 if (measure(&m, dpus, &plans[p], batch, 16, &r, cpu, what)) {
-                    r.cpu_us = med, r.cpu_min_us = mn;
+                    r.cpu_us = med, r.cpu_min_us = mn, r.cpu_max_us = mx;
                     char series[32];
                     snprintf(series, sizeof series, "%s %s", rms[k].name, names[p]);
                     row("fig11", series, &m, dpus, &plans[p], 16, batch, scale, &r, mlp);

@@ -12,6 +12,8 @@ int main(void)
 {
     if (mode == 0) {
         result = compute_kernel(iterations, iterations);
+    } else if (mode == 2) {
+        result = call_kernel(iterations, iterations);
     } else {
         uint64_t acc = 0;
         for (uint32_t off = 0; off < bytes; off += DMA_BLOCK) {

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     double native[REPS], emulated[REPS];
     uint64_t r = 0, want = 0;
     int ok = 1;
-    for (mode = 0; mode < 2; mode++) {
+    for (mode = 0; mode < 3; mode++) {
         DPU_ASSERT(dpu_copy_to(set, "mode", 0, &mode, 4));
         DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS)); /* warm-up: worker start, page faults */
         ok = 1;
@@ -51,6 +51,8 @@ int main(int argc, char **argv)
             double t0 = bench_now();
             if (mode == 0) {
                 want = compute_kernel(iterations, iterations);
+            } else if (mode == 2) {
+                want = call_kernel(iterations, iterations);
             } else {
                 uint64_t acc = 0, block[DMA_BLOCK / 8];
                 for (uint32_t off = 0; off < bytes; off += DMA_BLOCK) {
@@ -70,7 +72,7 @@ int main(int argc, char **argv)
             native[i] = t1 - t0;
             emulated[i] = t2 - t1;
         }
-        report(mode == 0 ? "compute-bound" : "DMA-bound", native, emulated, ok);
+        report(mode == 0 ? "compute-bound" : mode == 1 ? "DMA-bound" : "call-bound", native, emulated, ok);
     }
     free(data);
     DPU_ASSERT(dpu_free(set));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Emulation speed benchmark (issue 2/3): prints native/emulated time ratios for
-# a compute-bound and a DMA-bound loop, with the instruction-accounting pass on
-# (the default) and off.  Needs a built SDK (scripts/setup.sh).
+# a compute-bound, a DMA-bound and a call-bound loop, with the
+# instruction-accounting pass on (the default) and off.  Needs a built SDK
+# (scripts/setup.sh).
 #   bench/emulation_speed/run.sh [build-dir]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

@@ -40,7 +40,11 @@
  * Reductions combine the ranks of an instance in rank order 0, 1, ..., N-1
  * (acc = in[0]; acc = acc op in[q]), so floating-point sums are deterministic
  * and identical in both implementations; min(a, x) = x < a ? x : a and
- * max(a, x) = x > a ? x : a (so a NaN already in the accumulator stays there).
+ * max(a, x) = x > a ? x : a (so a NaN already in the accumulator stays there,
+ * and a NaN x is skipped).  NaNs in sums: the accumulator's NaN wins, quieted
+ * (payload and sign kept); else a NaN x is passed on, quieted; inf + -inf is
+ * the CPU's default NaN.  So a sum is the first NaN in rank order (quieted),
+ * on every path and SIMD variant.
  *
  * Implementations (openpim_cube_set_impl):
  *   OPENPIM_COMM_BASELINE   conventional host-mediated exchange, as SimplePIM
@@ -76,6 +80,14 @@
  *   With dimension 0 in the communicator, AlltoAll and AllGather load the
  *   library's DPU kernel on the set (PE-assisted reordering): load your
  *   program again before your next dpu_launch (PID-Comm has the same rule).
+ *   That kernel path costs a load, argument pushes and launches; below a
+ *   size threshold the general path is cheaper, and the optimised
+ *   implementation takes whichever the model predicts cheaper for the call
+ *   (the SDK's estimates of each transfer, load and launch,
+ *   openpim_estimate_us, and the host cost model below; the kernel's own
+ *   cycles as in its last run on the cube), so it never runs slower than
+ *   the baseline's algorithm on the optimised host threads.  The general
+ *   path runs no kernel (openpim_cube_last_used_view tells which ran).
  *   MRAM outside the collective's source and destination is never changed;
  *   WRAM is, when the kernel runs.
  *
@@ -219,6 +231,16 @@ openpim_comm_status openpim_gather(openpim_comm_t *comm, uint64_t src, void *hos
 /* host[instance][bytes] = reduction over the instance of src. */
 openpim_comm_status openpim_reduce(openpim_comm_t *comm, uint64_t src, void *host, uint64_t bytes,
                                    openpim_comm_type type, openpim_comm_op op);
+/* Gather from chosen nodes, each at its own offset: for k < nr, the bytes
+ * at MRAM offset src[k] of node nodes[k] go to host + k * bytes.  nodes NULL:
+ * nodes 0 .. nr - 1.  A node listed twice, or not in the cube, is refused
+ * (ERR_ARGUMENT), as are NULL offsets or host buffer when nr > 0; nr = 0
+ * does nothing.  Nodes sharing an offset are read by one transfer (on the
+ * physical view when the optimised implementation can, as Gather: full
+ * ranks, the offset and bytes multiples of 8; then only the entangled
+ * groups holding a chosen node are transposed). */
+openpim_comm_status openpim_gather_nodes(openpim_cube_t *cube, uint32_t nr, const uint32_t *nodes,
+                                         const uint64_t *src, void *host, uint64_t bytes);
 
 /* ---- diagnostics ------------------------------------------------------------ */
 

@@ -145,12 +145,17 @@ double comm_reorder_piece_ns(double footprint, double stride)
     return footprint > COMM_L3_BYTES && stride >= COMM_FAR_STRIDE ? model.chunk_far_ns : model.chunk_ns;
 }
 
-void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces, double stride)
+double comm_reorder_us(bool baseline, double rd, double wr, double pieces, double stride)
 {
     double t = baseline ? model.baseline_threads : model.optimised_threads;
     double calls = pieces * comm_reorder_piece_ns(rd + wr, stride) * 1e-3 / t; /* one memcpy per piece */
     double us = openpim_comm_host_pass_us(baseline, rd, wr, 0);
-    record(name, calls > us ? calls : us);
+    return calls > us ? calls : us;
+}
+
+void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces, double stride)
+{
+    record(name, comm_reorder_us(baseline, rd, wr, pieces, stride));
 }
 
 double comm_transpose_us(double bytes)

@@ -104,6 +104,7 @@ openpim_comm_status openpim_cube_create(struct dpu_set_t set, uint32_t nr_dims, 
     c->node_dpu = calloc(nr_dpus, sizeof *c->node_dpu);
     c->node_place = calloc(nr_dpus, sizeof *c->node_place);
     c->link_gbps = COMM_DEFAULT_LINK_GBPS;
+    c->kernel_load_us = -1;
     c->rank_set = calloc(nr_ranks ? nr_ranks : 1, sizeof *c->rank_set);
     const char *env = getenv("OPENPIM_COMM_IMPL");
     c->tech = env && !strcmp(env, "baseline") ? 0 : ALL_TECH;

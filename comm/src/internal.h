@@ -61,6 +61,15 @@ struct openpim_cube {
         uint64_t bytes;
         double us;
     } seen_push, seen_view;
+    /* the reordering kernel (kernel.c): its load, arguments and launch
+     * overhead as estimated for the set (load < 0: not yet), and the
+     * kernel's own time in its last run */
+    double kernel_load_us, kernel_args_us, kernel_launch_us;
+    struct comm_seen_kernel {
+        uint32_t nr_blocks;
+        uint64_t block_bytes;
+        double cycles_us;
+    } seen_kernel;
 };
 
 /* error.c: sets the thread's message and returns status. */
@@ -106,6 +115,7 @@ void comm_charge_pass(const char *name, bool baseline, double rd, double wr, dou
  * (footprint past the modelled L3, pieces >= 1 KB apart), else chunk_ns. */
 double comm_reorder_piece_ns(double footprint, double stride);
 void comm_charge_reorder(const char *name, bool baseline, double rd, double wr, double pieces, double stride);
+double comm_reorder_us(bool baseline, double rd, double wr, double pieces, double stride); /* what it charges */
 void comm_charge_transpose(const char *name, double bytes);
 double comm_transpose_us(double bytes); /* what comm_charge_transpose charges */
 /* A reduction in registers (domain transfer, combine, back) of `bytes` of
@@ -172,7 +182,10 @@ openpim_comm_status comm_view_reduce(const struct comm_args *a, void *host, int 
  *     base + node_off[n] + (q / grp) * s1 + (q % grp) * s2.
  * Same conditions as the plain forms (IM, full ranks, offset and bytes
  * multiples of 8); *done = 0 when they do not hold.  put: share = groups with
- * the same 8 node_off take the same lines (Broadcast: one domain transfer). */
+ * the same 8 node_off take the same lines (Broadcast: one domain transfer).
+ * gather: node_off[n] == COMM_NO_HOST leaves node n's bytes out (a group
+ * with none wanted is not transposed). */
+#define COMM_NO_HOST SIZE_MAX
 struct comm_hostmap {
     uint8_t *base;
     const size_t *node_off;
@@ -196,7 +209,11 @@ openpim_comm_status comm_interconnect_run(const struct comm_args *a,
 
 /* kernel.c: the reordering kernel on every DPU of the cube. */
 enum comm_kernel_mode { COMM_KERNEL_PRE = 0, COMM_KERNEL_POST = 1 };
+/* load: load the kernel first (false: it is still there, the last
+ * comm_run_kernel of this collective loaded it). */
 openpim_comm_status comm_run_kernel(openpim_cube_t *cube, enum comm_kernel_mode mode, uint64_t src, uint64_t dst,
-                                    uint32_t nr_blocks, uint64_t block_bytes);
+                                    uint32_t nr_blocks, uint64_t block_bytes, bool load);
+/* Modelled microseconds of one comm_run_kernel, as predicted before it runs. */
+double comm_kernel_estimate_us(openpim_cube_t *cube, uint32_t nr_blocks, uint64_t block_bytes, bool load);
 
 #endif

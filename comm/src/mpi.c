@@ -256,7 +256,11 @@ static size_t *local_index(const openpim_mcomm_t *m)
     return idx;
 }
 
-/* Common entry: arguments the same everywhere, valid, MPI counts in range. */
+enum { M_AA, M_RS, M_AG, M_AR, M_BC, M_SC, M_GA, M_RE };
+
+/* Common entry: arguments the same everywhere, valid, MPI counts in range.
+ * The reductions' type and operation are checked whatever their value (a
+ * negative type is refused, not taken for "no type"). */
 static openpim_comm_status enter(openpim_mcomm_t *m, int prim, uint64_t a, uint64_t b, uint64_t bytes, int type,
                                  int op, uint64_t unit, uint64_t in_len, uint64_t out_len, uint64_t msg)
 {
@@ -268,7 +272,7 @@ static openpim_comm_status enter(openpim_mcomm_t *m, int prim, uint64_t a, uint6
     openpim_comm_status st = same_args(c, prim, a, b, bytes, type, op, m);
     if (st != OPENPIM_COMM_OK)
         return agree(c, st);
-    if (type >= 0)
+    if (prim == M_RS || prim == M_AR || prim == M_RE)
         st = comm_check_type_op((openpim_comm_type)type, (openpim_comm_op)op);
     if (st == OPENPIM_COMM_OK && unit && bytes % unit)
         st = comm_fail(OPENPIM_COMM_ERR_SIZE, "%llu bytes is not a multiple of %llu", (unsigned long long)bytes,
@@ -304,8 +308,6 @@ static void fold_hosts(openpim_comm_type type, openpim_comm_op op, uint8_t *acc,
 }
 
 /* ---- DPU-to-DPU primitives ------------------------------------------------------------------- */
-
-enum { M_AA, M_RS, M_AG, M_AR, M_BC, M_SC, M_GA, M_RE };
 
 openpim_comm_status openpim_mpi_alltoall(openpim_mcomm_t *m, uint64_t src, uint64_t dst, uint64_t bytes)
 {
@@ -473,8 +475,12 @@ openpim_comm_status openpim_mpi_allreduce(openpim_mcomm_t *m, uint64_t src, uint
         return agree(c, openpim_allreduce(m->local, src, dst, bytes, type, op));
     int H = c->H;
     size_t total = (size_t)msg, elems = total / esz;
+    /* host h owns elements [elems h / H, elems (h + 1) / H): the shares differ by one element when H does
+     * not divide elems, and a host receives its share from every host, H of them (up to total + H esz) */
+    size_t most = (elems + (size_t)H - 1) / (size_t)H * esz;
     int *cnt = calloc((size_t)H, sizeof *cnt), *at = calloc((size_t)H, sizeof *at);
-    uint8_t *part = alloc_or_fail(total, &st), *rcv = alloc_or_fail(total, &st), *mine = alloc_or_fail(total, &st);
+    uint8_t *part = alloc_or_fail(total, &st), *rcv = alloc_or_fail(most * (size_t)H, &st),
+            *mine = alloc_or_fail(most, &st);
     if (!cnt || !at)
         st = st == OPENPIM_COMM_OK ? comm_fail(OPENPIM_COMM_ERR_NOMEM, "out of host memory") : st;
     if (st == OPENPIM_COMM_OK)

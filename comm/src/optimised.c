@@ -208,6 +208,52 @@ static openpim_comm_status staged_moves(const struct comm_args *a, const struct 
     return comm_write_nodes(c, a->dst, out_len, out, (size_t)out_len);
 }
 
+/* ---- the kernel paths' size threshold ---------------------------------------------
+ * With dimension 0 in the communicator, AlltoAll and AllGather run the
+ * reordering kernel (twice and once): a load (AlltoAll's second run finds
+ * it loaded), an argument push and a launch each, and the first MRAM access
+ * after a launch hands the memory back.  At
+ * small sizes that costs more than the general path (baseline.c's algorithm
+ * on the optimised threads: a push from every node, the host's pass, a push
+ * back).  kernel_path_cheaper predicts both from the SDK's estimates of each
+ * call (openpim_estimate_us: the same model that charges them) and this
+ * library's cost model of the host work, and the cheaper one runs: the
+ * threshold is where the two cross, for this set, communicator and size.
+ * Predictions are exact but for the kernel's own cycles, which follow its
+ * last run on the cube (comm_kernel_estimate_us; 0 before the first). */
+
+static double estimate(const openpim_cube_t *c, enum openpim_estimate_kind kind, dpu_xfer_t dir, uint64_t bytes,
+                       enum openpim_estimate_when when)
+{
+    double us = 0;
+    (void)openpim_estimate_us(c->set, kind, dir, (size_t)bytes, when, &us); /* a refusal: the call fails later */
+    return us;
+}
+
+/* AlltoAll (gather false: bytes in and out per node) or AllGather (bytes in,
+ * N bytes out) with dimension 0 in the communicator, offsets and blocks
+ * multiples of 8: whether the kernel path is predicted cheaper. */
+static bool kernel_path_cheaper(const struct comm_args *a, bool gather)
+{
+    openpim_comm_t *m = a->comm;
+    openpim_cube_t *c = m->cube;
+    uint64_t in = a->bytes, out = gather ? a->bytes * m->size : a->bytes, blk = gather ? a->bytes : a->bytes / m->size;
+    double nodes = c->nr_nodes;
+    double kernel = (gather ? 0 : comm_kernel_estimate_us(c, m->size, blk, true)) +
+                    estimate(c, OPENPIM_ESTIMATE_VIEW, DPU_XFER_FROM_DPU, in,
+                             gather ? OPENPIM_ESTIMATE_NOW : OPENPIM_ESTIMATE_AFTER_LAUNCH) +
+                    (a->tech & OPENPIM_COMM_CM ? 0 : comm_transpose_us(2.0 * nodes * (double)out)) +
+                    estimate(c, OPENPIM_ESTIMATE_VIEW, DPU_XFER_TO_DPU, out, OPENPIM_ESTIMATE_HOST_SIDE) +
+                    comm_kernel_estimate_us(c, m->size, blk, gather);
+    double rd = (double)in * nodes, wr = (double)out * nodes;
+    double host = gather ? openpim_comm_host_pass_us(0, rd, wr, 0)
+                         : comm_reorder_us(false, rd, wr, (double)m->nr_instances * m->size * m->size,
+                                           (double)comm_span(a->src, in));
+    double general = estimate(c, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, in, OPENPIM_ESTIMATE_NOW) + host +
+                     estimate(c, OPENPIM_ESTIMATE_PUSH, DPU_XFER_TO_DPU, out, OPENPIM_ESTIMATE_HOST_SIDE);
+    return kernel <= general;
+}
+
 openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
 {
     openpim_comm_t *m = a->comm;
@@ -216,11 +262,15 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
     struct layout l;
     if (!aligned(a->src, a->dst, blk) || !make_layout(m, &l))
         return OPENPIM_COMM_OK;
+    if (l.rot && (a->tech & OPENPIM_COMM_IM) && !kernel_path_cheaper(a, false)) {
+        free(l.eg);
+        return OPENPIM_COMM_OK; /* the general path */
+    }
     *done = 1;
     openpim_comm_status st = OPENPIM_COMM_OK;
     uint64_t from = a->src;
     if (l.rot) {
-        st = comm_run_kernel(c, COMM_KERNEL_PRE, a->src, a->dst, m->size, blk);
+        st = comm_run_kernel(c, COMM_KERNEL_PRE, a->src, a->dst, m->size, blk, true);
         from = a->dst;
     }
     if (!(a->tech & OPENPIM_COMM_IM)) {
@@ -228,7 +278,7 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
             st = staged_moves(a, &l, from, a->bytes, a->bytes, blk, false);
         free(l.eg);
         if (st == OPENPIM_COMM_OK && l.rot)
-            st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk);
+            st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk, false);
         return st;
     }
     struct views v;
@@ -260,7 +310,7 @@ openpim_comm_status comm_view_alltoall(const struct comm_args *a, int *done)
     comm_charge_transpose("comm IM alltoall: domain transfer in registers", transposed);
     st = views_close(c, a->dst, a->bytes, &v);
     if (st == OPENPIM_COMM_OK && l.rot)
-        st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk);
+        st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, blk, false);
     return st;
 }
 
@@ -271,6 +321,10 @@ openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done)
     struct layout l;
     if (!aligned(a->src, a->dst, a->bytes) || !make_layout(m, &l))
         return OPENPIM_COMM_OK;
+    if (l.rot && (a->tech & OPENPIM_COMM_IM) && !kernel_path_cheaper(a, true)) {
+        free(l.eg);
+        return OPENPIM_COMM_OK; /* the general path */
+    }
     *done = 1;
     uint64_t out_len = a->bytes * m->size;
     openpim_comm_status st;
@@ -278,7 +332,7 @@ openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done)
         st = staged_moves(a, &l, a->src, a->bytes, out_len, a->bytes, true);
         free(l.eg);
         if (st == OPENPIM_COMM_OK && l.rot)
-            st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes);
+            st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes, true);
         return st;
     }
     struct views v;
@@ -310,7 +364,7 @@ openpim_comm_status comm_view_allgather(const struct comm_args *a, int *done)
     comm_charge_transpose("comm IM allgather: domain transfer in registers", transposed);
     st = views_close(c, a->dst, out_len, &v);
     if (st == OPENPIM_COMM_OK && l.rot)
-        st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes);
+        st = comm_run_kernel(c, COMM_KERNEL_POST, a->dst, a->dst, m->size, a->bytes, true);
     return st;
 }
 
@@ -652,17 +706,26 @@ openpim_comm_status comm_view_gather_map(openpim_cube_t *c, unsigned tech, uint6
     if (st != OPENPIM_COMM_OK)
         return st;
     const struct comm_simd *s = comm_simd();
-    double t0 = comm_now_us();
-    for (size_t e = 0; e < egs; e++)
+    double t0 = comm_now_us(), transposed = 0;
+    for (size_t e = 0; e < egs; e++) {
+        const size_t *g = h->node_off + e * COMM_CHIPS;
+        unsigned wanted = 0;
+        for (unsigned k = 0; k < COMM_CHIPS; k++)
+            wanted += g[k] != COMM_NO_HOST;
+        if (!wanted)
+            continue; /* no line of this group is transposed */
         for (size_t b = 0; b < lines; b += 8) {
             size_t n = lines - b < 8 ? lines - b : 8;
             uint8_t rows[8][64];
             load_rows(s, v + e * veg + 64 * b, n, rows);
             for (unsigned k = 0; k < COMM_CHIPS; k++)
-                map_copy(h, (uint32_t)(e * COMM_CHIPS + k), 8 * b, rows[k], 8 * n, true);
+                if (g[k] != COMM_NO_HOST)
+                    map_copy(h, (uint32_t)(e * COMM_CHIPS + k), 8 * b, rows[k], 8 * n, true);
         }
+        transposed += (double)veg;
+    }
     c->last_host_us += comm_now_us() - t0;
-    comm_charge_transpose(name, (double)bytes * c->nr_nodes);
+    comm_charge_transpose(name, transposed);
     return OPENPIM_COMM_OK;
 }
 

@@ -4,7 +4,8 @@
  * AVX-512 (compiled with target attributes, picked at run time with
  * __builtin_cpu_supports).  Every variant gives bit-identical results: integer
  * arithmetic wraps, float min/max follow "x < acc ? x : acc" (the operand
- * order of vminps), and each element is combined in the same order. */
+ * order of vminps), float sums keep the accumulator's NaN (sum_f), and each
+ * element is combined in the same order. */
 #include <string.h>
 
 #include "internal.h"
@@ -18,13 +19,18 @@
 
 /* ---- portable C --------------------------------------------------------------- */
 
+/* Elements through memcpy: the buffers hold a node's bytes at its MRAM
+ * offset, which need not be aligned to the element's size. */
 #define SCALAR_LOOP(T, EXPR)                                                                                           \
     do {                                                                                                               \
-        T *a_ = acc;                                                                                                   \
-        const T *s_ = src;                                                                                             \
+        uint8_t *a_ = acc;                                                                                             \
+        const uint8_t *s_ = src;                                                                                       \
         for (size_t i_ = 0; i_ < n; i_++) {                                                                            \
-            T a = a_[i_], x = s_[i_];                                                                                  \
-            a_[i_] = (T)(EXPR);                                                                                        \
+            T a, x;                                                                                                    \
+            memcpy(&a, a_ + i_ * sizeof(T), sizeof(T));                                                                \
+            memcpy(&x, s_ + i_ * sizeof(T), sizeof(T));                                                                \
+            a = (T)(EXPR);                                                                                             \
+            memcpy(a_ + i_ * sizeof(T), &a, sizeof(T));                                                                \
         }                                                                                                              \
     } while (0)
 
@@ -40,9 +46,36 @@
     default: break;                                                                                                    \
     }
 
-#define SCALAR_FLT(T)                                                                                                  \
+/* Float sums with openpim_comm.h's NaN rule: a NaN accumulator wins over a
+ * NaN operand (both quieted).  Written out, because an x86 add keeps its
+ * first source's NaN and a compiler may swap the operands of a + x. */
+static inline float sum_f(float a, float x)
+{
+    uint32_t b;
+    if (a != a || x != x) {
+        memcpy(&b, a != a ? &a : &x, 4);
+        b |= 0x00400000u; /* quiet */
+        memcpy(&a, &b, 4);
+        return a;
+    }
+    return a + x;
+}
+
+static inline double sum_d(double a, double x)
+{
+    uint64_t b;
+    if (a != a || x != x) {
+        memcpy(&b, a != a ? &a : &x, 8);
+        b |= 0x0008000000000000ull;
+        memcpy(&a, &b, 8);
+        return a;
+    }
+    return a + x;
+}
+
+#define SCALAR_FLT(T, SUM)                                                                                             \
     switch (op) {                                                                                                      \
-    case OPENPIM_SUM: SCALAR_LOOP(T, a + x); break;                                                                    \
+    case OPENPIM_SUM: SCALAR_LOOP(T, SUM(a, x)); break;                                                                \
     case OPENPIM_MIN: SCALAR_LOOP(T, x < a ? x : a); break;                                                            \
     case OPENPIM_MAX: SCALAR_LOOP(T, x > a ? x : a); break;                                                            \
     default: break;                                                                                                    \
@@ -59,8 +92,8 @@ static void scalar_reduce(openpim_comm_type type, openpim_comm_op op, void *acc,
     case OPENPIM_UINT32: SCALAR_INT(uint32_t, uint32_t) break;
     case OPENPIM_INT64: SCALAR_INT(int64_t, uint64_t) break;
     case OPENPIM_UINT64: SCALAR_INT(uint64_t, uint64_t) break;
-    case OPENPIM_FLOAT: SCALAR_FLT(float) break;
-    case OPENPIM_DOUBLE: SCALAR_FLT(double) break;
+    case OPENPIM_FLOAT: SCALAR_FLT(float, sum_f) break;
+    case OPENPIM_DOUBLE: SCALAR_FLT(double, sum_d) break;
     default: break;
     }
 }
@@ -211,7 +244,7 @@ static const struct comm_simd scalar = {"scalar",      scalar_reduce,        sca
     break;
 #define REDUCE_FLT_CASE(V, SUF, T)                                                                                     \
     if (op == OPENPIM_SUM)                                                                                             \
-        VLOOP((V) / 8, L##V##SUF, S##V##SUF, T, _mm##V##_add_##SUF(a, x));                                             \
+        VLOOP((V) / 8, L##V##SUF, S##V##SUF, T, sum##V##_##SUF(a, x));                                                 \
     else if (op == OPENPIM_MIN)                                                                                        \
         VLOOP((V) / 8, L##V##SUF, S##V##SUF, T, _mm##V##_min_##SUF(x, a));                                             \
     else                                                                                                               \
@@ -254,6 +287,21 @@ static const struct comm_simd scalar = {"scalar",      scalar_reduce,        sca
     case OPENPIM_OR: return _mm##V##_or_si##V(a, x);                                                                   \
     default: return _mm##V##_xor_si##V(a, x);                                                                          \
     }
+
+/* Float sums with the NaN rule of sum_f: where the accumulator is a NaN, it
+ * (quieted) replaces the sum; elsewhere the add returns its one NaN operand
+ * quieted (x86), whatever the order the compiler gives the operands. */
+AVX2 static inline __m256 sum256_ps(__m256 a, __m256 x)
+{
+    __m256 q = _mm256_or_ps(a, _mm256_castsi256_ps(_mm256_set1_epi32(0x00400000)));
+    return _mm256_blendv_ps(_mm256_add_ps(a, x), q, _mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+}
+
+AVX2 static inline __m256d sum256_pd(__m256d a, __m256d x)
+{
+    __m256d q = _mm256_or_pd(a, _mm256_castsi256_pd(_mm256_set1_epi64x(0x0008000000000000ll)));
+    return _mm256_blendv_pd(_mm256_add_pd(a, x), q, _mm256_cmp_pd(a, a, _CMP_UNORD_Q));
+}
 
 AVX2 static inline __m256i avx2_min64(__m256i a, __m256i x, bool sgn)
 {
@@ -377,6 +425,19 @@ static const struct comm_simd avx2 = {"avx2",        avx2_reduce,        avx2_ro
 #define S512pd(p, v) _mm512_storeu_pd((void *)(p), (v))
 
 #define AVX512_INT64(V) REDUCE_INT_CASE(V, 64, OPENPIM_INT64)
+
+/* sum256_ps / sum256_pd on 512 bits (F + BW only: the OR is an integer one) */
+AVX512 static inline __m512 sum512_ps(__m512 a, __m512 x)
+{
+    __m512 q = _mm512_castsi512_ps(_mm512_or_si512(_mm512_castps_si512(a), _mm512_set1_epi32(0x00400000)));
+    return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), _mm512_add_ps(a, x), q);
+}
+
+AVX512 static inline __m512d sum512_pd(__m512d a, __m512d x)
+{
+    __m512d q = _mm512_castsi512_pd(_mm512_or_si512(_mm512_castpd_si512(a), _mm512_set1_epi64(0x0008000000000000ll)));
+    return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(a, a, _CMP_UNORD_Q), _mm512_add_pd(a, x), q);
+}
 
 AVX512 static void avx512_reduce(openpim_comm_type type, openpim_comm_op op, void *acc, const void *src, size_t n)
 {

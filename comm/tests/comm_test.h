@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "free_kernels.h"
 #include "openpim_comm.h"
 
 /* ---- deterministic random numbers (splitmix64) ------------------------------ */

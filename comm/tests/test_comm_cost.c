@@ -54,7 +54,7 @@ int main(int argc, char **argv)
         return 2;
     }
     struct tctx t;
-    t_open(&t, 64, "nrRanks=1", 4096, argv[1]);
+    t_open(&t, 64, "nrRanks=1," COMM_TEST_FREE_KERNELS, 4096, argv[1]);
     uint32_t len[2] = {8, 8};
     openpim_cube_t *cube;
     openpim_comm_t *m;

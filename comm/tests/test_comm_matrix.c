@@ -135,7 +135,7 @@ int main(int argc, char **argv)
     for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
         const struct shape *s = &shapes[k];
         struct tctx t;
-        t_open(&t, s->nr_dpus, "nrRanks=4", W, nop);
+        t_open(&t, s->nr_dpus, "nrRanks=4," COMM_TEST_FREE_KERNELS, W, nop);
         openpim_cube_t *cube;
         CHECK_EQ(openpim_cube_create(t.set, s->nd, s->len, &cube), OPENPIM_COMM_OK);
         /* the documented node order */

@@ -251,6 +251,15 @@ static void run_shape(const char *nop, uint32_t nr_dpus, const char *profile, ui
         CHECK_EQ(openpim_mpi_allgather(m, 0, openpim_cube_mram_bytes(openpim_mcube_local(cube)) - 8, 64),
                  OPENPIM_COMM_ERR_RANGE);
         CHECK_EQ(openpim_mpi_gather(m, 0, NULL, 8), OPENPIM_COMM_ERR_ARGUMENT); /* root without a buffer */
+        /* a negative type is refused by the reductions, not taken for "no type" (it used to pass and divide
+         * by its size, 0) */
+        const openpim_comm_type neg = (openpim_comm_type)-1;
+        CHECK_EQ(openpim_mpi_allreduce(m, 0, W / 2, 1024, neg, OPENPIM_SUM), OPENPIM_COMM_ERR_TYPE_OP);
+        CHECK_EQ(openpim_mpi_reduce_scatter(m, 0, W / 2, 64 * (uint64_t)H, neg, OPENPIM_SUM),
+                 OPENPIM_COMM_ERR_TYPE_OP);
+        uint8_t root[4096];
+        CHECK_EQ(openpim_mpi_reduce(m, 0, root, 64, neg, OPENPIM_SUM), OPENPIM_COMM_ERR_TYPE_OP);
+        CHECK(t_verify(&t, "after refused reductions") == 0);
     }
     CHECK_EQ(openpim_mcomm_create_mask(cube, "1", NULL), OPENPIM_COMM_ERR_ARGUMENT);
     printf("[%d] %u DPUs per host x %d hosts: %d cases, %d failed\n", me, t.nr, H, cases, failures);

@@ -1,8 +1,9 @@
 /* OpenPIM DPU syslib: <alloc.h>, the incremental WRAM heap.
  *
- * The heap lies between the program's static data and the tasklet stacks.  Its
- * pointer is an ordinary WRAM global: it is set at dpu_load and NOT reset at
- * each launch, so kernels launched several times call mem_reset() first.
+ * The heap lies after the program's static data and its tasklets' stacks, up
+ * to the end of WRAM (README "Tasklet stacks").  Its pointer is an ordinary
+ * WRAM global: it is set at dpu_load and NOT reset at each launch, so kernels
+ * launched several times call mem_reset() first.
  */
 #ifndef DPUSYSCORE_ALLOC_H
 #define DPUSYSCORE_ALLOC_H

@@ -19,7 +19,9 @@ static inline sysname_t me(void)
 _Noreturn void halt(void);
 
 /* Free space left in the running tasklet's stack, in 32-bit words; negative
- * means overflow.  Native stacks are the worker's: this is an estimate. */
+ * means overflow.  Counted in DPU frames (the toolchain's estimate of what
+ * UPMEM's compiler makes, README "Tasklet stacks"); a frame that would
+ * overflow the stack faults instead, so it is never negative here. */
 int check_stack(void);
 
 #endif

@@ -58,13 +58,27 @@ _Noreturn void __op_faultf(enum op_fault why, const char *fmt, ...)
     __builtin_unreachable();
 }
 
-/* Split-stack prologues call __morestack when the next frame would go below
- * the tasklet's stack (its declared budget).  On the DPU the stack would
- * silently overwrite WRAM; here the tasklet faults, and the worker names it.
- * Nothing here may check the stack again. */
+/* Split-stack prologues call __morestack when the next x86 frame would go
+ * below the tasklet's native stack (abi/dpu_abi.h), which is much larger than
+ * its DPU budget: a guard of the emulator's own, which DPU-sized programs do
+ * not reach.  The worker reports it as a native stack overflow.  Nothing here
+ * may check the stack again. */
 __attribute__((no_split_stack, noreturn, used)) void __op_stack_overflow(void)
 {
-    __OP_SVC->fault(OP_FAULT_STACK, "");
+    __OP_SVC->fault(OP_FAULT_STACK, "native");
+    __builtin_unreachable();
+}
+
+/* Called by a function whose DPU frame (`need` bytes) does not fit what its
+ * tasklet's active calls left of its STACK_SIZE_TASKLET_<n> (the toolchain's
+ * stack pass inserts the check): on the DPU the frame would overwrite the
+ * WRAM beyond the stack.  The worker names the function from `fn`. */
+_Noreturn void __op_dstack_overflow(uint32_t fn, uint32_t need)
+{
+    struct op_dstack *d = __op_dstack();
+    d->fn = fn;
+    d->need = need;
+    __OP_SVC->fault(OP_FAULT_STACK, "dpu");
     __builtin_unreachable();
 }
 __asm__(".text\n"
@@ -91,9 +105,9 @@ void __op_check_mram(const char *who, uint64_t addr, uint64_t size)
 
 void __op_check_wram(const char *who, uintptr_t addr, uint64_t size)
 {
-    uint64_t lo = OP_WRAM_START(__op_env->wram_size), hi = OP_WRAM_END; /* tasklet stacks included */
-    if (addr >= lo && addr <= hi && size <= hi - addr)
-        return;
+    uint64_t lo = OP_WRAM_START(__op_env->wram_size), hi = OP_WRAM_END;
+    if ((addr >= lo && addr <= hi && size <= hi - addr) || op_nstack_contains(addr, size, __op_env->nr_tasklets))
+        return; /* WRAM, or a tasklet's stack (its locals) */
     __op_faultf(OP_FAULT_DMA, "%s: WRAM address %x (%u bytes) is outside WRAM [%x, %x)", who, (uint64_t)addr, size,
         lo, hi);
 }

@@ -43,9 +43,10 @@ _Noreturn void exit(int status)
     __builtin_unreachable();
 }
 
+/* What the DPU frames of the active calls (check_stack's own included) leave
+ * of the tasklet's stack, in 32-bit words; a frame that would overflow it
+ * faults before, so the result is never negative here. */
 int check_stack(void)
 {
-    /* The tasklet runs on a native stack owned by the worker; report the
-     * nominal DPU budget (STACK_SIZE_DEFAULT, 1024 bytes) as free. */
-    return 1024 / 4;
+    return (int)(__op_dstack()->remaining / 4);
 }

@@ -33,6 +33,15 @@ static inline __mram_ptr uint8_t *__op_mram_at(uint64_t addr)
     return (__mram_ptr uint8_t *)(uintptr_t)addr;
 }
 
+/* The running tasklet's DPU-stack account, at the top of its native stack
+ * slot (abi/dpu_abi.h), found from the stack pointer. */
+static inline struct op_dstack *__op_dstack(void)
+{
+    uintptr_t sp;
+    __asm__("movl %%esp, %0" : "=r"(sp));
+    return (struct op_dstack *)((sp & ~(uintptr_t)(OP_NSTACK_SLOT - 1)) + OP_DSTACK_OFFSET);
+}
+
 static inline void __op_yield(void)
 {
     __OP_SVC->yield();

@@ -43,6 +43,9 @@ static int __op_log_appendf(const char *fmt, ...)
     return r;
 }
 
+/* printf, puts and putchar cost a tasklet's stack what UPMEM's do (the
+ * toolchain's stack pass charges that, toolchain/llvm/DpuFrame.cpp), not what
+ * this implementation uses. */
 int printf(const char *restrict format, ...)
 {
     va_list ap;

@@ -4,8 +4,10 @@
     browser every image has loaded (complete, naturalWidth > 0) and is laid
     out with a width;
   * the layout is not broken: nothing wider than the window (no horizontal
-    overflow of the page), every section has a heading, the screenshot is
-    produced and is not blank.
+    overflow of the page), and nothing wider than its own scroll container
+    (a table whose note column sits behind a horizontal scrollbar fails: every
+    note must be readable at the window's 1400 px), every section has a
+    heading, the screenshot is produced and is not blank.
 
     python3 -m openpim_report.browser PAGE.html [--screenshot OUT.png]
 
@@ -25,7 +27,7 @@ import sys
 import tempfile
 from typing import List
 
-WIDTH, HEIGHT = 1280, 2400
+WIDTH, HEIGHT = 1400, 2400
 MARK = "openpim-page-check"
 
 # Run in the page once it has loaded: the results go into an element that
@@ -33,7 +35,29 @@ MARK = "openpim-page-check"
 CHECK_JS = """
 <script>
 window.addEventListener('load', function () {
+  // collapsed tables are checked too: open them before measuring
+  Array.prototype.slice.call(document.querySelectorAll('details')).forEach(function (d) { d.open = true; });
   var imgs = Array.prototype.slice.call(document.images);
+  // where an element sits: the nearest heading before it
+  function where(e) {
+    for (var n = e; n; n = n.parentElement) {
+      for (var p = n.previousElementSibling; p; p = p.previousElementSibling) {
+        if (/^H[1-4]$/.test(p.tagName)) return p.textContent.slice(0, 100);
+        var h = p.querySelector && p.querySelector('h2, h3, summary');
+        if (h) return h.textContent.slice(0, 100);
+      }
+      if (n.tagName === 'DETAILS') return n.querySelector('summary').textContent.slice(0, 100);
+    }
+    return '(top of the page)';
+  }
+  var overflow = [];
+  Array.prototype.slice.call(document.querySelectorAll('body *')).forEach(function (e) {
+    var ox = getComputedStyle(e).overflowX;
+    if ((ox === 'auto' || ox === 'scroll' || ox === 'hidden') && e.clientWidth > 0 &&
+        e.scrollWidth > e.clientWidth + 1)
+      overflow.push(e.tagName.toLowerCase() + '.' + e.className + ' under "' + where(e) + '": ' +
+                    e.scrollWidth + ' > ' + e.clientWidth + ' px');
+  });
   var r = {
     images: imgs.length,
     broken: imgs.filter(function (i) {
@@ -43,7 +67,8 @@ window.addEventListener('load', function () {
     innerWidth: window.innerWidth,
     sections: document.querySelectorAll('section').length,
     sectionsWithHeading: document.querySelectorAll('section > h2').length,
-    tables: document.querySelectorAll('table').length
+    tables: document.querySelectorAll('table').length,
+    overflow: overflow
   };
   var pre = document.createElement('pre');
   pre.id = '%s';
@@ -168,6 +193,9 @@ def check(page_path: str, shot: str):
     if r["scrollWidth"] > r["innerWidth"] + 1:
         problems.append("the page is wider than the window (%d > %d px): something overflows" %
                         (r["scrollWidth"], r["innerWidth"]))
+    if r["overflow"]:
+        problems.append("%d scroll containers overflow in a %d px window (their content sits behind a horizontal "
+                        "scrollbar): %s" % (len(r["overflow"]), WIDTH, "; ".join(r["overflow"][:8])))
     if r["sections"] != r["sectionsWithHeading"]:
         problems.append("%d sections but %d section headings" % (r["sections"], r["sectionsWithHeading"]))
     screenshot(page_path, shot)

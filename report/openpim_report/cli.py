@@ -3,7 +3,9 @@
 Runs every registered section (or those named) and writes the page.  A
 section that fails (its command fails, it breaks a rule of the report) is
 shown on the page in red with the reason, the other sections still run, and
-the exit status is 1."""
+the exit status is 1.  A page of some sections only (--only, --section) is
+marked as such and never replaces a page of every section: give it its own
+--out (scripts/report.sh does)."""
 from __future__ import annotations
 
 import argparse
@@ -56,12 +58,22 @@ def run_section(spec, root, build, work) -> Section:
     except Exception:  # any bug in a section: shown on the page, exit 1
         sec = Section(title=spec.title, error=traceback.format_exc())
     sec.commands = list(ctx.commands)
+    sec.seconds = time.monotonic() - t0
     status = "FAILED" if sec.error else "done"
-    print("report: section %s %s in %.0f s" % (spec.name, status, time.monotonic() - t0), file=sys.stderr,
-          flush=True)
+    print("report: section %s %s in %.0f s" % (spec.name, status, sec.seconds), file=sys.stderr, flush=True)
     if sec.error:
         print(sec.error, file=sys.stderr)
     return sec
+
+
+def is_full_page(path: str) -> bool:
+    """Whether path is a page that the run of every section wrote."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            head = f.read(4096)
+    except OSError:
+        return False
+    return '<meta name="openpim-report-sections" content="all">' in head
 
 
 def main(argv=None) -> int:
@@ -110,7 +122,14 @@ def main(argv=None) -> int:
         return 2
 
     out = os.path.abspath(a.out)
-    work = os.path.join(os.path.dirname(out), "work")
+    complete = not a.only and not a.section
+    if not complete and is_full_page(out):
+        print("report: %s holds the page of every section; a page of some sections (--only/--section) goes to "
+              "another --out" % out, file=sys.stderr)
+        return 2
+    # a partial page keeps its logs apart too (the full page names its work folder)
+    work = os.path.join(os.path.dirname(out), "work" if complete else
+                        os.path.splitext(os.path.basename(out))[0] + "-work")
     os.makedirs(work, exist_ok=True)
     t0 = time.monotonic()
     results = list(failed_loads)
@@ -121,14 +140,16 @@ def main(argv=None) -> int:
         ("source", "%s (%s)" % (root, _git(root))),
         ("build", os.path.abspath(a.build)),
         ("host", "%s, %s, %d cores" % (platform.node(), _cpu(), os.cpu_count() or 0)),
-        ("generation time", "%.0f s" % (time.monotonic() - t0)),
+        ("generation time", "%s (sections only; the set-up and build before it are not counted)" %
+         render.duration(time.monotonic() - t0)),
         ("logs of every command", work),
     ]
     tmp = out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
-        f.write(render.page(results, meta))
+        f.write(render.page(results, meta, complete=complete))
     os.replace(tmp, out)
     bad = [n for n, s in results if s.error]
     print("report: wrote %s (%d sections%s)" % (out, len(results),
                                                  ", FAILED: " + ", ".join(bad) if bad else ""), file=sys.stderr)
+    print("report: rows: %s" % render.row_summary([r for _, s in results for r in s.rows()]), file=sys.stderr)
     return 1 if bad else 0

@@ -1,13 +1,15 @@
 """The calibration section's own logic on synthetic rows of the suite's
-report.py (the suite itself runs in scripts/report.sh): sources, statuses,
-why a row misses, which preset a miss belongs to, the DPU chip of a preset."""
+report.py (the suite itself runs in scripts/report.sh): sources, row classes
+(the published machines' rows are calibrated inputs, other servers' and
+what-if presets' rows are not compared), why a row misses, the DPU chip of a
+preset."""
 import importlib.util
 import os
 
 import pytest
 
 from conftest import ROOT
-from openpim_report import INFO, MISS, WITHIN, ReportError, Table
+from openpim_report import CALIBRATED, INFO, KERNEL, MISS, TIME, UNCOMPARED, WITHIN, ReportError, Table
 
 
 def _section():
@@ -31,18 +33,22 @@ ROWS = [
 ]
 
 
-def test_rows_get_sources_statuses_and_reasons():
+def test_rows_get_sources_classes_statuses_and_reasons():
     cal = _section()
-    groups = cal.convert(ROWS, [], {})
+    groups = cal.convert(ROWS, [], "v1A")
     lat, bw = groups[G3]
+    assert lat.kind == CALIBRATED and lat.measure == KERNEL and "v1A.desc" in lat.input
     assert lat.status == MISS and "45 cycles" in lat.note and "PrIM" in lat.source
     assert bw.status == WITHIN and bw.note == ""
     xfer, other = groups[G4]
+    assert xfer.kind == CALIBRATED and xfer.measure == TIME
     assert xfer.status == MISS and "server-prim.desc" in xfer.note and xfer.how == "SDK e2e"
     assert xfer.params == "64 DPUs, 32 MB/DPU"
-    assert other.status == INFO and "server=prim" in other.note
+    # another server's row: shown with its deviation, not compared
+    assert other.kind == UNCOMPARED and other.status == INFO and "server=prim" in other.note
+    assert other.deviation == "+18.2%"
     launch = groups["5. launch"][0]
-    assert launch.status == INFO
+    assert launch.kind == UNCOMPARED and launch.status == INFO
     for rs in groups.values():
         Table("t", rs, [cal_cmd()])  # every miss says why
 
@@ -53,19 +59,14 @@ def cal_cmd():
     return Command(argv=["bench/calibration/run.sh"], env={}, cwd=".", seconds=0, returncode=0, ident=1)
 
 
-def test_a_preset_keeps_the_baseline_reason_only_where_it_did_not_move_the_row():
+def test_a_what_if_preset_is_not_compared_with_v1A_servers():
     cal = _section()
-    base = cal.convert(ROWS, [], {})
-    baseline = {r.key: (r.status, r.rel) for rs in base.values() for r in rs}
-    same = cal.convert(ROWS, ["freq_mhz"], baseline)
-    assert "45 cycles" in same[G3][0].note  # unchanged by the preset: the baseline's reason
-    moved = list(ROWS)
-    moved[0] = moved[0][:3] + (60.0,) + moved[0][4:]  # a what-if DMA makes it too fast
-    rows = cal.convert(moved, ["dma_read_fixed"], baseline)
-    assert rows[G3][0].status == MISS and "this preset changes dma_read_fixed" in rows[G3][0].note
-    worse = list(ROWS)
-    worse[1] = worse[1][:3] + (300.0,) + worse[1][4:]  # within in the baseline, a miss with the preset
-    assert "this preset changes mul" in cal.convert(worse, ["mul"], baseline)[G3][1].note
+    rows = cal.convert(ROWS, ["dma_read_fixed"], "fastdma")
+    for rs in rows.values():
+        for r in rs:
+            assert r.kind == UNCOMPARED and not r.counted()
+            if r.published is not None:
+                assert "this preset changes dma_read_fixed" in r.note or "server=prim" in r.note
 
 
 def test_preset_files_name_their_chip(tmp_path):
@@ -77,3 +78,19 @@ def test_preset_files_name_their_chip(tmp_path):
     with pytest.raises(ReportError, match="matches no DPU chip"):
         cal.dpu_chip(str(odd))
     assert cal.preset_changes(str(odd)) == ["wram_bytes"]
+
+
+def test_default_presets_are_the_published_machines(monkeypatch):
+    """v1A and the server presets that set a key; 'all' adds the what-ifs and v1B."""
+    from types import SimpleNamespace
+
+    cal = _section()
+    ctx = SimpleNamespace(path=lambda *p: os.path.join(ROOT, *p))
+    monkeypatch.delenv("OPENPIM_REPORT_PRESETS", raising=False)
+    names = [n for n, _ in cal.presets(ctx)]
+    assert names[0] == "v1A" and "server-prim" in names and "server-xferstudy" in names
+    assert "server-cloud2024" not in names  # v1A's own server: the same run
+    assert not {"mul1", "mul10x", "fastdma", "channels8", "v1B"} & set(names)
+    monkeypatch.setenv("OPENPIM_REPORT_PRESETS", "all")
+    every = [n for n, _ in cal.presets(ctx)]
+    assert {"mul1", "v1B", "server-cloud2024"} <= set(every) and every[0] == "v1A"

@@ -1,6 +1,8 @@
-"""The page in a real browser (Debian's chromium, headless): a page generated
-from the fixture section loads every image, does not overflow and renders a
-non-blank screenshot; a page with a broken image or an overflowing element is
+"""The page in a real browser (Debian's chromium, headless, 1400 px wide): a
+page generated from the fixture section (long notes and long text values
+included) loads every image, does not overflow, not even inside a table's
+scroll container, and renders a non-blank screenshot; a page with a broken
+image, an overflowing element or a table wider than its scroll container is
 caught.  No chromium is a failure, not a skip."""
 import os
 import subprocess
@@ -50,6 +52,22 @@ def test_broken_image_and_overflow_are_caught(tmp_path, build_dir):
     assert "does not decode to a PNG" in text
     assert "1 of 2 images did not load in the browser" in text
     assert "wider than the window" in text
+
+
+def test_overflow_inside_a_scroll_container_is_caught(tmp_path, build_dir):
+    """A note pushed behind a horizontal scrollbar: the page itself is not
+    wider than the window (the .scroll div scrolls), the table inside is."""
+    page = _generate(tmp_path, build_dir).read_text()
+    assert "scroll containers overflow" not in "\n".join(browser.check(str(tmp_path / "index.html"),
+                                                                       str(tmp_path / "ok.png"))[0])
+    wide = "prose that does not wrap " * 40
+    bad = page.replace('<td class="note">', '<td class="num">%s</td><td class="note">' % wide, 1)
+    path = tmp_path / "wide.html"
+    path.write_text(bad)
+    problems, r = browser.check(str(path), str(tmp_path / "wide.png"))
+    text = "\n".join(problems)
+    assert "wider than the window" not in text  # the page scrolls nothing: only its table does
+    assert "1 scroll containers overflow" in text and "fixture rows" in text, text
 
 
 def test_blank_screenshot_is_caught(tmp_path):

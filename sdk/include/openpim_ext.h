@@ -49,6 +49,35 @@ dpu_error_t openpim_record_host_event(enum openpim_event_category category, cons
  * DPU_ERR_UNSUPPORTED for an unknown category or a NULL us. */
 dpu_error_t openpim_category_time_us(enum openpim_event_category category, double *us);
 
+/* ---- Estimates -----------------------------------------------------------------
+ * The modelled cost an SDK call on `set` would be charged, without making it
+ * (nothing is recorded): for libraries that choose between two ways of doing
+ * the same work (comm picks its collectives' paths by them).  `when` places
+ * the call: now, right after a kernel (the ranks' first MRAM access then
+ * hands the memory back to the host; WRAM needs no hand-back), or with the
+ * memory already on the host side (an access since the last launch).
+ * DPU_ERR_UNSUPPORTED for an unknown kind, direction or `when`, or a NULL us;
+ * the set is checked as the call itself would check it. */
+enum openpim_estimate_kind {
+    OPENPIM_ESTIMATE_PUSH,   /* dpu_push_xfer of bytes per DPU between MRAM and the host (dir) */
+    OPENPIM_ESTIMATE_VIEW,   /* openpim_rank_view_push of bytes per DPU (the lines of every group) */
+    OPENPIM_ESTIMATE_WRAM,   /* dpu_push_xfer of bytes per DPU to or from a __host (WRAM) symbol */
+    OPENPIM_ESTIMATE_LAUNCH, /* dpu_launch(DPU_SYNCHRONOUS)'s host overhead; not the kernel's own cycles */
+};
+enum openpim_estimate_when {
+    OPENPIM_ESTIMATE_NOW,
+    OPENPIM_ESTIMATE_AFTER_LAUNCH,
+    OPENPIM_ESTIMATE_HOST_SIDE,
+};
+dpu_error_t openpim_estimate_us(struct dpu_set_t set, enum openpim_estimate_kind kind, dpu_xfer_t dir,
+                                size_t bytes_per_dpu, enum openpim_estimate_when when, double *us);
+/* dpu_load_from_memory(set, program, size): what loading that image would
+ * cost (DPU_ERR_ELF_INVALID_FILE if it is not one).  A load is charged as
+ * an "Other" event on the set's ranks: the image (code and WRAM data) written
+ * once per rank at the control interface's WRAM rate, an estimate (no
+ * measurement of UPMEM's dpu_load is published). */
+dpu_error_t openpim_estimate_load_us(struct dpu_set_t set, const void *program, size_t size, double *us);
+
 /* ---- Untimed work -----------------------------------------------------------
  * A library modelling a data path the hardware lacks (comm's PIM-interconnect
  * what-if: direct DPU-to-DPU links) still moves the bytes through the host.
@@ -61,7 +90,8 @@ dpu_error_t openpim_category_time_us(enum openpim_event_category category, doubl
  * Pauses nest: each pause needs its resume.  While paused:
  *   - dpu_launch is refused (DPU_ERR_UNSUPPORTED): kernels are never hidden;
  *   - dpu_sync still moves the host's clock to the end of its ranks' work;
- *   - dpu_alloc, dpu_load and dpu_free work as usual (they charge nothing);
+ *   - dpu_alloc and dpu_free work as usual (they charge nothing), and so
+ *     does dpu_load, which then charges nothing either;
  *   - an asynchronous transfer issued while paused stays untimed wherever it
  *     completes (and one issued before the pause stays timed).
  * The run report counts the untimed transfers and events, and a thread that

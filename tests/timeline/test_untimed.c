@@ -113,6 +113,8 @@ int main(void)
 
     DPU_ASSERT(dpu_alloc(2, "nrRanks=2,nrDpusPerRank=1", &set));
     DPU_ASSERT(dpu_load(set, "./dpu_spin", NULL));
+    double loaded; /* the load: an "Other" event */
+    CHECK_EQ(openpim_category_time_us(OPENPIM_EVENT_HOST, &loaded), DPU_OK);
     for (int i = 0; i < 64; i++)
         words[i] = (uint64_t)i * 0x0101010101010101ull;
     copy(); /* first access */
@@ -188,7 +190,7 @@ int main(void)
     CHECK_EQ(openpim_category_time_us((enum openpim_event_category)99, &us), DPU_ERR_UNSUPPORTED);
     CHECK_EQ(openpim_category_time_us(OPENPIM_EVENT_HOST, NULL), DPU_ERR_UNSUPPORTED);
     CHECK_EQ(openpim_category_time_us(OPENPIM_EVENT_HOST, &us), DPU_OK);
-    CHECK(us == 0); /* the hidden host event above left nothing */
+    CHECK(us == loaded); /* the hidden host event above left nothing */
 
     /* a thread that ends paused is reported; this thread is not affected */
     CHECK_EQ(pthread_create(&th, NULL, paused_thread, NULL), 0);

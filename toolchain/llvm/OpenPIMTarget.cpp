@@ -12,11 +12,14 @@
 // What differs between the two ABIs and is fixed up here:
 //   - triple and data layout;
 //   - the spir_func calling convention becomes the C one;
-//   - no red zone (tasklet stacks are WRAM budgets checked at each frame);
+//   - no red zone (split-stack prologues check each frame against the
+//     tasklet's native stack, abi/dpu_abi.h);
 //   - va_list: spir's is a 4-byte pointer, x32's a 16-byte structure that the
 //     backend's va_start/va_arg lower to.  Each va_list object becomes a pointer
 //     to a 16-byte area in the frame of the function that starts or copies it,
 //     which is also how x86-64 passes va_list to v*printf (an array decays).
+#include "OpenPIMStack.h"
+
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
@@ -102,11 +105,12 @@ struct OpenPIMTargetPass : PassInfoMixin<OpenPIMTargetPass> {
         F.setCallingConv(CallingConv::C);
       if (F.isDeclaration())
         continue;
-      // Tasklet stacks are the DPU's WRAM budgets, checked by split-stack
-      // prologues: nothing may live below the stack pointer.
+      // Tasklets' native stacks are checked by split-stack prologues:
+      // nothing may live below the stack pointer.
       F.addFnAttr(Attribute::NoRedZone);
       // The x86 backend has no split-stack prologue for variadic functions:
-      // their own frame goes unchecked (what they call is checked).
+      // their own x86 frame goes unchecked (the slack and guard page below
+      // the native stack's limit catch it; their DPU frame is charged).
       if (F.isVarArg())
         F.removeFnAttr("split-stack");
       for (Instruction &I : instructions(F))
@@ -121,9 +125,20 @@ struct OpenPIMTargetPass : PassInfoMixin<OpenPIMTargetPass> {
 
 } // namespace
 
+// The DPU stack pass (OpenPIMStack.cpp) runs first, on the DPU's IR; then
+// the retargeting.  `opt -passes=openpim-dpu-frames` prints DPU frames.
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
   return {LLVM_PLUGIN_API_VERSION, "OpenPIMTarget", "1.0", [](PassBuilder &PB) {
-            PB.registerOptimizerLastEPCallback(
-                [](ModulePassManager &MPM, OptimizationLevel) { MPM.addPass(OpenPIMTargetPass()); });
+            PB.registerOptimizerLastEPCallback([](ModulePassManager &MPM, OptimizationLevel) {
+              MPM.addPass(openpim::StackPass());
+              MPM.addPass(OpenPIMTargetPass());
+            });
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "openpim-dpu-frames")
+                    return false;
+                  MPM.addPass(openpim::FramesPrinter());
+                  return true;
+                });
           }};
 }

@@ -1,5 +1,5 @@
 """Report section: CKKS homomorphic multiplication on the emulated PIM server
-(paper 000, Jonatan et al., section 5.2.4 and Figure 16: N = 65536, L = 23,
+([Jonatan24], section 5.2.4 and Figure 16: N = 65536, L = 23,
 8 extension limbs, dnum = 3; primitives poly add, poly mult, NTT/iNTT, key
 switching, Inter-DPU), from bench/ckks/run.sh run during report generation.
 
@@ -18,12 +18,12 @@ Environment:
 import os
 import sys
 
-from openpim_report import MISS, WITHIN, ReportError, Row, Section, Table, matplotlib_pyplot
+from openpim_report import SELF_CHECK, TREND, UNCOMPARED, ReportError, Row, Section, Table, matplotlib_pyplot
 
-TITLE = "CKKS homomorphic multiplication (paper 000 Fig. 16)"
+TITLE = "CKKS homomorphic multiplication ([Jonatan24] Fig. 16)"
 ORDER = 61
 
-JONATAN = "paper 000 (Jonatan et al., shared/papers/000) §5.2.4, Fig. 16"
+JONATAN = "[Jonatan24] §5.2.4, Fig. 16"
 
 
 def _table_module(ctx):
@@ -72,8 +72,9 @@ def run(ctx):
     checked = ", ".join(c.split(":")[0] for c in exact + bad)
     rows = [Row("product = Python reference", "N=%d, L=%d, K=%d, dnum=%d; %s" % (r0["n"], r0["L"], r0["K"],
                                                                              r0["dnum"], checked or "none checked"),
-                "0 words differ" if exact and not bad else "differs", "exact (issue 12)",
-                "issue 12 (done-when)", target=None, status=WITHIN if exact and not bad else MISS,
+                "0 words differ" if exact and not bad else "differs", "exact",
+                "workloads/ckks/tests/ckks_ref.py (the Python reference)", kind=SELF_CHECK,
+                test="every word of every checked product equals the reference's", holds=bool(exact and not bad),
                 note="" if exact and not bad else "see bench/ckks/check.py's lines",
                 how="bench/ckks/check.py")]
 
@@ -97,7 +98,7 @@ def run(ctx):
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=7)
     sec.figures.append(ctx.figure(fig, "CKKS multiplication (N=%d, L=%d, K=%d, dnum=%d): modelled time by the "
-                                  "categories of paper 000 Fig. 16" % (r0["n"], r0["L"], r0["K"], r0["dnum"]),
+                                  "categories of [Jonatan24] Fig. 16" % (r0["n"], r0["L"], r0["K"], r0["dnum"]),
                                   [cmd]))
 
     # -- breakdown rows (ours; the paper's chart values are not in its text)
@@ -106,20 +107,21 @@ def run(ctx):
         rows.append(Row("2D layout: breakdown, %d DPUs" % v["dpus"], "one multiplication",
                         "total %.1f ms: " % (d["total"] / 1000) +
                         ", ".join("%s %.0f%%" % (c, 100 * d[c] / d["total"]) for c in cats), None,
-                        "bench/ckks/run.sh", target=None, how="measured end to end (modelled time)"))
+                        "bench/ckks/run.sh", kind=UNCOMPARED, how="measured end to end (modelled time)"))
     for v in full:
         run_ = v["run"]
         rows.append(Row("1D library: breakdown, %d DPUs" % v["dpus"], "%d ciphertexts at once" % run_["count"],
                         "total %.1f ms: " % (run_["total"] / 1000) +
                         ", ".join("%s %.0f%%" % (c, 100 * run_["cat"].get(c, 0) / run_["total"]) for c in cats),
-                        None, "bench/ckks/run.sh", target=None, how="measured (modelled time)"))
+                        None, "bench/ckks/run.sh", kind=UNCOMPARED, how="measured (modelled time)"))
     last = views[-1]["d2"]
     inter_share = 100 * last["Inter-DPU"] / last["total"]
     ntt_part = 100 * last["ntt_alltoall"] / last["Inter-DPU"] if last["Inter-DPU"] else 0
     rows.append(Row("Inter-DPU is a significant part", "2D layout, %d DPUs" % views[-1]["dpus"],
                     "%.1f%% of the total; %.0f%% of it the NTT/iNTT All-to-Alls" % (inter_share, ntt_part),
-                    "significant, caused by synchronisation in the NTT and its inverse", JONATAN, target=None,
-                    status=WITHIN if inter_share >= 10 and ntt_part >= 50 else MISS,
+                    "significant, caused by synchronisation in the NTT and its inverse", JONATAN, kind=TREND,
+                    test="Inter-DPU at least 10 % of the total, and at least half of it the (i)NTT All-to-Alls",
+                    holds=inter_share >= 10 and ntt_part >= 50,
                     note="" if inter_share >= 10 and ntt_part >= 50 else
                     "Inter-DPU is significant, but about half of it is the base conversions' host relays between the "
                     "limbs' groups, not the (i)NTT All-to-Alls",
@@ -129,7 +131,7 @@ def run(ctx):
         o_speed = views[0]["d2"]["total"] / last["total"]
         rows.append(Row("strong scaling %d -> %d DPUs" % (views[0]["dpus"], views[-1]["dpus"]), "2D layout",
                         "NTT kernels %.1fx, whole multiplication %.1fx" % (k_speed, o_speed), None,
-                        "ours (the paper's Fig. 14 trend for the NTT alone)", target=None,
+                        "ours (the paper's Fig. 14 trend for the NTT alone)", kind=UNCOMPARED,
                         how="bench/ckks/table.py"))
     sec.tables.append(Table("CKKS multiplication: breakdown and the paper's statements", rows, [cmd]))
 
@@ -152,17 +154,17 @@ def run(ctx):
     for o in ops:
         if o in speed:
             crow.append(Row("compute-wise speedup over the CPU: " + names[o], "2D layout, %d DPUs vs OpenFHE 1 "
-                            "thread" % best["dpus"], speed[o], None, "ours", unit="x", target=None,
+                            "thread" % best["dpus"], speed[o], None, "ours", unit="x", kind=UNCOMPARED,
                             how="CPU %.2f ms / DPU kernels %.2f ms" % (cpu[o] / 1000, comp[o] / 1000), fmt="%.2f"))
             crow.append(Row("end-to-end speedup over the CPU: " + names[o], "the same, with launches and "
-                            "Inter-DPU", whole_speed[o], None, "ours", unit="x", target=None,
+                            "Inter-DPU", whole_speed[o], None, "ours", unit="x", kind=UNCOMPARED,
                             how="CPU %.2f ms / DPUs %.2f ms" % (cpu[o] / 1000, whole[o] / 1000), fmt="%.2f"))
     prim = [o for o in ("add", "tensor", "relin", "rescale") if o in speed]
     all_faster = all(speed[o] > 1 for o in prim)
     crow.append(Row("DPUs faster than the CPU on every primitive (compute-wise)", "2D layout, %d DPUs" % best["dpus"],
                     ", ".join("%s %.2fx" % (o, speed[o]) for o in prim),
-                    "compute-wise, speedup across all primitive functions", JONATAN, target=None,
-                    status=WITHIN if all_faster else MISS,
+                    "compute-wise, speedup across all primitive functions", JONATAN, kind=TREND,
+                    test="the DPU kernels faster than OpenFHE on this host for every primitive", holds=all_faster,
                     note="" if all_faster else
                     "the DPUs' software 32-bit modular multiply (about 30 instructions a product, modelled from "
                     "DRAMatic's routines) against OpenFHE's native 64-bit multiplies; see the speedup rows",
@@ -170,25 +172,24 @@ def run(ctx):
     from_dpus = next((v["dpus"] for v in views
                       if all(cpu[o] / v["d2"]["compute"][o] > 1 for o in prim)), None)
     crow.append(Row("fewest DPUs that beat the CPU on every primitive (compute-wise)", "2D layout",
-                    "%s DPUs" % from_dpus if from_dpus else "none measured", None, "ours", target=None,
+                    "%s DPUs" % from_dpus if from_dpus else "none measured", None, "ours", kind=UNCOMPARED,
                     how="bench/ckks/table.py"))
     add_most = "add" in speed and all(speed["add"] >= speed[o] for o in prim)
     crow.append(Row("poly add gains the most (compute-wise)", "2D layout, %d DPUs" % best["dpus"],
                     ", ".join("%s %.2fx" % (o, speed[o]) for o in prim),
-                    "significant speedup on poly add (compute throughput of the PIM cores)", JONATAN, target=None,
-                    status=WITHIN if add_most else MISS,
+                    "significant speedup on poly add (compute throughput of the PIM cores)", JONATAN, kind=TREND,
+                    test="poly add's speedup the largest of the primitives'", holds=add_most,
                     note="" if add_most else "see the speedup rows", how="OpenFHE vs modelled DPU kernel time"))
     mult_less = "tensor" in speed and "add" in speed and speed["tensor"] < speed["add"]
     crow.append(Row("modular multiplication limits the speedup (compute-wise)", "2D layout, %d DPUs" % best["dpus"],
                     "tensor %.2fx < add %.2fx" % (speed.get("tensor", 0), speed.get("add", 0)),
-                    "limited speedup for poly mult and NTT (no integer multiplier)", JONATAN, target=None,
-                    status=WITHIN if mult_less else MISS,
+                    "limited speedup for poly mult and NTT (no integer multiplier)", JONATAN, kind=TREND,
+                    test="poly mult's speedup below poly add's", holds=mult_less,
                     note="" if mult_less else "see the speedup rows", how="OpenFHE vs modelled DPU kernel time"))
     sec.tables.append(Table("Against the CPU: OpenFHE CKKS on this host (one thread, 54-bit limbs)", crow, [cmd],
                             intro="OpenFHE runs the paper's parameters (N, L, dnum, 54-bit scaling moduli; its "
                                   "own extension limbs) on one core of this host; operations matched to our steps "
                                   "by bench/ckks/table.py (op_of). Compute-wise = the DPU kernels alone (the "
                                   "paper's wording); end-to-end adds launches and Inter-DPU. The DPU side is the "
-                                  "fastest 2D configuration measured. This host is shared and has 2 cores: the "
-                                  "CPU times are minima of 3 runs."))
+                                  "fastest 2D configuration measured. The CPU times are minima of 3 runs."))
     return sec

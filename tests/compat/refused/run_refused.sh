@@ -45,6 +45,13 @@ case $case in
         must_fail "the number of hardware mutexes must be a power of 2" dpu_cc -o vm3 vm3.c
         printf '#include <vmutex.h>\nVMUTEX_INIT(v, 12, 2)\nint main(void) { return 0; }\n' > vm12.c
         must_fail "the number of virtual mutexes must be a multiple of 8" dpu_cc -o vm12 vm12.c ;;
+    dpu_vla) # UPMEM's compiler refuses dynamic stack allocation (VLAs, alloca of a variable size)
+        printf '%s\n' 'volatile unsigned n = 3;' 'int main(void) { volatile char a[n]; a[0] = 1; return a[0]; }' > vla.c
+        must_fail "vla.c:2:33: error: variable length arrays are not supported" dpu_cc -o vla vla.c
+        printf '%s\n' 'volatile unsigned n = 3;' 'int main(void) { volatile char *a = __builtin_alloca(n); a[0] = 1; return a[0]; }' > alloca.c
+        must_fail "alloca.c:2:" dpu_cc -g -o alloca alloca.c
+        must_fail "dynamic allocation of stack (a variable-length array, or alloca() of a variable size) is not supported on the DPU" \
+            dpu_cc -O0 -o alloca alloca.c ;;
     dpu_pg)
         printf 'int main(void) { return 0; }\n' > main.c
         must_fail "-pg: DPU profiling (dpu-profiling, mcount) is not supported" dpu_cc -pg -o main main.c ;;
