@@ -96,7 +96,8 @@ static inline int op_nstack_contains(uint64_t addr, uint64_t size, uint32_t nr_t
     X(HOST_MEMORY, "host-memory")  /* host cannot back more emulated memory */             \
     X(DIV_ZERO, "divide-by-zero")  /* integer division by zero (the DPU's "fault 2") */    \
     X(SYSCALL, "syscall")          /* DPU code made a system call (refused by the sandbox) */ \
-    X(WORKER, "worker")            /* the worker running the DPU died (killed, crashed, exited) */
+    X(WORKER, "worker")            /* the worker running the DPU died (killed, crashed, exited) */ \
+    X(RACE, "race")                /* a data race, with OPENPIM_RACECHECK=fault */
 
 #define OP_FAULT_ENUM_(kind, name) OP_FAULT_##kind,
 enum op_fault { OP_FAULT_KINDS(OP_FAULT_ENUM_) OP_FAULT_COUNT };
@@ -124,7 +125,8 @@ enum op_fault { OP_FAULT_KINDS(OP_FAULT_ENUM_) OP_FAULT_COUNT };
  * atomic between calls that switch (yield, block).  The worker checks every
  * argument: DPU code can call these directly. */
 struct op_services {
-    /* Round-robin to the next runnable tasklet (tid order). */
+    /* Give way to the tasklet whose modelled clock is earliest, if it is not
+     * this one (worker/tasklets.h). */
     OP_IMG_FN(void, yield, (void));
     /* Block the current tasklet until another calls wake() with the same key. */
     OP_IMG_FN(void, block, (uint64_t key));
@@ -148,6 +150,11 @@ struct op_services {
     /* A DPU runtime call (ev: OP_RTE_*, obj/arg: see there), for the timing
      * model: charges the call's instructions and times its synchronisation. */
     OP_IMG_FN(void, rt_event, (uint32_t ev, uint32_t obj, uint32_t arg));
+    /* A switch point of the image's code was reached (timing/op_points.h:
+     * the image calls it through __op_sched_fn, which __op_boot sets). */
+    OP_IMG_FN(void, sched_point, (uint64_t count, uint32_t back));
+    /* An access of a race-checked image (timing/op_points.h, __op_race_fn). */
+    OP_IMG_FN(void, race_access, (uint64_t address, uint64_t bytes, uint32_t flags, uint32_t site));
 };
 /* ev of svc->rt_event: obj, arg */
 #define OP_RTE_BARRIER 0u       /* barrier_wait: barrier address, participants */
@@ -165,7 +172,7 @@ struct op_services {
 /* flags of svc->dma */
 #define OP_DMA_WRITE 1u /* WRAM -> MRAM (else MRAM -> WRAM) */
 #define OP_DMA_COPY 2u  /* move the bytes; without it the call only records the DMA for the timing model */
-#define OP_DMA_YIELD 4u /* then yield to the next tasklet (what the DPU does at every DMA), in the same call */
+#define OP_DMA_YIELD 4u /* then yield (the tasklet waits for the engine), in the same call */
 #define OP_NR_SERVICES (sizeof(struct op_services) / sizeof(uint32_t))
 
 /* Per-worker environment, at OP_ENV_BASE; the image holds a pointer to it in
@@ -189,6 +196,8 @@ struct op_env {
  *   void __op_boot(void);         called once per DPU per launch, before the tasklets
  *   void __op_tasklet_main(void); body of every tasklet; returns when main() returns
  *   uint64_t __op_icount;         instruction counter incremented by the accounting pass
+ * and, in .opbss, the globals of timing/op_points.h (__op_limits, which the
+ * worker writes, and the service pointers __op_sched_fn, __op_race_fn).
  */
 
 #endif

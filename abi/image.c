@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dpu_abi.h"
+#include "../timing/op_points.h"
 
 #define REGION_SPAN 0x08000000u /* each region may extend 128 MiB from its base */
 
@@ -46,6 +47,14 @@ const struct op_symbol *op_image_symbol(const struct op_image *img, const char *
                 local = &img->syms[i];
         }
     return local;
+}
+
+/* [addr, addr + size) is an aligned object of the runtime's scratch (.opbss),
+ * which the worker may write. */
+static int in_scratch(const struct op_image *img, uint32_t addr, uint32_t size)
+{
+    return addr % (size < 8 ? size : 8) == 0 && addr >= img->opbss_addr &&
+           (uint64_t)addr + size <= (uint64_t)img->opbss_addr + img->opbss_len;
 }
 
 static uint32_t meta(const struct op_image *img, const char *name, int *missing)
@@ -214,6 +223,17 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
         img->sym_tasklet_main = meta(img, "__op_tasklet_main", &missing);
         img->sym_icount = meta(img, "__op_icount", &missing);
         /* optional (older images have none); the worker writes it: only inside .opbss */
+        const struct op_symbol *checked = op_image_symbol(img, "__op_racecheck"); /* optional: older images */
+        img->racecheck = checked && checked->addr;
+        const struct op_symbol *limits = op_image_symbol(img, OP_LIMITS_SYMBOL);
+        const struct op_symbol *sched_fn = op_image_symbol(img, OP_SCHED_FN_SYMBOL);
+        const struct op_symbol *race_fn = op_image_symbol(img, OP_RACE_FN_SYMBOL);
+        if (limits && limits->size == 16 && in_scratch(img, limits->addr, 16) && sched_fn && race_fn &&
+            in_scratch(img, sched_fn->addr, 4) && in_scratch(img, race_fn->addr, 4)) {
+            img->sym_limits = limits->addr;
+            img->sym_sched_fn = sched_fn->addr;
+            img->sym_race_fn = race_fn->addr;
+        }
         const struct op_symbol *costs = op_image_symbol(img, "__op_costs");
         if (costs && costs->size >= 4 && costs->addr % 4 == 0 && costs->addr >= img->opbss_addr &&
             (uint64_t)costs->addr + costs->size <= (uint64_t)img->opbss_addr + img->opbss_len) {
@@ -236,9 +256,10 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
             rc = fail(err, errlen, "not an OpenPIM DPU image (runtime symbols missing)");
         else if (total != img->stack_total || at < OP_WRAM_START(img->wram_size) || (uint64_t)at + total > OP_WRAM_END)
             rc = fail(err, errlen, "the image's tasklet stacks do not fit its WRAM");
-        else if (img->sym_env % 4 || img->sym_env < img->opbss_addr ||
-                 (uint64_t)img->sym_env + 4 > (uint64_t)img->opbss_addr + img->opbss_len)
+        else if (!in_scratch(img, img->sym_env, 4))
             rc = fail(err, errlen, "not an OpenPIM DPU image (__op_env outside the runtime scratch)");
+        else if (!in_scratch(img, img->sym_icount, 8)) /* the worker writes each tasklet's count there */
+            rc = fail(err, errlen, "not an OpenPIM DPU image (__op_icount outside the runtime scratch)");
         else if (img->nr_tasklets < 1 || img->nr_tasklets > OP_MAX_TASKLETS)
             rc = fail(err, errlen, "image was built for %u tasklets", img->nr_tasklets);
         else if (img->wram_size == 0 || img->wram_size > OP_WRAM_END - OP_WRAM_BASE ||

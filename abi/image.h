@@ -36,6 +36,7 @@ struct op_image {
     uint32_t opbss_addr, opbss_len;
     /* metadata the driver records with --defsym */
     uint32_t nr_tasklets, wram_size, stack_total, accounting;
+    uint32_t racecheck; /* built with race checks (OPENPIM_RACECHECK at build time) */
     uint32_t heap_start;     /* __op_heap_start */
     /* tasklet t's stack: stack_size[t] bytes of WRAM reserved at stack_lo[t]
      * (the budgets, __op_stack_size_<t>, laid out from __op_stacks_start up;
@@ -47,6 +48,9 @@ struct op_image {
     /* __op_costs (op_cost_slots.h), in the runtime scratch (.opbss), and its
      * number of 32-bit slots; 0, 0 in images built before it existed */
     uint32_t sym_costs, nr_costs;
+    /* __op_limits, __op_sched_fn, __op_race_fn (timing/op_points.h), in
+     * .opbss; 0 in images built before them */
+    uint32_t sym_limits, sym_sched_fn, sym_race_fn;
     struct op_symbol *syms;
     size_t nr_syms;
 };

@@ -30,6 +30,7 @@
 #define OP_FAULT_MSG 192
 #define OP_MAX_WORKERS 256
 #define OP_MRAM_CHUNK (1u << 20) /* unit of MRAM sharing */
+#define OP_RACE_SEEN 1024        /* pairs of racing sites reported once per machine */
 
 /* What one DPU reports after a launch. */
 struct op_dpu_status {
@@ -94,6 +95,9 @@ struct op_ctrl {
     struct op_worker_slot workers[OP_MAX_WORKERS];
     /* the launches in progress: at most one per worker */
     struct op_launch_slot slots[OP_MAX_WORKERS];
+    /* the race detector's reported pairs of sites (worker/racecheck.h), 0 = free:
+     * any worker inserts, so that each pair is reported once per machine */
+    _Atomic uint64_t race_seen[OP_RACE_SEEN];
     /* followed by: struct op_dpu_program prog[nr_dpus]; struct op_dpu_status res[nr_dpus];
        uint32_t launch_list[nr_dpus] (each launch in progress uses its own region of it:
        disjoint launches list nr_dpus DPUs at most together);

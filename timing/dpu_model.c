@@ -115,7 +115,6 @@ struct op_dpu_trace {
     uint32_t nmlocks, capmlocks;
     /* constants */
     uint64_t period;
-    double dma_fixed[2], dma_pb;
     uint64_t dma_ovl;
     /* simulation */
     uint64_t now;
@@ -399,7 +398,7 @@ static int settle_events(struct op_dpu_trace *tr, unsigned id, uint64_t time, in
             int w = kind == EV_DMA_W;
             if (arg != tr->lat_bytes[w]) { /* DMA sizes repeat: compute each once */
                 tr->lat_bytes[w] = arg;
-                tr->lat_cycles[w] = (uint64_t)ceil(tr->dma_fixed[w] + tr->dma_pb * (double)arg);
+                tr->lat_cycles[w] = op_dpu_dma_cycles(tr->desc, w, arg);
             }
             uint64_t lat = tr->lat_cycles[w];
             uint64_t start = max64(time, tr->engine_free);
@@ -858,7 +857,71 @@ static int ring_run(struct op_dpu_trace *tr, const unsigned *S, unsigned k)
  * Returns 1 if the model must wait for more recording (from ring_run).
  * tests/test_dpu_model.c checks the result against a cycle-by-cycle
  * reference and against stepping alone (op_dpu_trace_set_stepping). */
+/* Steps cycle by cycle exactly as advance() does, but on the few fields an
+ * issue changes, while nothing else can happen: it stops before a pending
+ * arrival (tjoin), before an issue that would end a segment, and at once if
+ * a tasklet spins on a mutex.  After a join the regimes of try_jump need a
+ * round of issues (the revolver's residues to spread, the ring's order or
+ * periodic()'s history to form); this makes them for the price of a loop
+ * over the tasklets per issue.  Returns the number of issues made. */
+static unsigned fast_steps(struct op_dpu_trace *tr, uint64_t tjoin, unsigned max)
+{
+    if (tr->spinmask)
+        return 0;
+    const unsigned n = tr->n;
+    const uint64_t P = tr->period;
+    uint64_t c = tr->now;
+    unsigned rr = tr->rr, done = 0;
+    while (done < max && c < tjoin) {
+        unsigned best = NONE32;
+        uint64_t soonest = UNSET64;
+        for (unsigned k = 1, id = rr; k <= n; k++) { /* the first eligible after rr, as advance() */
+            if (++id == n)
+                id = 0;
+            if (tr->ready[id] <= c) {
+                best = id;
+                break;
+            }
+            soonest = min64(soonest, tr->ready[id]);
+        }
+        if (best == NONE32) { /* idle until the next eligible tasklet */
+            if (soonest >= tjoin)
+                break;
+            c = soonest;
+            continue;
+        }
+        struct tsk *t = &tr->t[best];
+        const struct seg *sg = &t->segs[t->head];
+        if (sg->kind == EV_SPIN || t->issued + 1 >= sg->ninstr)
+            break; /* its segment would end: settle_events' business */
+        t->instr++;
+        t->issued++;
+        t->last_issue = (int64_t)c;
+        t->next_ok = c + P;
+        tr->ready[best] = t->next_ok;
+        tr->hist_cyc[tr->nissue & 63] = c;
+        tr->hist_tid[tr->nissue & 63] = (uint8_t)best;
+        tr->nissue++;
+        rr = best;
+        c++;
+        done++;
+    }
+    if (done) {
+        tr->now = c;
+        tr->rr = rr;
+    }
+    return done;
+}
+
+static int try_jump_from(struct op_dpu_trace *tr, int fast);
+
 static int try_jump(struct op_dpu_trace *tr)
+{
+    return try_jump_from(tr, 1);
+}
+
+/* fast: a failed regime check may take fast_steps() once and try again */
+static int try_jump_from(struct op_dpu_trace *tr, int fast)
 {
     const uint64_t P = tr->period, now = tr->now;
     if (now < tr->jump_at || tr->stepping)
@@ -866,22 +929,21 @@ static int try_jump(struct op_dpu_trace *tr)
     unsigned S[OP_TIMING_MAX_TASKLETS], k = 0;
     uint64_t tjoin = UNSET64;
     const unsigned n = tr->n;
+    /* the runnable tasklets not pending are those with a ready cycle (upd_ready) */
     for (unsigned c = 0, id = tr->rr; c < n; c++) { /* tid order after rr */
         if (++id == n)
             id = 0;
-        const struct tsk *t = &tr->t[id];
-        if (t->state != T_RUN)
-            continue;
-        if (t->pending)
-            tjoin = min64(tjoin, t->pend_time);
-        else
+        if (tr->ready[id] != UNSET64)
             S[k++] = id;
     }
+    for (uint32_t pm = tr->pendmask; pm; pm &= pm - 1)
+        tjoin = min64(tjoin, tr->t[__builtin_ctz(pm)].pend_time);
     const uint64_t per = k > P ? k : P;
     /* On failure, wait a little before the next attempt: attempts cost a
      * scan; skipping some only means stepping a few more cycles exactly. */
     tr->jump_at = now + per / 2;
-    if (k >= P) { /* the ring, if S is in cyclic order already */
+    if (k > P) { /* the ring, if S is in cyclic order already (k == P: the revolver jump below, as cheap
+                  * and not left at the next leave) */
         unsigned j = 0;
         while (j < k && tr->t[S[j]].next_ok <= now + j)
             j++;
@@ -910,8 +972,13 @@ static int try_jump(struct op_dpu_trace *tr)
         while (j < k && tr->t[S[j]].next_ok <= now + j)
             j++;
         if (j < k) {
-            if (!periodic(tr, S, k, first))
+            if (!periodic(tr, S, k, first)) {
+                if (fast && fast_steps(tr, tjoin, 2 * k)) {
+                    tr->jump_at = 0;
+                    return try_jump_from(tr, 0);
+                }
                 return 0;
+            }
             H = tjoin;
             for (unsigned i = 0; i < k; i++) {
                 const struct tsk *t = &tr->t[S[i]];
@@ -924,14 +991,20 @@ static int try_jump(struct op_dpu_trace *tr)
         uint64_t used = 0; /* residues mod P relative to now, when P <= 64 */
         for (unsigned j = 0; j < k; j++) {
             uint64_t d = first[j] - now, r = d < P ? d : d % P;
+            int clash = 0;
             if (P <= 64) {
-                if (used >> r & 1)
-                    return 0;
+                clash = used >> r & 1;
                 used |= 1ull << r;
             } else {
-                for (unsigned i = 0; i < j; i++)
-                    if ((first[i] - now) % P == r)
-                        return 0;
+                for (unsigned i = 0; i < j && !clash; i++)
+                    clash = (first[i] - now) % P == r;
+            }
+            if (clash) { /* a round of issues spreads the residues */
+                if (fast && fast_steps(tr, tjoin, k)) {
+                    tr->jump_at = 0;
+                    return try_jump_from(tr, 0);
+                }
+                return 0;
             }
         }
     }
@@ -1151,9 +1224,6 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     tr->pendmask = (uint32_t)((1ull << nr_tasklets) - 1); /* all start pending at 0 */
     tr->rr = nr_tasklets - 1; /* tasklet 0 issues first */
     tr->period = desc->revolver_cycles ? desc->revolver_cycles : 1;
-    tr->dma_fixed[0] = desc->dma_read_fixed;
-    tr->dma_fixed[1] = desc->dma_write_fixed;
-    tr->dma_pb = desc->dma_cycles_per_byte;
     tr->dma_ovl = (uint64_t)desc->dma_overlap_cycles;
     return 0;
 }
@@ -1352,61 +1422,63 @@ int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, u
     return barrier_arrive(tr, tid, key, count, 0);
 }
 
+unsigned op_dpu_runtime_instructions(const struct op_machine_desc *desc, enum op_rt_op op)
+{
+    const struct op_runtime_costs *c = &desc->rt;
+    switch (op) {
+    case OP_RT_BARRIER_WAIT: return c->barrier_wait;
+    case OP_RT_MUTEX_LOCK: return c->mutex_lock;
+    case OP_RT_MUTEX_UNLOCK: return c->mutex_unlock;
+    case OP_RT_SEM_TAKE: return c->sem_take;
+    case OP_RT_SEM_GIVE: return c->sem_give;
+    case OP_RT_HANDSHAKE_WAIT: return c->handshake_wait;
+    case OP_RT_HANDSHAKE_NOTIFY: return c->handshake_notify;
+    case OP_RT_MEM_ALLOC: return c->mem_alloc;
+    case OP_RT_MEM_RESET: return c->mem_reset;
+    case OP_RT_PERFCOUNTER: return c->perfcounter;
+    case OP_RT_BOOT: return c->boot;
+    case OP_RT_DMA_CALL: return c->dma_call;
+    case OP_RT_COUNT: break;
+    }
+    return 0;
+}
+
+uint64_t op_dpu_dma_cycles(const struct op_machine_desc *desc, int is_write, uint32_t bytes)
+{
+    return (uint64_t)ceil((is_write ? desc->dma_write_fixed : desc->dma_read_fixed) +
+                          desc->dma_cycles_per_byte * (double)bytes);
+}
+
 int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op, uintptr_t key, unsigned arg)
 {
-    if (!tr || !tr->desc || tid >= tr->n) {
+    if (!tr || !tr->desc || tid >= tr->n || (unsigned)op >= OP_RT_COUNT) {
         if (tr)
             tr->error = 1;
         return -1;
     }
-    const struct op_runtime_costs *c = &tr->desc->rt;
+    if (op_dpu_trace_instr(tr, tid, op_dpu_runtime_instructions(tr->desc, op)) < 0)
+        return -1;
     switch (op) {
     case OP_RT_BARRIER_WAIT:
-        if (op_dpu_trace_instr(tr, tid, c->barrier_wait) < 0)
-            return -1;
         return barrier_arrive(tr, tid, key, arg,
-                              arg > 1 ? (uint64_t)c->barrier_wake_per_tasklet * (arg - 1) : 0);
+                              arg > 1 ? (uint64_t)tr->desc->rt.barrier_wake_per_tasklet * (arg - 1) : 0);
     case OP_RT_MUTEX_LOCK:
-        if (op_dpu_trace_instr(tr, tid, c->mutex_lock) < 0)
-            return -1;
         return arg ? mutex_event(tr, tid, key, EV_LOCK) : 0;
     case OP_RT_MUTEX_UNLOCK:
-        if (op_dpu_trace_instr(tr, tid, c->mutex_unlock) < 0)
-            return -1;
         return mutex_event(tr, tid, key, EV_UNLOCK);
     case OP_RT_SEM_TAKE:
-        if (op_dpu_trace_instr(tr, tid, c->sem_take) < 0)
-            return -1;
         return arg ? op_dpu_trace_block(tr, tid, key) : 0;
     case OP_RT_SEM_GIVE:
-        if (op_dpu_trace_instr(tr, tid, c->sem_give) < 0)
-            return -1;
         if (arg)
             op_dpu_trace_wake(tr, tid, key, 1);
         return 0;
     case OP_RT_HANDSHAKE_WAIT:
-        if (op_dpu_trace_instr(tr, tid, c->handshake_wait) < 0)
-            return -1;
         return arg ? barrier_arrive(tr, tid, key, 2, 0) : 0;
     case OP_RT_HANDSHAKE_NOTIFY:
-        if (op_dpu_trace_instr(tr, tid, c->handshake_notify) < 0)
-            return -1;
         return barrier_arrive(tr, tid, key, 2, 0);
-    case OP_RT_MEM_ALLOC:
-        return op_dpu_trace_instr(tr, tid, c->mem_alloc);
-    case OP_RT_MEM_RESET:
-        return op_dpu_trace_instr(tr, tid, c->mem_reset);
-    case OP_RT_PERFCOUNTER:
-        return op_dpu_trace_instr(tr, tid, c->perfcounter);
-    case OP_RT_BOOT:
-        return op_dpu_trace_instr(tr, tid, c->boot);
-    case OP_RT_DMA_CALL:
-        return op_dpu_trace_instr(tr, tid, c->dma_call);
-    case OP_RT_COUNT:
-        break;
+    default: /* instructions only */
+        return 0;
     }
-    tr->error = 1;
-    return -1;
 }
 
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid)
@@ -1435,7 +1507,7 @@ uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid)
         if (k != EV_SPIN)
             unissued += t->segs[i].ninstr - (i == t->head ? t->issued : 0);
         if (k == EV_DMA_R || k == EV_DMA_W)
-            lat += (uint64_t)ceil(tr->dma_fixed[k == EV_DMA_W] + tr->dma_pb * (double)t->segs[i].arg);
+            lat += op_dpu_dma_cycles(tr->desc, k == EV_DMA_W, t->segs[i].arg);
         if (k != EV_OPEN)
             events++;
     }

@@ -290,6 +290,11 @@ enum op_rt_op {
     OP_RT_COUNT
 };
 int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op, uintptr_t key, unsigned arg);
+/* The desc->rt.* instructions op_dpu_trace_runtime charges for op (before its
+ * synchronisation; without a barrier's wake-up work). */
+unsigned op_dpu_runtime_instructions(const struct op_machine_desc *desc, enum op_rt_op op);
+/* Latency of one DMA of `bytes` bytes: fixed + per_byte * bytes, rounded up. */
+uint64_t op_dpu_dma_cycles(const struct op_machine_desc *desc, int is_write, uint32_t bytes);
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid);
 
 /* Modelled cycle count of tid at its latest recorded point (for perfcounter):

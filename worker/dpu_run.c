@@ -1,3 +1,5 @@
+/* One DPU run inside a worker (see dpu_run.h): the trace for the timing
+ * model, and the scheduler's view of the DMA engine. */
 #include "dpu_run.h"
 
 #include <stdlib.h>
@@ -30,6 +32,9 @@ void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_
     r->res = res;
     r->desc = desc;
     r->nr_tasklets = nr_tasklets;
+    r->engine_free = 0;
+    r->lat_bytes[0] = r->lat_bytes[1] = UINT32_MAX;
+    s->period = desc->revolver_cycles;
     op_dpu_trace_begin(r->trace, desc, nr_tasklets);
     /* crt0's per-tasklet boot chain, before main() */
     for (unsigned t = 0; t < nr_tasklets; t++)
@@ -46,6 +51,18 @@ void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr
     /* the runtime's mram_read/mram_write is not instrumented: charge its sequence */
     op_dpu_trace_runtime(r->trace, s->cur, OP_RT_DMA_CALL, 0, 0);
     op_dpu_trace_dma(r->trace, s->cur, is_write, size);
+    /* the scheduler's clock, by the model's rule: one FIFO engine, the
+     * tasklet issues again when its DMA is done */
+    op_sched_charge(s, op_dpu_runtime_instructions(r->desc, OP_RT_DMA_CALL));
+    int w = is_write != 0;
+    if (r->lat_bytes[w] != size) { /* DMA sizes repeat */
+        r->lat_bytes[w] = size;
+        r->lat_cycles[w] = op_dpu_dma_cycles(r->desc, w, size);
+    }
+    uint64_t lat = r->lat_cycles[w], at = op_sched_event_cycle(s);
+    uint64_t done = (at > r->engine_free ? at : r->engine_free) + lat, ovl = (uint64_t)r->desc->dma_overlap_cycles;
+    r->engine_free = done - (ovl < lat ? ovl : lat);
+    op_sched_hold(s, done);
 }
 
 /* Model keys: one namespace per kind of primitive (image addresses are 32-bit). */
@@ -98,6 +115,7 @@ void op_dpu_run_rt(struct op_dpu_run *r, struct op_sched *s, uint32_t ev, uint32
     }
     op_sched_account(s);
     op_dpu_trace_runtime(r->trace, s->cur, op, key, a);
+    op_sched_charge(s, op_dpu_runtime_instructions(r->desc, op));
 }
 
 uint64_t op_dpu_run_cycles_now(struct op_dpu_run *r, struct op_sched *s)

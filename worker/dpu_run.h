@@ -16,6 +16,9 @@ struct op_dpu_run {
     struct op_dpu_status *res;
     const struct op_machine_desc *desc;
     struct op_dpu_trace *trace; /* reused across runs */
+    uint64_t engine_free;       /* the scheduler's view of the DMA engine (tasklets.h): free from this cycle */
+    uint32_t lat_bytes[2];      /* the last DMA size of each direction, and its latency */
+    uint64_t lat_cycles[2];
 };
 
 void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_machine_desc *desc, uint32_t dpu,

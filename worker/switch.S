@@ -7,7 +7,9 @@
  * op_service_entry: how DPU code reaches a worker service (r11 = the service):
  * the service runs on the current tasklet's service stack (op_service_sp), so
  * that no worker frame, return address or saved register is ever left in
- * memory DPU code can read (its stack lies below 4 GB, service stacks above). */
+ * memory DPU code can read (its stack lies below 4 GB, service stacks above).
+ * The image reaches a service through a trampoline (worker.c, map_env) that
+ * puts the service in r11 and jumps to one of the two entries below. */
     .text
     .globl op_switch
     .type op_switch, @function
@@ -59,6 +61,40 @@ op_service_entry:
     popq %rsp
     ret
     .size op_service_entry, .-op_service_entry
+
+    /* op_service_entry_all: the same for the services DPU code calls with
+     * LLVM's preserve_most convention (switch points and race checks, from
+     * any point of its code): every general register but r11 survives. */
+    .globl op_service_entry_all
+    .type op_service_entry_all, @function
+op_service_entry_all:
+    xchgq %rsp, op_service_sp(%rip)  /* the service stack; op_service_sp: the tasklet's rsp */
+    pushq op_service_sp(%rip)
+    pushq %rax
+    leaq 16(%rsp), %rax
+    movq %rax, op_service_sp(%rip)   /* the service stack's top again */
+    pushq %rcx
+    pushq %rdx
+    pushq %rsi
+    pushq %rdi
+    pushq %r8
+    pushq %r9
+    pushq %r10
+    subq $8, %rsp
+    callq *%r11
+    addq $8, %rsp
+    popq %r10
+    popq %r9
+    popq %r8
+    popq %rdi
+    popq %rsi
+    popq %rdx
+    popq %rcx
+    popq %rax
+    popq %rsp
+    ret
+    .size op_service_entry_all, .-op_service_entry_all
+
     /* op_call_on_stack(void (*fn)(void), void *sp): calls fn() with the
      * stack pointer at sp (16-aligned, below 4 GB: DPU code's __op_boot, which
      * must run on a tasklet stack) and returns on the caller's stack.  The

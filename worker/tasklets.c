@@ -1,3 +1,13 @@
+/* The tasklet scheduler of a worker (see tasklets.h): coroutine switches
+ * (switch.S), the tasklets' modelled clocks, and the choice of the tasklet
+ * that runs next.
+ *
+ *   service stacks      op_sched_init, enter
+ *   clocks and limits   op_sched_next_cycle ... set_limits
+ *   choosing            first_two, give_way, op_sched_yield, op_sched_point
+ *   block, wake, exit   op_sched_block, op_sched_wake, op_sched_exit
+ *   a launch            op_sched_run
+ */
 #define _GNU_SOURCE
 #include "tasklets.h"
 
@@ -8,6 +18,12 @@ void op_switch(void **save_sp, void *next_sp);
 void op_tasklet_start(void);
 
 #define GUARD 4096u
+
+/* Instructions a tasklet may run past the next tasklet's clock in code that
+ * has no switch point per access (loops over arrays), before its loop's back
+ * edge gives way: larger saves switches, smaller follows the pipeline more
+ * closely there (bench/emulation_speed and bench/scale measure the cost). */
+#define QUANTUM_FAR 4096u
 
 static struct op_sched *running;
 static struct op_env *running_env;
@@ -47,17 +63,203 @@ struct op_sched *op_sched_current(void)
 
 void op_sched_account(struct op_sched *s)
 {
-    uint64_t now = *s->icount, n = now - s->icount_mark;
-    s->icount_mark = now;
-    s->t[s->cur].instructions += n;
+    struct op_tasklet *t = &s->t[s->cur];
+    uint64_t now = *s->icount, n = now - t->count;
+    if (!n)
+        return;
+    t->count = now;
+    t->instructions += n;
     if (s->hooks.ran)
         s->hooks.ran(s->hooks.ctx, s->cur, n);
 }
+
+/* ---- clocks and limits ---------------------------------------------------- */
+
+uint64_t op_sched_next_cycle(const struct op_sched *s)
+{
+    return s->base_cycle + (s->t[s->cur].count - s->base_count) * s->per;
+}
+
+uint64_t op_sched_event_cycle(const struct op_sched *s)
+{
+    uint64_t next = op_sched_next_cycle(s);
+    return next >= s->per ? next - s->per : 0;
+}
+
+void op_sched_charge(struct op_sched *s, uint64_t n)
+{
+    s->base_cycle += n * s->per;
+}
+
+void op_sched_hold(struct op_sched *s, uint64_t cycle)
+{
+    uint64_t next = op_sched_next_cycle(s);
+    if (cycle > next) {
+        s->base_cycle += cycle - next;
+        s->waiting |= 1u << s->cur;
+    }
+}
+
+/* The order is a list of the runnable tasklets sorted by key (link: next
+ * and previous of each, NIL the anchor): a clock that jumps after a DMA
+ * usually goes to the end, one that moves a little stays near the front, so
+ * keeping it sorted costs a few predictable steps rather than a pass over
+ * every tasklet at each DMA. */
+#define NIL OP_MAX_TASKLETS
+
+static void unlink_tasklet(struct op_sched *s, unsigned i)
+{
+    s->link[s->back[i]] = s->link[i];
+    s->back[s->link[i]] = s->back[i];
+    s->nrun--;
+}
+
+/* i goes before x (x may be NIL: at the end) */
+static void link_before(struct op_sched *s, unsigned i, unsigned x)
+{
+    s->link[i] = (uint8_t)x;
+    s->back[i] = s->back[x];
+    s->link[s->back[x]] = (uint8_t)i;
+    s->back[x] = (uint8_t)i;
+    s->nrun++;
+}
+
+/* Tasklet i's clock or state changed: its place in the order (the earlier
+ * clock first, the lower tid on a tie). */
+static void reorder(struct op_sched *s, unsigned i)
+{
+    if (s->order[i] != UINT64_MAX)
+        unlink_tasklet(s, i);
+    uint64_t key = s->t[i].state == OP_T_RUNNABLE ? s->t[i].next << 5 | i : UINT64_MAX;
+    s->order[i] = key;
+    if (key == UINT64_MAX)
+        return;
+    unsigned x = s->back[NIL];
+    if (x == NIL || s->order[x] < key) {
+        link_before(s, i, NIL);
+        return;
+    }
+    for (x = s->link[NIL]; s->order[x] < key; x = s->link[x])
+        ;
+    link_before(s, i, x);
+}
+
+/* The first two of the order (UINT64_MAX: none). */
+static void first_two(const struct op_sched *s, uint64_t *one, uint64_t *two)
+{
+    unsigned a = s->link[NIL];
+    *one = a == NIL ? UINT64_MAX : s->order[a];
+    *two = a == NIL || s->link[a] == NIL ? UINT64_MAX : s->order[s->link[a]];
+}
+
+/* The running tasklet (just dispatched, the earliest) may run until its next
+ * instruction would issue after the next tasklet's: its clock advances by
+ * `per` cycles an instruction, per = max(revolver, tasklets in the pipeline:
+ * runnable and not waiting for a DMA or a wake-up beyond a revolver period
+ * from now), and the image's checks compare its count with the limits. */
+static void set_limits(struct op_sched *s, uint64_t other)
+{
+    const unsigned r = s->cur;
+    const uint64_t v0 = s->t[r].next, soon = v0 + s->period;
+    /* out of the pipeline: the tasklets waiting (a DMA, a wake-up) whose
+     * clock is beyond soon, at the end of the order; those that ran since
+     * they joined, joined before v0 (the earliest runs) */
+    uint64_t ready = s->nrun;
+    for (uint32_t m = s->waiting; m; m &= m - 1) {
+        uint64_t o = s->order[__builtin_ctz(m)]; /* UINT64_MAX (blocked, done): not counted in nrun either */
+        ready -= o != UINT64_MAX && (o >> 5) > soon;
+    }
+    s->per = ready > s->period ? ready : s->period;
+    s->base_cycle = v0;
+    s->base_count = s->t[r].count;
+    if (!s->limits)
+        return;
+    if (other == UINT64_MAX) { /* alone: nothing to give way to */
+        s->limits[0] = s->limits[1] = UINT64_MAX;
+        return;
+    }
+    /* instructions j = 0, 1, ... issue at v0 + j * per: those before the other's next */
+    uint64_t d = (other >> 5) - v0, tie = r < (other & 31);
+    uint64_t budget;
+    if (d < s->per)
+        budget = d || tie;
+    else if (d <= UINT32_MAX) /* a 32-bit division is several times faster */
+        budget = (uint32_t)d / (uint32_t)s->per + ((uint32_t)d % (uint32_t)s->per || tie);
+    else
+        budget = d / s->per + (d % s->per || tie);
+    uint64_t near = s->t[r].count + budget;
+    if (near < budget)
+        near = UINT64_MAX;
+    s->limits[0] = near;
+    s->limits[1] = near + QUANTUM_FAR < near ? UINT64_MAX : near + QUANTUM_FAR;
+}
+
+/* ---- choosing --------------------------------------------------------------- */
 
 static void to_scheduler(struct op_sched *s)
 {
     op_switch(&s->t[s->cur].sp, s->sched_sp);
 }
+
+/* Makes tid the running tasklet (its service stack, stack limit, env, counter
+ * and clock); `other`: the order's first after it. */
+static void enter(struct op_sched *s, unsigned tid, uint64_t other)
+{
+    s->cur = tid;
+    s->waiting &= ~(1u << tid);
+    running_env->tid = tid;
+    op_service_sp = (uintptr_t)service_stacks + (uint64_t)(tid + 1) * (SERVICE_STACK + GUARD);
+    op_sched_set_stack_limit((uint32_t)(uintptr_t)s->t[tid].stack_lo);
+    *s->icount = s->t[tid].count;
+    set_limits(s, other);
+}
+
+/* Stops the running tasklet's clock where it is. */
+static void stop_clock(struct op_sched *s)
+{
+    op_sched_account(s);
+    s->t[s->cur].next = op_sched_next_cycle(s);
+    reorder(s, s->cur);
+}
+
+/* The running tasklet (clock stopped, still runnable) gives way to the
+ * earliest tasklet, switching to it directly, or goes on with new limits. */
+static void give_way(struct op_sched *s)
+{
+    uint64_t one, two;
+    first_two(s, &one, &two);
+    unsigned cur = s->cur, tid = (unsigned)(one & 31); /* cur is runnable: one is someone */
+    if (tid == cur) {
+        set_limits(s, two);
+        return;
+    }
+    enter(s, tid, two);
+    op_switch(&s->t[cur].sp, s->t[tid].sp);
+}
+
+void op_sched_yield(void)
+{
+    struct op_sched *s = running;
+    stop_clock(s);
+    give_way(s);
+}
+
+void op_sched_point(uint64_t count, uint32_t back)
+{
+    struct op_sched *s = running;
+    /* count - back: what the tasklet executed before the access (the image
+     * may hold the counter in a register, so memory is stale); count: what
+     * its code holds when it goes on */
+    uint64_t before_access = count - back;
+    if (back > count || before_access < s->t[s->cur].count)
+        before_access = s->t[s->cur].count; /* not from the pass: ignore */
+    *s->icount = before_access;
+    stop_clock(s);
+    give_way(s);
+    *s->icount = count;
+}
+
+/* ---- block, wake, exit ---------------------------------------------------------- */
 
 static void tasklet_exit(void)
 {
@@ -66,6 +268,7 @@ static void tasklet_exit(void)
     if (s->hooks.end)
         s->hooks.end(s->hooks.ctx, s->cur);
     s->t[s->cur].state = OP_T_DONE;
+    reorder(s, s->cur);
     to_scheduler(s);
 }
 
@@ -75,57 +278,31 @@ void op_sched_exit(void)
     __builtin_unreachable();
 }
 
-/* The next runnable tasklet after `from` in cyclic tid order (from itself
- * last), or s->nr if none. */
-static unsigned next_runnable(const struct op_sched *s, unsigned from)
-{
-    unsigned tid = from;
-    for (unsigned k = 0; k < s->nr; k++) {
-        if (++tid == s->nr)
-            tid = 0;
-        if (s->t[tid].state == OP_T_RUNNABLE)
-            return tid;
-    }
-    return s->nr;
-}
-
-/* Makes tid the running tasklet (its service stack, stack limit, env). */
-static void enter(struct op_sched *s, unsigned tid)
-{
-    s->cur = tid;
-    running_env->tid = tid;
-    op_service_sp = (uintptr_t)service_stacks + (uint64_t)(tid + 1) * (SERVICE_STACK + GUARD);
-    op_sched_set_stack_limit((uint32_t)(uintptr_t)s->t[tid].stack_lo);
-}
-
-/* Switches straight to the next runnable tasklet, the one the scheduler
- * would pick (tasklets yield at every DMA: this saves a switch each time). */
-void op_sched_yield(void)
-{
-    struct op_sched *s = running;
-    op_sched_account(s);
-    unsigned cur = s->cur, tid = next_runnable(s, cur);
-    if (tid == cur || tid == s->nr)
-        return;
-    enter(s, tid);
-    op_switch(&s->t[cur].sp, s->t[tid].sp);
-}
-
 void op_sched_block(uintptr_t key)
 {
     struct op_sched *s = running;
+    stop_clock(s);
     s->t[s->cur].state = OP_T_BLOCKED;
     s->t[s->cur].key = key;
+    reorder(s, s->cur);
     to_scheduler(s);
 }
 
+/* Woken tasklets (lowest tid first) issue no sooner than one cycle after the
+ * waker's event, one a cycle, as the pipeline takes them in. */
 unsigned op_sched_wake(uintptr_t key, unsigned n)
 {
     struct op_sched *s = running;
+    op_sched_account(s);
+    uint64_t at = op_sched_event_cycle(s) + 1;
     unsigned woken = 0;
     for (unsigned i = 0; i < s->nr && woken < n; i++)
         if (s->t[i].state == OP_T_BLOCKED && s->t[i].key == key) {
             s->t[i].state = OP_T_RUNNABLE;
+            if (s->t[i].next < at + woken)
+                s->t[i].next = at + woken;
+            s->waiting |= 1u << i;
+            reorder(s, i);
             woken++;
         }
     return woken;
@@ -140,12 +317,13 @@ unsigned op_sched_waiters(uintptr_t key)
     return n;
 }
 
+/* ---- a launch ---------------------------------------------------------------- */
+
 int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile uint64_t *icount,
                  struct op_env *env)
 {
     s->nr = nr;
     s->icount = icount;
-    s->icount_mark = *icount;
     for (unsigned i = 0; i < nr; i++) {
         struct op_tasklet *t = &s->t[i];
         uint64_t *sp = (uint64_t *)((uintptr_t)t->stack_hi & ~(uintptr_t)15) - 8; /* 16-byte aligned at entry */
@@ -160,12 +338,24 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
         t->state = OP_T_RUNNABLE;
         t->key = 0;
         t->instructions = 0;
+        t->count = *icount;
+        t->next = i; /* boot order: tasklet 0 issues first, then one a cycle */
+        s->order[i] = UINT64_MAX;
     }
+    s->link[NIL] = s->back[NIL] = NIL;
+    s->nrun = 0;
+    s->waiting = nr < 32 ? (1u << nr) - 1 : UINT32_MAX;
+    for (unsigned i = 0; i < nr; i++)
+        reorder(s, i);
+    if (s->period == 0)
+        s->period = 1;
+    s->per = s->period;
     running = s;
     running_env = env;
-    unsigned last = nr - 1; /* tasklet 0 first */
     for (;;) {
-        unsigned tid = next_runnable(s, last);
+        uint64_t one, two;
+        first_two(s, &one, &two);
+        unsigned tid = one == UINT64_MAX ? nr : (unsigned)(one & 31);
         if (tid == nr) {
             unsigned live = 0;
             for (unsigned i = 0; i < nr; i++)
@@ -173,12 +363,10 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
             running = NULL;
             return live ? OP_FAULT_DEADLOCK : OP_FAULT_NONE;
         }
-        enter(s, tid);
+        enter(s, tid, two);
         op_switch(&s->sched_sp, s->t[tid].sp);
         /* back when the running tasklet (s->cur, not necessarily tid: yields
          * switch between tasklets directly) ended or blocked */
-        op_sched_account(s);
-        last = s->cur;
     }
 }
 

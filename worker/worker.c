@@ -10,6 +10,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #include "tasklets.h"
 #include "dpu_run.h"
 #include "op_costs.h"
+#include "racecheck.h"
 #include "sandbox.h"
 
 #define WINDOW (1ull << 32) /* per-DPU slice of address space: any 32-bit MRAM pointer stays inside */
@@ -467,6 +469,16 @@ static int load_program(const struct op_dpu_program *p, char *err, size_t errlen
     return 0;
 }
 
+#define ENV_PAGE 4096u
+#define TRAMPOLINE 32u
+
+/* The image address of the trampoline of the service at `offset` in struct
+ * op_services (map_env). */
+static uint32_t trampoline(size_t offset)
+{
+    return OP_ENV_BASE + ENV_PAGE + (uint32_t)(offset / sizeof(uint32_t)) * TRAMPOLINE;
+}
+
 /* The runtime's scratch (.opbss) starts each DPU run as the worker sets it:
  * zeroed, with __op_env and the operation costs written; nothing of the
  * previous DPU's run remains for this one to read. */
@@ -474,6 +486,10 @@ static void reset_scratch(void)
 {
     memset((void *)(uintptr_t)img.opbss_addr, 0, img.opbss_len);
     *(uint32_t *)(uintptr_t)img.sym_env = OP_ENV_BASE; /* checked to lie in .opbss by op_image_parse */
+    if (img.sym_sched_fn) { /* the services of the pass's switch points and race checks */
+        *(uint32_t *)(uintptr_t)img.sym_sched_fn = trampoline(offsetof(struct op_services, sched_point));
+        *(uint32_t *)(uintptr_t)img.sym_race_fn = trampoline(offsetof(struct op_services, race_access));
+    }
     if (img.sym_costs) /* operation costs of the machine description, read by the accounting pass */
         memcpy((void *)(uintptr_t)img.sym_costs, cost_slots,
                sizeof *cost_slots * (img.nr_costs < OP_COST_COUNT ? img.nr_costs : OP_COST_COUNT));
@@ -534,6 +550,9 @@ static void svc_dma(uint32_t mram, uint32_t wram, uint32_t size, uint32_t flags)
         else
             memcpy(w, m, size);
     }
+    char msg[OP_FAULT_MSG];
+    if (op_race_dma(sched.cur, mram, wram, size, flags, msg, sizeof msg))
+        svc_fault(OP_FAULT_RACE, msg);
     op_dpu_run_dma(&run, &sched, mram, size, (flags & OP_DMA_WRITE) != 0);
     if (flags & OP_DMA_YIELD)
         op_sched_yield();
@@ -557,24 +576,33 @@ static uint64_t svc_instructions(void)
 static void svc_rt_event(uint32_t ev, uint32_t obj, uint32_t arg)
 {
     op_dpu_run_rt(&run, &sched, ev, obj, arg);
+    op_race_sync(sched.cur, ev, obj, arg);
+}
+
+static void svc_race_access(uint64_t address, uint64_t bytes, uint32_t flags, uint32_t site)
+{
+    char msg[OP_FAULT_MSG];
+    if (op_race_access(sched.cur, address, bytes, flags, site, msg, sizeof msg))
+        svc_fault(OP_FAULT_RACE, msg);
 }
 
 /* The services, in the field order of struct op_services.  The image calls
  * them through trampolines in the read-only, executable half of the
- * environment page: "movabs $fn, %r11; movabs $op_service_entry, %rax; jmp
- * *%rax" (r11 and rax carry no arguments in either ABI; 32-bit arguments
- * arrive zero-extended, as x32 passes them). */
+ * environment page: "movabs $fn, %r11; jmp *entry(%rip)" with the address of
+ * op_service_entry (C calls) or op_service_entry_all (preserve_most calls of
+ * the accounting pass's switch points and race checks) after the jump (r11
+ * carries no argument in either convention; 32-bit arguments arrive
+ * zero-extended, as x32 passes them). */
 static void (*const services[])(void) = {
     (void (*)(void))op_sched_yield, (void (*)(void))op_sched_block, (void (*)(void))op_sched_wake,
     (void (*)(void))op_sched_waiters, (void (*)(void))svc_fault_img, (void (*)(void))svc_dma,
     (void (*)(void))op_sched_exit,  (void (*)(void))svc_cycles,  (void (*)(void))svc_instructions,
-    (void (*)(void))svc_rt_event,
+    (void (*)(void))svc_rt_event,   (void (*)(void))op_sched_point, (void (*)(void))svc_race_access,
 };
 _Static_assert(sizeof services / sizeof *services == OP_NR_SERVICES, "one worker function per service");
 
-#define ENV_PAGE 4096u
-#define TRAMPOLINE 32u
-void op_service_entry(void); /* switch.S: runs r11() on the tasklet's service stack */
+void op_service_entry(void);     /* switch.S: runs r11() on the tasklet's service stack */
+void op_service_entry_all(void); /* the same, saving every register but r11 */
 void op_call_on_stack(void (*fn)(void), void *sp); /* switch.S */
 
 /* Maps the environment page pair at OP_ENV_BASE: op_env (read-write, the image
@@ -592,14 +620,15 @@ static void map_env(void)
     for (unsigned i = 0; i < OP_NR_SERVICES; i++) {
         uint8_t *t = code + i * TRAMPOLINE;
         uint64_t fn = (uint64_t)(uintptr_t)services[i];
-        uint64_t entry = (uint64_t)(uintptr_t)op_service_entry;
+        int all = services[i] == (void (*)(void))op_sched_point || services[i] == (void (*)(void))svc_race_access;
+        uint64_t entry = (uint64_t)(uintptr_t)(all ? op_service_entry_all : op_service_entry);
         memset(t, 0xcc, TRAMPOLINE); /* int3 */
         t[0] = 0x49, t[1] = 0xbb; /* movabs $fn, %r11 */
         memcpy(t + 2, &fn, 8);
-        t[10] = 0x48, t[11] = 0xb8; /* movabs $entry, %rax */
-        memcpy(t + 12, &entry, 8);
-        t[20] = 0xff, t[21] = 0xe0; /* jmp *%rax */
-        table[i] = OP_ENV_BASE + ENV_PAGE + i * TRAMPOLINE;
+        t[10] = 0xff, t[11] = 0x25; /* jmp *0(%rip): to the address that follows */
+        memset(t + 12, 0, 4);
+        memcpy(t + 16, &entry, 8);
+        table[i] = trampoline(i * sizeof(uint32_t));
     }
     env->svc = (uint32_t)(OP_ENV_BASE + (uint32_t)((uint8_t *)table - p));
     if (mprotect(code, ENV_PAGE, PROT_READ | PROT_EXEC) != 0)
@@ -722,7 +751,9 @@ static void run_dpu(uint32_t dpu)
     unsigned nr = p->nr_tasklets < OP_MAX_TASKLETS ? p->nr_tasklets : OP_MAX_TASKLETS;
     clear_native_stacks(nr);
     set_stack_accounts(nr, UINT32_MAX); /* __op_boot's own frames are not the program's */
+    sched.limits = img.sym_limits ? (volatile uint64_t *)(uintptr_t)img.sym_limits : NULL;
     op_dpu_run_begin(&run, &sched, &ctrl->desc, dpu, res, p->nr_tasklets);
+    op_race_begin(&img, p->id, dpu, p->nr_tasklets, ctrl->mram_size);
 
     if (sigsetjmp(recover, 1) == 0) {
         if (ctrl->budget_ns) {
@@ -829,6 +860,9 @@ int main(int argc, char **argv)
         die("cannot map the control block");
     if (ctrl->magic != OP_CTRL_MAGIC || ctrl->layout != OP_CTRL_LAYOUT)
         die("this worker and libdpu come from different OpenPIM builds (rebuild, or set OPENPIM_WORKER)");
+    char why[160];
+    if (op_race_init(ctrl, why, sizeof why) != 0)
+        die("%s", why);
     mram_fd = open_host_fd(ctrl->mram_fd);
     store_fd = open_host_fd(ctrl->store_fd);
     int wfd = wram_fd = open_host_fd(ctrl->wram_fd);

@@ -9,7 +9,8 @@
  *     tasklet stack), else the DPU stops with OP_FAULT_DMA;
  *   - as on the DPU, the MRAM address may omit the 0x08000000 tag: an offset
  *     below the MRAM size reaches the same byte as 0x08000000 + offset.
- * Each call is one DMA for the timing model and yields to the next tasklet.
+ * Each call is one DMA for the timing model; the tasklet then waits for the
+ * DMA engine and gives way to the tasklet whose modelled clock is earliest.
  */
 #ifndef DPUSYSCORE_MRAM_H
 #define DPUSYSCORE_MRAM_H

@@ -4,7 +4,7 @@
  * points to: any value is accepted, NULL included, and equal values are the
  * same mutex.  Lock states belong to the launch: all mutexes are free when a
  * launch starts.  A tasklet that finds the mutex taken is blocked (it does not
- * spin) until an unlock; every call yields to the next tasklet.  As on the
+ * spin) until an unlock; every call may give way to another tasklet.  As on the
  * DPU, a mutex has no owner: any tasklet may unlock it.
  */
 #ifndef DPUSYSCORE_MUTEX_H

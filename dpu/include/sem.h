@@ -3,7 +3,7 @@
  * sem_take decrements the counter and blocks the tasklet while it is negative;
  * sem_give increments it and, if a tasklet was waiting, resumes the first one
  * (lowest tasklet id).  The counter lives in the object (WRAM), so it persists
- * across launches like any global.  Every call yields to the next tasklet.
+ * across launches like any global.  Every call may give way to another tasklet.
  */
 #ifndef DPUSYSCORE_SEM_H
 #define DPUSYSCORE_SEM_H

@@ -9,7 +9,7 @@
  * Supported conversions: d i u x X o c s p f F e E g G a A b(binary) n %%,
  * flags "-+ #0'", width and precision (also `*`), length modifiers hh h l ll
  * j z t L.  %s copies the string into the record.  Every call is one DMA for the
- * timing model, and yields to the next tasklet like any DMA.
+ * timing model, and gives way to other tasklets like any DMA.
  *
  * As the SDK's, this header brings <attributes.h> (a program that includes
  * only <stdio.h> may declare __host and __mram variables), and

@@ -5,6 +5,12 @@
 
 struct op_env *__op_env __op_scratch;
 uint64_t __op_icount __op_scratch;
+/* Switch points and race checks of the accounting pass (timing/op_points.h):
+ * the worker writes the limits before each tasklet runs, the service
+ * pointers before each DPU run. */
+uint64_t __op_limits[2] __op_scratch __attribute__((aligned(8)));
+void (*__op_sched_fn)(uint64_t, uint32_t, uint64_t *) __op_scratch;
+void (*__op_race_fn)(uint64_t, uint64_t, uint32_t, const void *) __op_scratch;
 
 /* Defined by stdio.c, which is linked only when the program prints. */
 extern uint64_t __stdout_buffer_state __attribute__((weak));

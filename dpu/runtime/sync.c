@@ -1,11 +1,12 @@
 /* OpenPIM DPU runtime: mutexes, virtual mutexes, semaphores, barriers and
  * handshakes.
  *
- * Tasklets are coroutines switched only inside svc->yield and svc->block, so
- * each function here is atomic up to its first such call.  Waiting is always
- * svc->block on a key (never spinning); every call yields or blocks at least
- * once so that tasklets interleave at synchronisation points as on the DPU,
- * except handshake_notify when its waiter is already there (see Handshakes).
+ * The runtime is not instrumented: tasklets switch inside it only in
+ * svc->yield and svc->block, so each function here is atomic up to its first
+ * such call.  Waiting is always svc->block on a key (never spinning); every
+ * call yields (the worker then runs the tasklet whose modelled clock is
+ * earliest, which may be the caller) or blocks at least once, except
+ * handshake_notify when its waiter is already there (see Handshakes).
  *
  * Each operation also tells the worker what it did (svc->rt_event), once, at
  * the point where it takes effect: the timing model charges the call's

@@ -1,9 +1,12 @@
 /* Barriers whose fields are written at run time (as HST-L does), used by two
  * groups of tasklets; nobody runs ahead: after each barrier every member has
- * arrived, and the members leave in tasklet order (the last arrival yields). */
+ * arrived, and every member leaves once per round (each takes the next slot
+ * of its group's list under a mutex: the members leave together, as from the
+ * DPU's barrier, and an unlocked left[g]++ would lose slots as on the DPU). */
 #include <atomic_bit.h>
 #include <barrier.h>
 #include <defs.h>
+#include <mutex.h>
 #include <stdint.h>
 
 #define GROUPS 2
@@ -13,6 +16,7 @@
 ATOMIC_BIT_INIT(barrier_bits)[GROUPS];
 barrier_t groups[GROUPS];
 BARRIER_INIT(start, NR_TASKLETS);
+MUTEX_INIT(slot_lock);
 
 __host uint32_t errors;
 __host uint32_t leave_order[ROUNDS][NR_TASKLETS];
@@ -43,7 +47,9 @@ int main(void)
         for (uint32_t m = g; m < NR_TASKLETS; m += GROUPS)
             if (arrived[m] < r)
                 errors++;
+        mutex_lock(slot_lock);
         leave_order[r - 1][g * PER_GROUP + left[g]++] = tid;
+        mutex_unlock(slot_lock);
         barrier_wait(&groups[g]);
     }
     if (tid < GROUPS)

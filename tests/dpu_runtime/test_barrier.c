@@ -1,5 +1,5 @@
 /* Run-time initialised barriers: no tasklet passes early, count is reset for
- * the next round, and tasklets leave in tid order. */
+ * the next round, and each member of a group leaves once per round. */
 #include <dpu.h>
 #include <stdint.h>
 
@@ -35,9 +35,15 @@ int main(void)
         CHECK_EQ(counts[0], T / 2);
         CHECK_EQ(counts[1], T / 2);
         for (int r = 0; r < ROUNDS; r++)
-            for (int g = 0; g < 2; g++)
-                for (int k = 0; k < T / 2; k++)
-                    CHECK_EQ(order[r][g * (T / 2) + k], g + 2 * k);
+            for (int g = 0; g < 2; g++) {
+                uint32_t seen = 0; /* the group's members: tids g, g + 2, ... */
+                for (int k = 0; k < T / 2; k++) {
+                    uint32_t tid = order[r][g * (T / 2) + k];
+                    CHECK(tid < T && tid % 2 == (uint32_t)g);
+                    seen |= tid < T ? 1u << tid : 0;
+                }
+                CHECK_EQ(seen, g ? 0xaau : 0x55u);
+            }
     }
     DPU_ASSERT(dpu_free(set));
     return check_done("test_barrier");

@@ -29,8 +29,10 @@ int main(void)
         DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
         char want[2048];
         int at = snprintf(want, sizeof(want), "launch %u\n", launch);
-        /* Tasklet 0 reaches the barrier last (its printf yielded); it wakes the
-         * others and yields, so they leave in round-robin order 1, 2, 0. */
+        /* Tasklet 0 reaches the barrier last (its printf waited for a DMA); the
+         * tasklets it wakes issue from one cycle after its wake, in tid order,
+         * and it issues a revolver period after its last instruction: they
+         * print in the order 1, 2, 0. */
         static const unsigned order[3] = { 1, 2, 0 };
         for (unsigned k = 0; k < 3; k++) {
             unsigned t = order[k];

@@ -67,6 +67,12 @@
 // Functions annotated __attribute__((annotate("openpim_nocount"))) and naked
 // functions are left alone (neither counted nor division-guarded).
 //
+// Emulation only, not counted (README.md, "Switch points and race checks"):
+// switch points where the running tasklet may give way to another
+// (accesses to memory other tasklets may use that repeat an address, back
+// edges), and, with -openpim-racecheck, a report of every such access to the
+// worker's race detector.
+//
 // Keeping the counter fast: the counter's loads/stores carry an alias scope
 // that every other load/store/memcpy of the function is declared noalias with
 // (the program never touches __op_icount itself), memory-effect attributes
@@ -80,7 +86,15 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Triple.h"
+#include "llvm/Analysis/AssumptionCache.h"
+#include "llvm/Analysis/CFG.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
 #include "llvm/IR/BasicBlock.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
@@ -116,6 +130,8 @@
 // The slots of the run-time cost table __op_costs (shared with the DPU runtime
 // and the worker, which fills it from the machine description).
 #include "../op_cost_slots.h"
+// The runtime globals and flags of switch points and race checks.
+#include "../op_points.h"
 
 using namespace llvm;
 
@@ -239,11 +255,83 @@ struct Segment {
   SmallVector<std::pair<Instruction *, Dyn>, 4> Dynamic;
 };
 
+// Globals the module may write while the DPU runs: a store, an atomic or a
+// mem* destination reaches them, or their address goes where the pass cannot
+// follow it (a call, a stored pointer, an integer, a phi).  A global that is
+// only loaded (__host arguments, tables the host fills) cannot change during
+// a launch, unless another unit writes it.
+class WrittenGlobals {
+public:
+  bool written(const GlobalVariable *GV) {
+    auto It = Memo.find(GV);
+    if (It != Memo.end())
+      return It->second;
+    bool W = writtenThrough(GV, 0);
+    Memo[GV] = W;
+    return W;
+  }
+
+private:
+  DenseMap<const GlobalVariable *, bool> Memo;
+
+  // An aggregate only in llvm.used / llvm.compiler.used (__host, __keep):
+  // it keeps the global in the image, nothing reads it.
+  static bool onlyKeepsAlive(const User *Aggregate) {
+    for (const User *U : Aggregate->users()) {
+      auto *G = dyn_cast<GlobalVariable>(U);
+      if (!G || !(G->getName() == "llvm.used" || G->getName() == "llvm.compiler.used"))
+        return false;
+    }
+    return true;
+  }
+
+  static bool writtenThrough(const Value *V, unsigned Depth) {
+    if (Depth > 8)
+      return true;
+    for (const Use &U : V->uses()) {
+      const User *Us = U.getUser();
+      if (auto *L = dyn_cast<LoadInst>(Us)) {
+        if (L->getPointerOperand() != V)
+          return true;
+      } else if (auto *S = dyn_cast<StoreInst>(Us)) {
+        (void)S;
+        return true; /* written, or its address stored */
+      } else if (auto *CE = dyn_cast<ConstantExpr>(Us)) {
+        if (!(CE->getOpcode() == Instruction::GetElementPtr || CE->isCast()) || writtenThrough(CE, Depth + 1))
+          return true;
+      } else if (isa<GetElementPtrInst>(Us) || isa<BitCastInst>(Us) || isa<AddrSpaceCastInst>(Us)) {
+        if (writtenThrough(Us, Depth + 1))
+          return true;
+      } else if (auto *MT = dyn_cast<MemTransferInst>(Us)) {
+        if (MT->getRawSource() != V || MT->getRawDest() == V)
+          return true;
+      } else if (auto *II = dyn_cast<IntrinsicInst>(Us)) {
+        if (!II->isLifetimeStartOrEnd() && !isa<DbgInfoIntrinsic>(II))
+          return true;
+      } else if (isa<ConstantAggregate>(Us)) {
+        if (!onlyKeepsAlive(Us))
+          return true; /* in another global's initializer: a pointer that may be written through */
+      } else if (!isa<ICmpInst>(Us)) {
+        return true; /* calls, phis, selects, ptrtoint, ...: not followed */
+      }
+    }
+    return false;
+  }
+};
+
+// What the instrumenter adds besides the count (emulation only: none of it is
+// a DPU instruction).
+struct Options {
+  bool SwitchPoints = false; // where the running tasklet may give way to another
+  bool RaceCheck = false;    // every shared access reported to the race detector
+  WrittenGlobals *Written = nullptr; // the module's: loads of unwritten globals need no switch point
+};
+
 class Instrumenter {
 public:
-  Instrumenter(Module &M, Function &F, MDNode *CounterScope)
+  Instrumenter(Module &M, Function &F, MDNode *CounterScope, Options Opts = Options())
       : M(M), F(F), DL(M.getDataLayout()), Ctx(M.getContext()),
-        I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)), CounterScope(CounterScope) {}
+        I64(Type::getInt64Ty(Ctx)), I32(Type::getInt32Ty(Ctx)), CounterScope(CounterScope), Opts(Opts) {}
 
   bool run() {
     separateFromCounter();
@@ -260,6 +348,8 @@ public:
     std::vector<BasicBlock *> Blocks;
     for (BasicBlock &BB : F)
       Blocks.push_back(&BB);
+    if (Opts.SwitchPoints || Opts.RaceCheck)
+      planAccessPoints(); // on the CFG as compiled: loops and back edges
 
     bool Changed = false;
     for (BasicBlock *BB : Blocks)
@@ -267,7 +357,13 @@ public:
 
     for (auto &Site : HookSites)
       insertDivZeroHook(Site.first, Site.second);
-    return Changed || !HookSites.empty();
+    for (const RaceSite &R : RaceSites)
+      insertRaceCheck(R);
+    for (const auto &P : NearBack)
+      insertSwitchPoint(P.first, P.second, 0);
+    for (Instruction *T : FarPoints)
+      insertSwitchPoint(T, 0, 1);
+    return Changed || !HookSites.empty() || !RaceSites.empty() || !NearBack.empty() || !FarPoints.empty();
   }
 
   // IRAM estimate of F, known after run(): the static DPU instructions of all
@@ -283,6 +379,7 @@ private:
   LLVMContext &Ctx;
   IntegerType *I64, *I32;
   MDNode *CounterScope; // alias scope list of the counter's accesses
+  Options Opts;
   bool HasCalls = false;
   uint64_t Size = 0;
   std::map<std::string, uint64_t> Routines;
@@ -1397,6 +1494,265 @@ private:
     return N;
   }
 
+  // ------------------------------------- switch points and race checks
+  // Neither is a DPU instruction: both only steer the emulation.
+  //
+  // Switch points.  The worker runs the tasklets of a DPU in the order of
+  // their modelled time (worker/tasklets.c): the running tasklet may go on
+  // while its next instruction would issue before every other tasklet's, and
+  // the worker keeps that bound, in counted instructions, in
+  // __op_limits[0] ("near").  The order matters only where tasklets meet, at
+  // memory another tasklet may use, so the check
+  //     if (count at this access >= __op_limits[0]) __op_sched_fn(count, back)
+  // comes before each access that may reach another tasklet's data and
+  // touches the same bytes at every iteration of its loop (or is in no loop,
+  // or is volatile or atomic): counters, flags, shared loop bounds.  Loops
+  // streaming over arrays (a different address at every iteration, as each
+  // tasklet's own part of a buffer is) get no check per access: their back
+  // edges compare the count with __op_limits[1] ("far", a longer bound), so
+  // that every loop, a spin-wait included, gives way in bounded time.  Not
+  // checked: stack objects (allocas, private to their tasklet) and constant
+  // globals.  `back` is the static cost from the access to its segment's end
+  // (the counter is charged for the whole segment at its start).
+  //
+  // The worker keeps each tasklet's count apart and may switch inside
+  // __op_sched_fn, so the call is declared to touch only the limits (its
+  // pointer argument) and memory the program cannot see: the counter stays
+  // in a register in loops, and the call's first argument is its value
+  // there.  Program memory that other tasklets write while this one waits is
+  // what C allows an unsynchronised thread to see: the IR was optimised
+  // before the call existed.
+  //
+  // Race checks (-openpim-racecheck): before every access that may reach
+  // another tasklet's data, __op_race_fn(address, bytes, flags, site) with
+  // flags OP_RACE_* (timing/op_points.h) and site the address of a record, in
+  // the code section, of its source location: line, column, then file and
+  // function as NUL-terminated strings (the function from the debug
+  // location's scope, so inlined code names its own function; without -g,
+  // line 0 and the enclosing function).
+  struct RaceSite {
+    Instruction *At;
+    Value *Ptr;   // null: a call of the runtime that moves memory (OP_RACE_CALL)
+    Value *Bytes; // i64
+    unsigned Flags;
+  };
+
+  // The DPU runtime's calls whose DMAs are the caller's accesses: announced
+  // to the race detector with their site (OP_RACE_CALL before, and after
+  // with no site), so that their WRAM and MRAM bytes are checked there.
+  static bool movesMemory(const CallBase &CB) {
+    const Function *Callee = CB.getCalledFunction();
+    if (!Callee)
+      return false;
+    StringRef N = Callee->getName();
+    return N == "mram_read" || N == "mram_write" || N == "mram_read_unaligned" || N == "mram_write_unaligned" ||
+           N == "seqread_init" || N == "seqread_get" || N == "seqread_seek";
+  }
+  SmallVector<RaceSite, 8> RaceSites;
+  DenseSet<const Instruction *> NearSet;
+  SmallVector<std::pair<Instruction *, uint64_t>, 8> NearBack; // access, back
+  SmallVector<Instruction *, 4> FarPoints;                     // terminators of back-edge sources
+
+  static constexpr const char *LimitsName = OP_LIMITS_SYMBOL;
+  static constexpr const char *SchedFnName = OP_SCHED_FN_SYMBOL;
+  static constexpr const char *RaceFnName = OP_RACE_FN_SYMBOL;
+
+  // Memory another tasklet may reach: not a stack object, not a constant.
+  static bool runtimeOwned(const Value *O) {
+    auto *GV = dyn_cast<GlobalVariable>(O);
+    return GV && (GV->isConstant() || GV->getName().startswith("__op_"));
+  }
+
+  // Not a stack object, not a constant, not the runtime's own (its globals,
+  // and what __op_env points to: me() reads the worker's environment page).
+  static bool maySharePtr(const Value *Ptr) {
+    const Value *O = getUnderlyingObject(Ptr, 0);
+    if (isa<AllocaInst>(O) || runtimeOwned(O))
+      return false;
+    if (auto *L = dyn_cast<LoadInst>(O))
+      if (runtimeOwned(getUnderlyingObject(L->getPointerOperand(), 0)))
+        return false;
+    return true;
+  }
+
+  // V is the same value at every iteration of L.
+  static bool invariantIn(const Value *V, const Loop *L, unsigned Depth = 0) {
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !L->contains(I))
+      return true;
+    if (Depth > 4 || !(isa<GetElementPtrInst>(I) || isa<CastInst>(I)))
+      return false;
+    for (const Value *Op : I->operands())
+      if (!invariantIn(Op, L, Depth + 1))
+        return false;
+    return true;
+  }
+
+  void planAccess(Instruction &I, Value *Ptr, Value *Bytes, bool Write, bool Ordered, const LoopInfo &LI) {
+    if (!maySharePtr(Ptr))
+      return;
+    unsigned AS = Ptr->getType()->getPointerAddressSpace();
+    if (Opts.RaceCheck)
+      RaceSites.push_back({&I, Ptr, Bytes,
+                           (Write ? OP_RACE_WRITE : 0u) | (Ordered ? OP_RACE_VOLATILE : 0u) |
+                               (AS == MramAddrSpace ? OP_RACE_MRAM : 0u)});
+    if (!Opts.SwitchPoints)
+      return;
+    if (!Write && !Ordered && Opts.Written)
+      if (auto *GV = dyn_cast<GlobalVariable>(getUnderlyingObject(Ptr, 0)))
+        if (!Opts.Written->written(GV))
+          return; /* nobody changes it during the launch: its reads need no order */
+    const Loop *L = LI.getLoopFor(I.getParent());
+    if (Ordered || !L || invariantIn(Ptr, L))
+      NearSet.insert(&I);
+  }
+
+  void planAccessPoints() {
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    auto Size = [&](Type *T) { return ConstantInt::get(I64, DL.getTypeStoreSize(T).getKnownMinSize()); };
+    for (Instruction &I : instructions(F)) {
+      if (auto *L = dyn_cast<LoadInst>(&I)) {
+        planAccess(I, L->getPointerOperand(), Size(L->getType()), false, !L->isUnordered(), LI);
+      } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+        planAccess(I, S->getPointerOperand(), Size(S->getValueOperand()->getType()), true, !S->isUnordered(), LI);
+      } else if (auto *A = dyn_cast<AtomicRMWInst>(&I)) {
+        planAccess(I, A->getPointerOperand(), Size(A->getValOperand()->getType()), true, true, LI);
+      } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
+        planAccess(I, X->getPointerOperand(), Size(X->getNewValOperand()->getType()), true, true, LI);
+      } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+        if (auto *MT = dyn_cast<MemTransferInst>(MI))
+          planAccess(I, MT->getRawSource(), MI->getLength(), false, MI->isVolatile(), LI);
+        planAccess(I, MI->getRawDest(), MI->getLength(), true, MI->isVolatile(), LI);
+      } else if (auto *CB = dyn_cast<CallBase>(&I)) {
+        if (Opts.RaceCheck && movesMemory(*CB) && !CB->isTerminator())
+          RaceSites.push_back({&I, nullptr, nullptr, OP_RACE_CALL});
+      }
+    }
+    if (!Opts.SwitchPoints)
+      return;
+    // Back edges (irreducible cycles included), except those of a loop whose
+    // trip count is known when it starts (SCEV): it ends by itself, and
+    // the loops around it or its calls give way.
+    TargetLibraryInfoImpl TLII(Triple(M.getTargetTriple()));
+    TargetLibraryInfo TLI(TLII);
+    AssumptionCache AC(F);
+    ScalarEvolution SE(F, TLI, AC, DT, LI);
+    SmallVector<std::pair<const BasicBlock *, const BasicBlock *>, 8> Edges;
+    FindFunctionBackedges(F, Edges);
+    SmallPtrSet<const BasicBlock *, 8> Seen;
+    for (const auto &E : Edges) {
+      const Loop *L = LI.getLoopFor(E.second);
+      if (L && L->getHeader() == E.second && L->contains(E.first) &&
+          !isa<SCEVCouldNotCompute>(SE.getBackedgeTakenCount(L)))
+        continue;
+      if (Seen.insert(E.first).second)
+        FarPoints.push_back(const_cast<Instruction *>(E.first->getTerminator()));
+    }
+  }
+
+  // An external global of the runtime (declared if the module does not),
+  // as a pointer to ValTy.
+  Constant *runtimeGlobal(const char *Name, Type *ValTy) {
+    GlobalVariable *GV = M.getGlobalVariable(Name, /*AllowInternal=*/true);
+    if (!GV) {
+      GV = new GlobalVariable(M, ValTy, /*isConstant=*/false, GlobalValue::ExternalLinkage, nullptr, Name);
+      if (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default)
+        GV->setDSOLocal(true);
+    }
+    if (GV->getValueType() != ValTy)
+      return ConstantExpr::getBitCast(GV, ValTy->getPointerTo(GV->getAddressSpace()));
+    return GV;
+  }
+
+  Constant *limitPtr(unsigned K) {
+    Constant *Base = runtimeGlobal(LimitsName, ArrayType::get(I64, 2));
+    if (auto *GV = dyn_cast<GlobalVariable>(Base))
+      return ConstantExpr::getInBoundsGetElementPtr(
+          GV->getValueType(), GV, ArrayRef<Constant *>{ConstantInt::get(I64, 0), ConstantInt::get(I64, K)});
+    return ConstantExpr::getGetElementPtr(I64, ConstantExpr::getBitCast(Base, I64->getPointerTo()),
+                                          ConstantInt::get(I64, K));
+  }
+
+  // A call through the function pointer the runtime stores in global Name,
+  // touching only its pointer arguments and memory the program cannot see.
+  CallInst *runtimeCall(IRBuilder<> &B, const char *Name, FunctionType *FT, ArrayRef<Value *> Args) {
+    LoadInst *Fn = B.CreateLoad(FT->getPointerTo(), runtimeGlobal(Name, FT->getPointerTo()));
+    Fn->setMetadata(LLVMContext::MD_noalias, CounterScope);
+    CallInst *CI = B.CreateCall(FT, Fn, Args);
+    // The worker's entry for these saves every register but r11: the
+    // caller's values stay where they are, its frame does not grow.
+    CI->setCallingConv(CallingConv::PreserveMost);
+    CI->addFnAttr(Attribute::InaccessibleMemOrArgMemOnly);
+    CI->addFnAttr(Attribute::NoUnwind);
+    // it returns (a fault ends the DPU's run, counter and all): without
+    // this, LICM could not keep the counter in a register across it
+    CI->addFnAttr(Attribute::WillReturn);
+    CI->setMetadata(LLVMContext::MD_noalias, CounterScope);
+    return CI;
+  }
+
+  // Which: 0 near (before an access), 1 far (before a back edge's branch).
+  void insertSwitchPoint(Instruction *At, uint64_t Back, unsigned Which) {
+    IRBuilder<> B(At);
+    LoadInst *C = B.CreateLoad(I64, counter(), "opc.now");
+    C->setMetadata(LLVMContext::MD_alias_scope, CounterScope);
+    Value *Now = Back ? B.CreateSub(C, ConstantInt::get(I64, Back)) : C;
+    LoadInst *Lim = B.CreateAlignedLoad(I64, limitPtr(Which), Align(8), "opc.lim");
+    Lim->setMetadata(LLVMContext::MD_noalias, CounterScope);
+    Instruction *Then = SplitBlockAndInsertIfThen(B.CreateICmpUGE(Now, Lim), At, /*Unreachable=*/false,
+                                                  MDBuilder(Ctx).createBranchWeights(1, 1u << 20));
+    IRBuilder<> TB(Then);
+    auto *FT = FunctionType::get(Type::getVoidTy(Ctx), {I64, I32, I64->getPointerTo()}, false);
+    runtimeCall(TB, SchedFnName, FT,
+                {C, ConstantInt::get(I32, Back), ConstantExpr::getBitCast(limitPtr(0), I64->getPointerTo())});
+  }
+
+  // The source record of I (see above), in the code section.
+  Constant *siteRecord(const Instruction &I) {
+    unsigned Line = 0, Col = 0;
+    std::string File, Func = std::string(F.getName());
+    if (const DILocation *Loc = I.getDebugLoc().get()) {
+      Line = Loc->getLine();
+      Col = Loc->getColumn();
+      File = std::string(Loc->getFilename());
+      if (!Loc->getDirectory().empty() && !File.empty() && File[0] != '/')
+        File = std::string(Loc->getDirectory()) + "/" + File;
+      if (const DISubprogram *SP = Loc->getScope()->getSubprogram())
+        Func = std::string(SP->getName());
+    }
+    std::string Text = File + '\0' + Func + '\0';
+    Constant *Fields[] = {ConstantInt::get(I32, Line), ConstantInt::get(I32, Col),
+                          ConstantDataArray::getString(Ctx, Text, /*AddNull=*/false)};
+    Constant *Init = ConstantStruct::getAnon(Fields);
+    auto *GV = new GlobalVariable(M, Init->getType(), /*isConstant=*/true, GlobalValue::PrivateLinkage, Init,
+                                  "__op_site");
+    GV->setSection(".text.openpim_site");
+    GV->setAlignment(Align(4));
+    return ConstantExpr::getBitCast(GV, Type::getInt8PtrTy(Ctx));
+  }
+
+  CallInst *raceCall(IRBuilder<> &B, Value *Addr, Value *Bytes, unsigned Flags, Constant *Site) {
+    auto *FT = FunctionType::get(Type::getVoidTy(Ctx), {I64, I64, I32, Type::getInt8PtrTy(Ctx)}, false);
+    CallInst *CI = runtimeCall(B, RaceFnName, FT, {Addr, Bytes, ConstantInt::get(I32, Flags), Site});
+    // it reads nothing of the program (the address is a number to it)
+    CI->removeFnAttr(Attribute::InaccessibleMemOrArgMemOnly);
+    CI->addFnAttr(Attribute::InaccessibleMemOnly);
+    return CI;
+  }
+
+  void insertRaceCheck(const RaceSite &R) {
+    IRBuilder<> B(R.At);
+    if (!R.Ptr) { // a runtime call moving memory: announced, then closed
+      Constant *Zero = ConstantInt::get(I64, 0);
+      raceCall(B, Zero, Zero, R.Flags, siteRecord(*R.At));
+      B.SetInsertPoint(R.At->getNextNode());
+      raceCall(B, Zero, Zero, R.Flags, Constant::getNullValue(Type::getInt8PtrTy(Ctx)));
+      return;
+    }
+    raceCall(B, B.CreatePtrToInt(R.Ptr, I64), B.CreateZExtOrTrunc(R.Bytes, I64), R.Flags, siteRecord(*R.At));
+  }
+
   // ------------------------------------------------------------ per block
   // After the PHIs, and in the entry block after its leading static allocas.
   static Instruction *firstCountPoint(BasicBlock &BB) {
@@ -1412,8 +1768,12 @@ private:
     SmallVector<Segment, 2> Segs(1);
     if (IsEntry && HasCalls)
       Segs[0].Static += cost::NONLEAF_FRAME - 1; // sd d22 + add r22 (ld d22 is on the ret)
+    // near switch points: (access, its segment, the segment's static cost before it)
+    SmallVector<std::tuple<Instruction *, unsigned, uint64_t>, 4> Near;
     for (Instruction &I : BB) {
       Dyn D;
+      if (NearSet.count(&I))
+        Near.emplace_back(&I, Segs.size() - 1, Segs.back().Static);
       Segs.back().Static += instructionCost(I, D);
       Segs.back().Table.add(Cur);
       if (D != Dyn::None)
@@ -1428,6 +1788,11 @@ private:
     }
     for (const Segment &S : Segs)
       Size += segmentSize(S);
+    // The counter holds the whole segment's static cost from its start: an
+    // access is reached when the count, less the cost from it to the
+    // segment's end, has been executed.
+    for (const auto &N : Near)
+      NearBack.emplace_back(std::get<0>(N), Segs[std::get<1>(N)].Static - std::get<2>(N));
     bool Changed = false;
     for (Segment &S : Segs) {
       if (S.Static || !S.Table.empty()) {
@@ -1560,6 +1925,11 @@ void dropMemoryPromises(Module &M) {
 // IRAM records but no counting.  Each function's size is taken from a
 // throw-away instrumented copy, so the function itself is left as compiled.
 cl::opt<bool> IramOnly("openpim-iram-only", cl::desc("OpenPIMCount: record IRAM sizes, do not count"));
+// Race checks: images for the race detector (the driver, under OPENPIM_RACECHECK).
+cl::opt<bool> RaceCheck("openpim-racecheck", cl::desc("OpenPIMCount: report shared accesses to the race detector"));
+// Switch points are always wanted; off only to measure what they cost.
+cl::opt<bool> SwitchPoints("openpim-switch-points", cl::init(true),
+                           cl::desc("OpenPIMCount: let tasklets give way at shared accesses and back edges"));
 
 void recordIramOnly(Module &M, const DenseSet<Function *> &Skip, MDNode *ScopeList) {
   const char *Added[] = {CounterName, CostTableName, DivZeroHookName};
@@ -1600,11 +1970,16 @@ struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
     MDNode *Scope = MDB.createAnonymousAliasScope(Domain, CounterName);
     MDNode *ScopeList = MDNode::get(M.getContext(), {Scope});
     bool Changed = true;
+    WrittenGlobals Written;
     for (Function &F : M) {
       if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) || Skip.count(&F) ||
           F.getName() == DivZeroHookName)
         continue;
-      Instrumenter In(M, F, ScopeList);
+      Options Opts;
+      Opts.SwitchPoints = SwitchPoints;
+      Opts.RaceCheck = RaceCheck;
+      Opts.Written = &Written;
+      Instrumenter In(M, F, ScopeList, Opts);
       In.run();
       emitIramRecord(M, F, In.size(), In.routines());
     }

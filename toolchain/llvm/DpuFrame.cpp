@@ -382,6 +382,12 @@ bool isDpuCall(const CallBase &CB) {
     return false;
   if (const Function *Callee = dyn_cast<Function>(CB.getCalledOperand()->stripPointerCasts()))
     return !isEmulationOnly(*Callee);
+  // the accounting pass's switch points and race checks call through a
+  // pointer the runtime keeps in an __op_ global (timing/op_points.h)
+  if (const auto *L = dyn_cast<LoadInst>(CB.getCalledOperand()->stripPointerCasts()))
+    if (const auto *G = dyn_cast<GlobalVariable>(L->getPointerOperand()->stripPointerCasts());
+        G && G->getName().startswith("__op_"))
+      return false;
   return !isServiceCall(CB);
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "op_cost_slots.h"
+#include "switch_points.h"
 
 uint64_t __op_icount;
 uint32_t __op_costs[OP_COST_COUNT]; /* the cost table the instrumented code reads (values do not matter here) */

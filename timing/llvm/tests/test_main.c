@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "op_cost_slots.h"
+#include "switch_points.h"
 
 uint64_t __op_icount; /* defined by the DPU runtime in OpenPIM; here by the test */
 uint32_t __op_costs[OP_COST_COUNT]; /* likewise; the worker fills it from the machine description */
@@ -223,9 +224,9 @@ static void on_sigfpe(int sig)
     _exit(2);
 }
 
-int main(void)
+/* Every check, run twice: switch points idle, then all calling the stub. */
+static void run_all(void)
 {
-    signal(SIGFPE, on_sigfpe);
     set_v1a_costs();
 
     /* ---- straight-line code ---- */
@@ -618,7 +619,17 @@ int main(void)
     }
     set_v1a_costs();
     EXPECT(t_mul(3, 1000000), 3000000, 1 + MULB + 2);
+}
 
-    printf("%s: %d checks, %d failure(s)\n", failures ? "FAILED" : "ok", checks, failures);
+int main(void)
+{
+    signal(SIGFPE, on_sigfpe);
+    run_all();
+    points_fire(1);
+    run_all();
+    check(__LINE__, "switch points reached with limits 0", "calls > 0", points_called > 0, 1);
+    check(__LINE__, "switch points' arguments", "bad calls", points_bad, 0);
+    printf("%s: %d checks, %d failure(s); %" PRIu64 " switch-point calls\n", failures ? "FAILED" : "ok", checks,
+           failures, points_called);
     return failures != 0;
 }
