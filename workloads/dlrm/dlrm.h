@@ -78,9 +78,16 @@ void dlrm_model_free(struct dlrm_model *model);
 /* The batch's indices, [batch][DLRM_TABLES][pooling] (malloc'd; free()). */
 uint32_t *dlrm_batch_create(const struct dlrm_model *model);
 
+/* Checks a batch's indices (as dlrm_batch_create lays them out): every index
+ * of table g must be below rows[g].  0, or -1 naming the first index out of
+ * range (table, sample, position, value, rows).  dlrm_cpu and dlrm_pim_run
+ * call it first and refuse such a batch. */
+int dlrm_check_batch(const struct dlrm_model *model, const uint32_t *idx);
+
 /* CPU reference: logit [batch], inter [batch][DLRM_PAIRS] and emb
- * [batch][DLRM_TABLES][dim] (each but logit may be NULL). */
-void dlrm_cpu(const struct dlrm_model *model, const uint32_t *idx, int32_t *logit, int32_t *inter, int32_t *emb);
+ * [batch][DLRM_TABLES][dim] (each may be NULL).  0, or -1 (as
+ * dlrm_check_batch) with nothing written. */
+int dlrm_cpu(const struct dlrm_model *model, const uint32_t *idx, int32_t *logit, int32_t *inter, int32_t *emb);
 
 /* Runs the batch on `set` (exactly X*Y*Z DPUs) with comm's `impl`: loads
  * `kernel` (the dlrm_kernel DPU program), the tables and the top MLP (not

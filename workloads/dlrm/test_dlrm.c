@@ -29,7 +29,7 @@ static void run_case(uint32_t X, uint32_t Y, uint32_t Z, uint32_t batch, uint32_
     size_t ne = (size_t)batch * DLRM_TABLES * dim, ni = (size_t)batch * DLRM_PAIRS;
     int32_t *ref_e = malloc(ne * 4), *ref_i = malloc(ni * 4), *e = malloc(ne * 4), *in = malloc(ni * 4);
     int32_t *ref_l = malloc(batch * 4), *lg = malloc(batch * 4);
-    dlrm_cpu(&m, idx, ref_l, ref_i, ref_e);
+    CHECK_EQ(dlrm_cpu(&m, idx, ref_l, ref_i, ref_e), 0);
     size_t nonzero = 0, distinct = 0;
     for (size_t i = 0; i < ni; i++)
         nonzero += ref_i[i] != 0;
@@ -125,6 +125,37 @@ static void bad_input(void)
     CHECK(strstr(dlrm_last_error(), "implementation") != NULL);
     DPU_ASSERT(dpu_free(set));
     free(idx), free(inter);
+    dlrm_model_free(&m);
+
+    /* An index out of range (one past the table's last row, and the largest uint32) is refused by the DPU path
+     * and the CPU reference alike, naming the table, the sample and the value; nothing is written. */
+    struct dlrm_config c4 = {2, 1, 1, 4, 16, 2, 300, 4};
+    CHECK_EQ(dlrm_model_create(&c4, &m), 0);
+    idx = dlrm_batch_create(&m);
+    int32_t lg[4], out_i[4 * DLRM_PAIRS];
+    DPU_ASSERT(dpu_alloc(2, NULL, &set));
+    const uint32_t bad[2] = {m.rows[7], UINT32_MAX};
+    for (int k = 0; k < 2; k++) {
+        const size_t at = ((size_t)3 * DLRM_TABLES + 7) * 2 + 1; /* sample 3, table 7, position 1 */
+        const uint32_t keep = idx[at];
+        idx[at] = bad[k];
+        char want[64];
+        snprintf(want, sizeof want, "table 7, sample 3, position 1: index %u", bad[k]);
+        memset(lg, 0x5a, sizeof lg), memset(out_i, 0x5a, sizeof out_i);
+        CHECK_EQ(dlrm_pim_run(set, kernel, OPENPIM_COMM_OPTIMISED, &m, idx, lg, out_i, NULL, NULL), -1);
+        CHECK(strstr(dlrm_last_error(), want) != NULL);
+        CHECK_EQ(dlrm_cpu(&m, idx, lg, out_i, NULL), -1);
+        CHECK(strstr(dlrm_last_error(), want) != NULL);
+        CHECK(lg[0] == 0x5a5a5a5a && out_i[0] == 0x5a5a5a5a && out_i[4 * DLRM_PAIRS - 1] == 0x5a5a5a5a);
+        fprintf(stderr, "(expected) %s\n", dlrm_last_error());
+        idx[at] = keep;
+    }
+    idx[((size_t)3 * DLRM_TABLES + 7) * 2 + 1] = m.rows[7] - 1; /* the last row: accepted */
+    CHECK_EQ(dlrm_cpu(&m, idx, lg, NULL, NULL), 0);
+    CHECK_EQ(dlrm_pim_run(set, kernel, OPENPIM_COMM_BASELINE, &m, idx, lg, NULL, NULL, NULL), 0);
+    CHECK_EQ(dlrm_cpu(&m, NULL, lg, NULL, NULL), -1);
+    DPU_ASSERT(dpu_free(set));
+    free(idx);
     dlrm_model_free(&m);
 
     struct dlrm_config c3 = {1, 1, 1, 1, 32, 1, 100000, 3}; /* ~840k rows x 128 B > 64 MB on one DPU */
