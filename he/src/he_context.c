@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openpim_ext.h>
+
 #include "he_internal.h"
 
 #ifndef OPENPIM_HE_DPU_DIR
@@ -14,6 +16,17 @@ static openpim_he_status sdk_error(dpu_error_t err, const char *what)
 {
     char *s = dpu_error_to_string(err);
     openpim_he_status st = he_fail(OPENPIM_HE_ERR_DPU, "%s: %s", what, s ? s : "unknown SDK error");
+    free(s);
+    return st;
+}
+
+openpim_he_status he_fail_alloc(const char *what, uint32_t nr_dpus, dpu_error_t err)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", openpim_last_error()); /* before the next libdpu call clears it */
+    char *s = dpu_error_to_string(err);
+    openpim_he_status st = he_fail(OPENPIM_HE_ERR_DPUS, "%scould not allocate %u DPUs: %s%s%s", what, nr_dpus,
+                                   s ? s : "?", why[0] ? ": " : "", why);
     free(s);
     return st;
 }
@@ -48,9 +61,7 @@ openpim_he_status openpim_he_context_create(const struct openpim_he_params *para
 
     dpu_error_t err = dpu_alloc(ctx->nr_dpus, config->profile, &ctx->set);
     if (err != DPU_OK) {
-        char *s = dpu_error_to_string(err);
-        st = he_fail(OPENPIM_HE_ERR_DPUS, "could not allocate %u DPUs: %s", ctx->nr_dpus, s ? s : "?");
-        free(s);
+        st = he_fail_alloc("", ctx->nr_dpus, err);
         goto fail_free;
     }
     char path[4096];

@@ -226,9 +226,7 @@ openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params
     }
     dpu_error_t err = dpu_alloc(h->nr_dpus, cfg->profile, &h->set);
     if (err != DPU_OK) {
-        char *s = dpu_error_to_string(err);
-        st = he_fail(OPENPIM_HE_ERR_DPUS, "2D NTT: could not allocate %u DPUs: %s", h->nr_dpus, s ? s : "?");
-        free(s);
+        st = he_fail_alloc("2D NTT: ", h->nr_dpus, err);
         goto fail_free;
     }
     snprintf(h->path, sizeof h->path, "%s/%s", cfg->dpu_dir ? cfg->dpu_dir : OPENPIM_HE_DPU_DIR,

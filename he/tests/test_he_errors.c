@@ -94,6 +94,12 @@ static void test_context(void)
     c.dpu_dir = "/nonexistent";
     CHECK_EQ(openpim_he_context_create(&p, &c, &ctx), OPENPIM_HE_ERR_DPU);
     c.dpu_dir = NULL;
+    c.nr_dpus = 300; /* 300 of 3 groups, on the profile's 128 DPUs */
+    CHECK_EQ(openpim_he_context_create(&p, &c, &ctx), OPENPIM_HE_ERR_DPUS);
+    CHECK(error_mentions("could not allocate 300 DPUs: "));
+    CHECK(error_mentions("128 free in 2 rank(s)"));
+    CHECK(ctx == (openpim_he_context *)(uintptr_t)1);
+    c.nr_dpus = 4;
     p.moduli[1] = 1000003;
     CHECK_EQ(openpim_he_context_create(&p, &c, &ctx), OPENPIM_HE_ERR_MODULUS);
 }
@@ -281,8 +287,10 @@ static void test_ntt2d(void)
     CHECK(error_mentions("multiple"));
     c.nr_dpus = 0;
     CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_DPUS);
-    c.nr_dpus = 256; /* the profile's machine has 128 */
+    c.nr_dpus = 256; /* the profile's machine has 128: the SDK's reason is in the message, not only on stderr */
     CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_DPUS);
+    CHECK(error_mentions("could not allocate 256 DPUs"));
+    CHECK(error_mentions("128 free in 2 rank(s)"));
     c.nr_dpus = 8, c.count = 0;
     CHECK_EQ(openpim_he_ntt2d_create(&p, &c, &h), OPENPIM_HE_ERR_ARGUMENT);
     c.count = 1, c.mul = (enum openpim_he_mul)7;
