@@ -70,10 +70,12 @@ static void guarded_free(void *buf)
 static uint64_t case_seed;
 static int case_failed;
 static unsigned long plans_refused, bad_indices, values_checked;
+/* cond is evaluated once */
 #define FAIL_IF(cond, ...)                                                                         \
     do {                                                                                           \
-        CHECK(!(cond));                                                                            \
-        if (cond) {                                                                                \
+        const int failed_ = (cond) != 0;                                                           \
+        CHECK(!failed_);                                                                           \
+        if (failed_) {                                                                             \
             fprintf(stderr, "case seed 0x%016llx: ", (unsigned long long)case_seed);               \
             fprintf(stderr, __VA_ARGS__);                                                          \
             fputc('\n', stderr);                                                                   \
