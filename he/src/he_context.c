@@ -65,10 +65,11 @@ openpim_he_status openpim_he_context_create(const struct openpim_he_params *para
         goto fail_free;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", config->dpu_dir ? config->dpu_dir : OPENPIM_HE_DPU_DIR,
+    snprintf(path, sizeof path, "%s/%s%s", config->dpu_dir ? config->dpu_dir : OPENPIM_HE_DPU_DIR,
              config->image                        ? config->image
              : config->mul == OPENPIM_HE_MUL_CUSTOM ? "he_dpu_custom"
-                                                    : "he_dpu_native");
+                                                    : "he_dpu_native",
+             he_params_wide(params) ? "_wide" : "");
     struct dpu_program_t *program;
     if ((err = dpu_load(ctx->set, path, &program)) != DPU_OK) {
         st = sdk_error(err, path);
@@ -93,7 +94,7 @@ openpim_he_status openpim_he_context_create(const struct openpim_he_params *para
         consts[i] = (struct he_dpu_consts){
             .q = q,
             .q_bits = bits,
-            .barrett_mu = (uint32_t)((1ull << (2 * bits)) / q),
+            .barrett_mu = he_barrett_mu(q),
             .n = n,
             .tw_offset = (uint32_t)tw_block->offset,
             .itw_offset = (uint32_t)tw_block->offset + n * 4,

@@ -47,9 +47,10 @@ static void test_params(void)
     p.moduli[0] = 8193; /* = 1 mod 8192, but 3 * 2731 */
     CHECK_EQ(openpim_he_params_validate(&p), OPENPIM_HE_ERR_MODULUS);
     CHECK(error_mentions("not prime"));
-    p.moduli[0] = 1073750017; /* a prime = 1 mod 8192 above 2^30 */
-    CHECK_EQ(openpim_he_params_validate(&p), OPENPIM_HE_ERR_MODULUS);
-    CHECK(error_mentions("bits"));
+    p.moduli[0] = 1073750017; /* a prime = 1 mod 8192 of 31 bits: accepted (moduli up to 32 bits) */
+    CHECK_EQ(openpim_he_params_validate(&p), OPENPIM_HE_OK);
+    p.moduli[0] = 4294475777u; /* 2^32 - 60 * 8192 + 1, prime: 32 bits */
+    CHECK_EQ(openpim_he_params_validate(&p), OPENPIM_HE_OK);
     p.nr_moduli = 2;
     p.moduli[0] = p.moduli[1] = 40961;
     CHECK_EQ(openpim_he_params_validate(&p), OPENPIM_HE_ERR_MODULUS);
@@ -71,7 +72,8 @@ static void test_params(void)
     for (uint32_t i = 1; i < g1.nr_moduli; i++)
         CHECK(g1.moduli[i] > g1.moduli[i - 1]);
     struct openpim_he_params untouched = g1;
-    CHECK_EQ(openpim_he_params_generate(8192, 6, 31, &g1), OPENPIM_HE_ERR_MODULUS);
+    CHECK_EQ(openpim_he_params_generate(8192, 6, 33, &g1), OPENPIM_HE_ERR_MODULUS);
+    CHECK(error_mentions("[16, 32]"));
     CHECK_EQ(openpim_he_params_generate(8192, 6, 15, &g1), OPENPIM_HE_ERR_MODULUS);
     CHECK_EQ(openpim_he_params_generate(6000, 6, 30, &g1), OPENPIM_HE_ERR_DEGREE);
     CHECK_EQ(openpim_he_params_generate(65536, 1000, 20, &g1), OPENPIM_HE_ERR_MODULUS);
