@@ -82,6 +82,10 @@ static int check_config(const struct dlrm_config *c)
     if (c->X * tx * c->pooling > 512)
         return fail("dlrm: %u x %u slots x pooling %u indices per sample exceed the kernel's 2 KB buffer", c->X, tx,
                     c->pooling);
+    /* a node's embedding block of one sample moves in one DMA (at most 2 KB) through a 2 KB buffer */
+    if (tx * (c->dim / c->Z) > 512)
+        return fail("dlrm: %u slots x %u columns per shard exceed the kernel's 2 KB embedding block per sample "
+                    "(use more table groups X or column shards Z)", tx, c->dim / c->Z);
     return 0;
 }
 

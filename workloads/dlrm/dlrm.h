@@ -53,7 +53,9 @@
 struct dlrm_config {
     uint32_t X, Y, Z;   /* table groups, row shards, column shards: X*Y*Z DPUs */
     uint32_t batch;     /* samples; a multiple of X*Y*Z */
-    uint32_t dim;       /* embedding dimension (PID-Comm: 16 and 32), a multiple of 2*Z, <= 32 */
+    uint32_t dim;       /* embedding dimension (PID-Comm: 16 and 32), a multiple of 2*Z, <= 32, and
+                           slots x dim/Z <= 512 (slots = ceil(26/X) rounded up to even: the kernel's
+                           2 KB embedding block per sample) */
     uint32_t pooling;   /* indices per sample and table (>= 1, Criteo: 1) */
     uint32_t max_rows;  /* cap on the tables' cardinalities (>= 1) */
     uint64_t seed;      /* tables and batch */

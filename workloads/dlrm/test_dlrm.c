@@ -107,6 +107,12 @@ static void bad_input(void)
     refused(&c, "max_rows");
     c = ok, c.X = 32, c.Y = 1, c.Z = 2, c.batch = 64;
     refused(&c, "table groups");
+    c = ok, c.X = 1, c.Y = 2, c.Z = 1, c.dim = 20, c.batch = 2; /* 26 slots x 20 columns: 2,080 B per sample */
+    refused(&c, "2 KB embedding block");
+    c = ok, c.X = 1, c.Y = 2, c.Z = 2, c.dim = 32, c.batch = 4; /* 26 x 16 = 416 words: accepted */
+    struct dlrm_model ok_model;
+    CHECK_EQ(dlrm_model_create(&c, &ok_model), 0);
+    dlrm_model_free(&ok_model);
     CHECK_EQ(dlrm_model_create(NULL, NULL), -1);
 
     /* A set of the wrong size, and tables that do not fit in MRAM: refused before anything runs. */
@@ -158,7 +164,7 @@ static void bad_input(void)
     free(idx);
     dlrm_model_free(&m);
 
-    struct dlrm_config c3 = {1, 1, 1, 1, 32, 1, 100000, 3}; /* ~840k rows x 128 B > 64 MB on one DPU */
+    struct dlrm_config c3 = {1, 1, 1, 1, 16, 1, 1000000, 3}; /* millions of rows x 64 B > 64 MB on one DPU */
     CHECK_EQ(dlrm_model_create(&c3, &m), 0);
     idx = dlrm_batch_create(&m);
     inter = malloc(4);
@@ -182,6 +188,7 @@ int main(int argc, char **argv)
     run_case(8, 4, 2, 64, 32, 2, 2048, 12);  /* dim 32, two indices per feature */
     run_case(2, 2, 2, 16, 16, 3, 500, 13);   /* a partial rank: comm's general path */
     run_case(8, 1, 8, 64, 16, 1, 1000, 14);  /* one row shard: no ReduceScatter */
+    run_case(1, 2, 1, 4, 18, 1, 300, 15);    /* one table group: 26 slots x 18 columns, 1,872 B per sample */
     bad_input();
     return check_done("test_dlrm");
 }

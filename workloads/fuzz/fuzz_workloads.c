@@ -279,7 +279,8 @@ static void dlrm_case(void)
         c.dim = 2 * c.Z * pick(1, 16 / c.Z), c.pooling = pick(1, 3);
         c.batch = c.X * c.Y * c.Z * pick(1, 3), c.max_rows = rnd() % 4 ? pick(1, 600) : 1, c.seed = rnd();
         const uint32_t tx = (DLRM_TABLES + c.X - 1) / c.X;
-        if (c.dim <= DLRM_MAX_DIM && c.X * (tx + (tx & 1)) * c.pooling <= 512 && c.X * c.Y * c.Z <= 64)
+        if (c.dim <= DLRM_MAX_DIM && c.X * (tx + (tx & 1)) * c.pooling <= 512 && (tx + (tx & 1)) * (c.dim / c.Z) <= 512 &&
+            c.X * c.Y * c.Z <= 64)
             break;
     }
     struct dlrm_model m;
