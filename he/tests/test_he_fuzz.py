@@ -103,8 +103,14 @@ def case_seal(rng, cli, tag):
     nrng = np.random.default_rng(rng.getrandbits(32))
     tag += " SEAL n=%d CoeffModulus.Create(%s)" % (n, bits)
     try:
-        seal.CoeffModulus.Create(n, bits)
-    except Exception:  # SEAL has too few primes of these widths for n: not a case
+        parms = seal.EncryptionParameters(seal.scheme_type.bgv)
+        parms.set_poly_modulus_degree(n)
+        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, bits))
+        parms.set_plain_modulus(seal.PlainModulus.Batching(n, 20))
+        usable = seal.SEALContext(parms, True, seal.sec_level_type.none).parameters_set()
+    except (ValueError, RuntimeError):  # SEAL has too few primes of these widths for n
+        usable = False
+    if not usable:  # e.g. a 20-bit coefficient prime equal to the plain modulus: SEAL refuses, not a case
         return
     dpus = k * rng.randint(1, 2) + rng.randint(0, k - 1)
     if rng.random() < 0.5:
