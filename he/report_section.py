@@ -156,7 +156,7 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
     """DRAMatic's ratios (DPUs slower than SEAL by x, 383 DPUs against SEAL on
     16 threads of a Xeon Gold 5415+) beside ours, at DRAMatic's parameters and
     machine: SEAL's default coefficient modulus (n = 4096: 36+36 bits in
-    ciphertexts, 2 residues on SEAL's side, 3 DPU moduli of 30 bits; n = 8192:
+    ciphertexts, 2 residues on SEAL's side, 3 DPU moduli of 32 bits; n = 8192:
     4 and 6), DPUs at v1B's 400 MHz (DRAMatic §2 footnotes 2 and 5).  Host
     difference: SEAL runs here on this host's cores; DRAMatic's 16-thread SEAL
     is estimated as 8.4 times the one-thread throughput measured here (1 -> 4
@@ -176,11 +176,11 @@ def kernels_part(sec, cmd, seal_rows, transfers, cores, mulcost, extra):
     for dpus, pub in ((256, 32.6), (509, 23.0)):
         if dpus in extra["bmp"]:
             rows.append(Row("2^16-point NTT, ms per polynomial (with transfers)",
-                            "1241-bit (42 x 30-bit moduli), %d DPUs, 16 sub-polynomials per DPU" % dpus,
+                            "1241-bit (39 x 32-bit moduli, DRAMatic's), %d DPUs, 16 sub-polynomials per DPU"
+                            % dpus,
                             extra["bmp"][dpus], pub, DRAMATIC + " §6", unit="ms", kind=PREDICTION, measure=TIME,
                             how="modelled (NTT kernel + one upload + one download) / polynomials",
-                            note="DRAMatic's 32-bit moduli need 39 for 1241 bits, ours (30-bit) 42: 7 % more "
-                                 "work here; DRAMatic averages 4096 polynomials, more than a DPU's MRAM holds "
+                            note="DRAMatic averages 4096 polynomials, more than a DPU's MRAM holds "
                                  "at once, we model 16 per DPU (the kernel time per polynomial does not depend on "
                                  "the count once every tasklet is busy)"))
     if extra["fig7"] is not None:

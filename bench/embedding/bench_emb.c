@@ -2,10 +2,12 @@
  * Figures 5-11 on OpenPIM's embedding library (workloads/embedding).
  *
  *   bench_emb <study> [scale] [dpus]
- *   study: fig5 fig6 fig7 fig8 fig10 fig11 fig11c all;  scale: table-height
+ *   study: fig5 fig6 fig7 fig8 fig10 fig11 fig11c planner all;  scale: table-height
  *   divisor for fig11 (default 128: RM1-RM3 of Table 3 at 1/128 of their
  *   heights); dpus: the DPUs of fig11 (default 2560); fig11c: RM2 at batch
- *   16, 32 and 64 (Fig. 11c; row-wise partials grow as batch x DPUs)
+ *   16, 32 and 64 (Fig. 11c; row-wise partials grow as batch x DPUs);
+ *   planner: the planner's estimate beside the measured time of every plan it
+ *   ranks ("# planner" lines, not CSV rows; not part of all)
  *
  * One CSV row per measurement on stdout (header first).  PIM times are the
  * timing model's (modelled, deterministic); cpu_us and the host MLPs are
@@ -469,6 +471,63 @@ static void fig11(uint32_t scale, uint32_t dpus, const uint32_t *batches, size_t
     }
 }
 
+/* The planner's error: every candidate it ranks, its estimate beside the modelled time of running that
+ * plan (`measure`, the same lookup), for Fig. 6/9's table (float and int32) and RM1 of Fig. 11 at 16 and
+ * 64 DPUs.  One line per plan, then the largest error. */
+static void planner_error(uint32_t scale)
+{
+    static const uint32_t dpus[] = {16, 64};
+    double worst = 0;
+    for (int cfg_i = 0; cfg_i < 3; cfg_i++) {
+        const openpim_emb_type type = cfg_i == 1 ? OPENPIM_EMB_INT32 : OPENPIM_EMB_FLOAT;
+        const uint32_t nt = cfg_i == 2 ? 10 : 1, rows = cfg_i == 2 ? 16000000 / scale : 131072,
+                       dim = cfg_i == 2 ? 32 : 64, pool = cfg_i == 2 ? 80 : 32, batch = cfg_i == 2 ? 16 : 512;
+        const uint32_t tasklets = 16;
+        struct model m;
+        model_make(&m, type, nt, rows, dim, pool, batch);
+        model_indices(&m, batch, 0, 0);
+        void *cpu = malloc((size_t)batch * m.total_dim * 4);
+        double mn;
+        cpu_time(&m, batch, cpu, &mn);
+        for (size_t d = 0; d < sizeof dpus / sizeof *dpus; d++) {
+            struct dpu_set_t set;
+            if (dpu_alloc(dpus[d], NULL, &set) != DPU_OK) {
+                fprintf(stderr, "cannot allocate %u DPUs\n", dpus[d]);
+                exit(2);
+            }
+            struct openpim_emb_config cfg = {m.type, batch, tasklets, OPENPIM_COMM_BASELINE};
+            struct openpim_emb_estimate est[64];
+            uint32_t nc = 0;
+            if (openpim_emb_plan_auto(set, &cfg, m.nt, m.t, NULL, est, 64, &nc)) {
+                fprintf(stderr, "planner: %s\n", openpim_emb_last_error());
+                exit(2);
+            }
+            dpu_free(set);
+            for (uint32_t i = 0; i < nc && i < 64; i++) {
+                struct result r;
+                char what[96];
+                snprintf(what, sizeof what, "planner %u", i);
+                if (!measure(&m, dpus[d], &est[i].plan, batch, tasklets, &r, cpu, what))
+                    continue;
+                const double ratio = est[i].total_us / r.tm.total_us;
+                worst = fabs(ratio - 1) > worst ? fabs(ratio - 1) : worst;
+                printf("# planner %s %u tables x %u rows x %u, pool %u, batch %u, %u DPUs: rank %u %s R%u C%u G%u: "
+                       "estimate %.1f us (kernel %.1f, cpu-dpu %.1f, dpu-cpu %.1f, host %.1f), measured %.1f us "
+                       "(kernel %.1f, cpu-dpu %.1f, retrieve %.1f, host %.1f), ratio %.3f\n",
+                       type == OPENPIM_EMB_FLOAT ? "float" : "int32", nt, rows, dim, pool, batch, dpus[d], i,
+                       openpim_emb_sharding_name(est[i].plan.sharding), est[i].plan.row_shards,
+                       est[i].plan.col_shards, est[i].plan.groups, est[i].total_us, est[i].kernel_us,
+                       est[i].cpu_dpu_us, est[i].dpu_cpu_us, est[i].host_us, r.tm.total_us, r.tm.kernel_us,
+                       r.tm.cpu_dpu_us, r.tm.retrieve_us, r.tm.host_split_us + r.tm.host_concat_us, ratio);
+                fflush(stdout);
+            }
+        }
+        free(cpu);
+        model_free(&m);
+    }
+    printf("# planner: largest |estimate / measured - 1| = %.1f %%\n", 100 * worst);
+}
+
 /* A decimal number in [1, 2^32); 0 (refused by the caller) for anything else. */
 static uint32_t parse_u32(const char *text)
 {
@@ -480,7 +539,8 @@ static uint32_t parse_u32(const char *text)
 int main(int argc, char **argv)
 {
     const char *study = argc > 1 ? argv[1] : "all";
-    static const char *const studies[] = {"fig5", "fig6", "fig7", "fig8", "fig10", "fig11", "fig11c", "all"};
+    static const char *const studies[] = {"fig5", "fig6", "fig7", "fig8", "fig10", "fig11", "fig11c", "planner",
+                                          "all"};
     int known = 0;
     for (size_t i = 0; i < sizeof studies / sizeof studies[0]; i++)
         known |= !strcmp(study, studies[i]);
@@ -488,7 +548,7 @@ int main(int argc, char **argv)
     const uint32_t scale = argc > 2 ? parse_u32(argv[2]) : 128;
     const uint32_t dpus = argc > 3 ? parse_u32(argv[3]) : 2560;
     if (!known || argc > 4 || scale == 0 || dpus == 0 || dpus % 32 || dpus % 40) {
-        fprintf(stderr, "usage: bench_emb fig5|fig6|fig7|fig8|fig10|fig11|fig11c|all [scale >= 1] [dpus: multiple "
+        fprintf(stderr, "usage: bench_emb fig5|fig6|fig7|fig8|fig10|fig11|fig11c|planner|all [scale >= 1] [dpus: multiple "
                         "of 32 and 40]\n");
         return 2;
     }
@@ -509,5 +569,7 @@ int main(int argc, char **argv)
         fig11(scale, dpus, b16, 1, 0);
     if (!strcmp(study, "fig11c")) /* the batch study is RM2's */
         fig11(scale, dpus, bs, 3, 1);
+    if (!strcmp(study, "planner"))
+        planner_error(scale);
     return wrong;
 }

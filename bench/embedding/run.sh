@@ -2,7 +2,8 @@
 # Embedding-table benchmark (paper 000 §4, Figs. 5-11) on workloads/embedding:
 # modelled PIM times beside the CPU baseline measured on this host.
 #   bench/embedding/run.sh [build-dir] [study] [scale] [dpus]
-#   study: fig5 fig6 fig7 fig8 fig10 fig11 fig11c all (default all)
+#   study: fig5 fig6 fig7 fig8 fig10 fig11 fig11c planner all (default all; planner: the planner's estimate
+#          beside the measured time of every plan it ranks, not in all)
 #   scale: RM1-RM3 table heights divided by this (default 128); dpus: for fig11 (default 2560)
 # CSV on stdout; OPENPIM_EMB_BENCH_CSV=file also writes it there.
 # Needs a build with the embedding library (target openpim_embedding).

@@ -6,13 +6,14 @@
  *      ciphertexts, tensor, iNTT of the product) on `dpus` DPUs, DRAMatic's 1D
  *      split, for n = 2^12, 2^13, 2^14 at DRAMatic's parameters (section 4.2:
  *      SEAL's default coefficient modulus for 128-bit security), in moduli of
- *      30 bits, and `slots` sub-polynomials per DPU and array (16 = one per
- *      tasklet).
+ *      32 bits as DRAMatic's (the library's wide kernels), and `slots`
+ *      sub-polynomials per DPU and array (16 = one per tasklet).  Part 1's
+ *      Barrett row is the 30-bit kernels' reduction.
  *
  *   bench_he MULBENCH_IMAGE [dpus [slots [max_log_n [kernel_group]]]]
  * BENCH_HE_KERNELS_ONLY=1 prints part 2 only.  BENCH_HE_MUL_METHOD=custom_call,
  * dummy_call or dummy_inline (DRAMatic's Fig. 10 method, he/dpu/he_modarith.h)
- * runs part 2 with the image he_dpu_<method> alone, its rows labelled so;
+ * runs part 2 with the image he_dpu_<method> alone (its _wide build), its rows labelled so;
  * BENCH_HE_MULCOST=1 prints the custom routines' instructions per operation
  * of MULBENCH_IMAGE at 32-bit operands (one RESULT_MULCOST line) and exits.
  * The combined test's product is checked against its definition, except for
@@ -30,7 +31,8 @@
 
 #include "../bench.h"
 
-#define BENCH_MODULUS_BITS 30
+/* DRAMatic's moduli: 32 bits (the library's HE_WIDE kernels) */
+#define BENCH_MODULUS_BITS 32
 
 #define CHECK_HE(call)                                                                                          \
     do {                                                                                                        \
@@ -116,7 +118,7 @@ static void multiply_table(const char *image)
  * special prime: ciphertexts carry 72, 174, 389 bits, in 2, 4, 8 residues of
  * 64-bit words on SEAL's side, and DRAMatic splits them into 32-bit RNS words
  * (section 3.1; for n = 4096 it needs multiples of 3 ranks, section 4.4:
- * 3 moduli).  Here the same bits in moduli of 30 bits (our Barrett's limit):
+ * 3 moduli).  Here the same bits in moduli of 32 bits, as DRAMatic's:
  * 3, 6, 13.  seal_bench.py checks the bit counts against SEAL's. */
 static uint32_t dramatic_moduli(uint32_t log_n)
 {
@@ -280,7 +282,7 @@ static void transfers(uint32_t log_n, uint32_t k, uint32_t dpus, uint32_t slots,
 
 /* DRAMatic section 6's absolute figure (its BMP+ comparison): 2^16-point NTTs
  * of 1241-bit polynomials on 256 DPUs take 32.6 ms per polynomial with their
- * transfers (23 ms on 509 DPUs).  Here: ceil(1241 / 30) = 42 moduli, `slots`
+ * transfers (23 ms on 509 DPUs).  Here: ceil(1241 / 32) = 39 moduli, `slots`
  * sub-polynomials per DPU (16: every tasklet busy, as DRAMatic's 4096
  * polynomials keep them), the NTT on one DPU per modulus (its modelled time
  * is the same on every DPU of a group), one array's upload and download on

@@ -22,10 +22,13 @@ dpucc -DNR_TASKLETS=1 -o "$work/dpu_mulbench" \
 # the HE library's DPU programs for this chip, as he/CMakeLists.txt builds he_dpu_custom / he_dpu_native
 he_src=$(sed -n 's/^set(HE_DPU_SOURCES \(.*\))$/\1/p' "$here/../../he/CMakeLists.txt")
 [ -n "$he_src" ] || { echo "run.sh: no HE_DPU_SOURCES in he/CMakeLists.txt" >&2; exit 1; }
+# (and their HE_WIDE builds, he_dpu_*_wide, which the library loads for bench_he's 32-bit moduli)
 for v in custom native; do
-    # shellcheck disable=SC2086 # the source list splits into files
-    dpucc -g -DNR_TASKLETS=16 -DHE_MUL_${v^^} -DSTACK_SIZE_DEFAULT=1536 -o "$work/he_dpu_$v" \
-        $(printf "$here/../../he/%s " $he_src)
+    for w in "" _wide; do
+        # shellcheck disable=SC2086 # the source list splits into files
+        dpucc -g -DNR_TASKLETS=16 -DHE_MUL_${v^^} ${w:+-DHE_WIDE} -DSTACK_SIZE_DEFAULT=1536 -o "$work/he_dpu_$v$w" \
+            $(printf "$here/../../he/%s " $he_src)
+    done
 done
 cc -O2 -Wall -Wextra -Werror -std=c11 -I"$here/../../he/include" -o "$work/bench_he" "$here/bench_he.c" \
     "$he_build/libopenpim_he.a" "$build/comm/libopenpim_comm.a" $(dpu-pkg-config --cflags --libs dpu)

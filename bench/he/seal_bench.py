@@ -35,7 +35,7 @@ import numpy as np
 import seal
 
 
-DPU_MODULUS_BITS = 30  # bench_he's BENCH_MODULUS_BITS
+DPU_MODULUS_BITS = 32  # bench_he's BENCH_MODULUS_BITS
 SEAL16_PER_THREAD = 8.4  # DRAMatic's 16 threads / one (4 x 2.1)
 XEON_GHZ = {"max turbo": 4.1, "base": 2.9}  # Intel Xeon Gold 5415+ (DRAMatic section 4.4)
 

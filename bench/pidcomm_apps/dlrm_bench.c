@@ -65,7 +65,10 @@ int main(int argc, char **argv)
     double best = 1e300;
     for (int r = 0; r < runs; r++) {
         double t0 = bench_thread_cpu();
-        dlrm_cpu(&m, idx, ref_l, NULL, NULL);
+        if (dlrm_cpu(&m, idx, ref_l, NULL, NULL)) {
+            fprintf(stderr, "dlrm_bench: %s\n", dlrm_last_error());
+            return 1;
+        }
         double dt = (bench_thread_cpu() - t0) * 1e6;
         best = dt < best ? dt : best;
     }
@@ -75,7 +78,7 @@ int main(int argc, char **argv)
     printf("DLRM %ux%ux%u (%u PEs), batch %u, dim %u, pooling %u, rows capped at %u; CPU reference %.1f us "
            "(this host, one thread, best of %d)\n",
            c.X, c.Y, c.Z, P, c.batch, c.dim, c.pooling, c.max_rows, best, runs);
-    dlrm_cpu(&m, idx, ref_l, ref, NULL); /* the interactions too, for the check (not timed) */
+    (void)dlrm_cpu(&m, idx, ref_l, ref, NULL); /* the interactions too, for the check (not timed; checked above) */
     struct dpu_set_t set;
     DPU_ASSERT(dpu_alloc(P, NULL, &set));
     struct dlrm_times t[2];

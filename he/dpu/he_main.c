@@ -20,7 +20,7 @@ int main(void)
 {
     const struct he_dpu_consts c = he_consts;
     const struct he_dpu_cmd cmd = he_cmd;
-    const struct he_mod m = {c.q, c.q_bits, c.barrett_mu};
+    const struct he_mod m = he_mod_make(c.q, c.q_bits, c.barrett_mu);
     const uint32_t slots = he_slots_on_dpu(cmd.nr_polys, c.group_index, c.group_size);
     uint32_t *wram = wram_buffers[me()];
     if (c.modulus_index >= cmd.nr_groups)

@@ -1,4 +1,5 @@
-/* Modular arithmetic for one 30-bit RNS modulus on the DPU.
+/* Modular arithmetic for one RNS modulus on the DPU: up to 30 bits, or up to
+ * 32 bits with HE_WIDE (the *_wide images, below).
  *
  * The DPU's only hardware multiplier is 8x8 -> 16 bits; wider products are
  * software.  Two compile-time variants (DRAMatic section 3.1.1):
@@ -35,7 +36,16 @@
  * he_dpu_dummy_*, which the library never loads by itself.
  * Reduction is Barrett's (HAC 14.42 with base 2): for q of b bits,
  * mu = floor(2^(2b) / q); for x < q^2 the estimate leaves r < 3q, which fits a
- * word because q < 2^30, and two conditional subtractions finish. */
+ * word because q < 2^30, and two conditional subtractions finish.
+ * HE_WIDE (moduli of 31 and 32 bits, DRAMatic's): r < 3q no longer fits a
+ * word, nor do x >> (b - 1) and mu.  The estimate is floor(x / 2^b) (< 2^b)
+ * times mu' = mu - 2^b (< 2^b; mu's word modulo 2^b, as he_mod_make takes
+ * it), the 2^b part added back as the estimate itself: qhat = t +
+ * floor(t mu' / 2^b) <= floor(x / q), at most 3 below it (t > x/2^b - 1,
+ * mu > 2^(2b)/q - 1, x < q^2 < 2^(2b), 2^b < 2q); r = x - qhat q is then
+ * computed on two words (the full product) and up to three subtractions
+ * finish.  Additions compare against q - b instead of forming a + b, which
+ * can pass 2^32. */
 #ifndef OPENPIM_HE_MODARITH_H
 #define OPENPIM_HE_MODARITH_H
 
@@ -189,6 +199,51 @@ HE_INLINE uint32_t he_mul32to32(uint32_t a, uint32_t b)
 }
 #endif
 
+/* The modulus as a kernel uses it, from the host's words (he_abi.h:
+ * barrett_mu = floor(2^(2b) / q) modulo 2^32); HE_WIDE keeps mu' = mu - 2^b.
+ * A macro: the 30-bit kernels compile exactly as with a plain initialiser. */
+#ifdef HE_WIDE
+#define he_mod_make(q, bits, mu_word) ((struct he_mod){(q), (bits), (mu_word) - (uint32_t)(1ull << (bits))})
+#else
+#define he_mod_make(q, bits, mu_word) ((struct he_mod){(q), (bits), (mu_word)})
+#endif
+
+#ifdef HE_WIDE
+/* x = hi 2^32 + lo < q^2, q of b <= 32 bits  ->  x mod q (see the header
+ * comment).  The shifts by b are written as two, so that no shift reaches 32. */
+HE_INLINE uint32_t he_reduce2(uint32_t lo, uint32_t hi, struct he_mod m)
+{
+    const uint32_t up = 32 - m.bits;
+    uint32_t t = (lo >> (m.bits - 1) >> 1) | (hi << up);                    /* floor(x / 2^b) < 2^b */
+    uint32_t phi, plo = he_mul32x32(t, m.mu, &phi);
+    uint32_t qhat = t + ((plo >> (m.bits - 1) >> 1) | (phi << up));         /* floor(x/q) - {0..3} */
+    uint32_t qh, ql = he_mul32x32(qhat, m.q, &qh);
+    uint32_t rlo = lo - ql, rhi = hi - qh - (lo < ql);                      /* r < 4q < 2^34 */
+    for (int i = 0; i < 3; i++)
+        if (rhi || rlo >= m.q) {
+            rhi -= rlo < m.q;
+            rlo -= m.q;
+        }
+    return rlo;
+}
+
+HE_INLINE uint32_t he_reduce(uint64_t x, struct he_mod m)
+{
+    return he_reduce2((uint32_t)x, (uint32_t)(x >> 32), m);
+}
+
+HE_INLINE uint32_t he_mulmod(uint32_t a, uint32_t b, struct he_mod m)
+{
+    uint32_t hi, lo = he_mul32x32(a, b, &hi);
+    return he_reduce2(lo, hi, m);
+}
+
+HE_INLINE uint32_t he_addmod(uint32_t a, uint32_t b, struct he_mod m)
+{
+    uint32_t t = m.q - b; /* a + b >= q  <=>  a >= q - b; a + b may pass 2^32 */
+    return a >= t ? a - t : a + b;
+}
+#else
 /* Barrett's last step, for both multiply variants: x - qhat q < 3q < 2^32
  * from the low words alone, then at most two subtractions of q. */
 HE_INLINE uint32_t he_barrett_finish(uint32_t xlo, uint32_t qq, struct he_mod m)
@@ -245,6 +300,7 @@ HE_INLINE uint32_t he_addmod(uint32_t a, uint32_t b, struct he_mod m)
     uint32_t s = a + b; /* < 2q < 2^31 */
     return s >= m.q ? s - m.q : s;
 }
+#endif /* HE_WIDE */
 
 HE_INLINE uint32_t he_submod(uint32_t a, uint32_t b, struct he_mod m)
 {

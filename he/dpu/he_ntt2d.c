@@ -145,7 +145,7 @@ static void load_mods(const struct he2d_consts *c, uint32_t first_slot, const ui
             struct he2d_mod md __attribute__((aligned(8)));
             uint32_t s = slot_of_row ? slot_of_row[b] : first_slot + b;
             mram_read((__mram_ptr struct he2d_mod *)at(c->mods) + s, &md, sizeof md);
-            mods[b] = (struct he_mod){md.q, md.bits, md.mu};
+            mods[b] = he_mod_make(md.q, md.bits, md.mu);
         }
 }
 
@@ -368,7 +368,7 @@ static void read_mod(const struct he2d_consts *c, uint32_t slot, struct he_mod *
 {
     struct he2d_mod md __attribute__((aligned(8)));
     mram_read((__mram_ptr struct he2d_mod *)at(c->mods) + slot, &md, sizeof md);
-    *m = (struct he_mod){md.q, md.bits, md.mu};
+    *m = he_mod_make(md.q, md.bits, md.mu);
 }
 
 static void step_elemwise(const struct he2d_consts *c)

@@ -6,7 +6,11 @@
  * Rings and conventions (those of Microsoft SEAL, so results are bit-exact
  * with it for the same moduli):
  *   - R_q = Z_q[x]/(x^n + 1), n a power of two, 2^10 <= n <= 2^16;
- *   - q = q_0 q_1 ... q_{k-1}, distinct primes q_i < 2^30, q_i = 1 (mod 2n);
+ *   - q = q_0 q_1 ... q_{k-1}, distinct primes q_i < 2^32, q_i = 1 (mod 2n)
+ *     (DRAMatic's 32-bit moduli; SEAL's parameter sets of primes up to 32
+ *     bits as they are); with any modulus of 31 or 32 bits the kernels use
+ *     wider Barrett arithmetic (the "_wide" DPU images), which costs more
+ *     cycles per modular multiply than the 30-bit one;
  *     a polynomial is stored as its k residue polynomials (RNS);
  *   - psi_i = the smallest primitive 2n-th root of unity mod q_i;
  *   - NTT form: slot bitrev(j) of residue i holds a(psi_i^(2j+1)) mod q_i
@@ -40,9 +44,8 @@ extern "C" {
 #define OPENPIM_HE_MIN_LOG_N 10
 #define OPENPIM_HE_MAX_LOG_N 16
 #define OPENPIM_HE_MAX_MODULI 128 /* log Q = 2800 (Jonatan et al. Fig. 15) is 94 moduli of 30 bits */
-/* Moduli have at most this many bits: Barrett's remainder (< 3q) must fit a
- * 32-bit DPU word. */
-#define OPENPIM_HE_MAX_MODULUS_BITS 30
+/* Moduli are DPU words: at most 32 bits. */
+#define OPENPIM_HE_MAX_MODULUS_BITS 32
 
 typedef enum openpim_he_status {
     OPENPIM_HE_OK = 0,
@@ -76,12 +79,12 @@ struct openpim_he_params {
 
 /* Fills *params with n and the k largest primes q < 2^bits with q = 1 (mod 2n),
  * in increasing order: the moduli of SEAL's CoeffModulus::Create(n, {bits, ...
- * k times}), in its order.  Deterministic.  bits in [2 + log2(2n), 30]. */
+ * k times}), in its order.  Deterministic.  bits in [2 + log2(2n), 32]. */
 openpim_he_status openpim_he_params_generate(uint32_t n, uint32_t nr_moduli, uint32_t bits,
                                              struct openpim_he_params *params);
 
 /* Checks given parameters: n, k and each modulus, the special one included
- * (prime, = 1 mod 2n, < 2^30, all distinct). */
+ * (prime, = 1 mod 2n, all distinct). */
 openpim_he_status openpim_he_params_validate(const struct openpim_he_params *params);
 
 /* Smallest primitive 2n-th root of unity mod q (the NTT's psi), or 0 when q is
@@ -101,7 +104,8 @@ struct openpim_he_config {
     const char *profile;       /* dpu_alloc profile (NULL: the environment's) */
     enum openpim_he_mul mul;   /* kernel variant */
     const char *dpu_dir;       /* directory of the DPU images (NULL: the build's) */
-    const char *image;         /* image file in dpu_dir (NULL: mul's, he_dpu_custom / he_dpu_native);
+    const char *image;         /* image file in dpu_dir (NULL: mul's, he_dpu_custom / he_dpu_native;
+                                  "_wide" is appended with a modulus of 31 or 32 bits);
                                   for benchmarks' builds of the same kernels (bench/he/whatif.sh) */
 };
 

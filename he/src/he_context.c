@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <openpim_ext.h>
+
 #include "he_internal.h"
 
 #ifndef OPENPIM_HE_DPU_DIR
@@ -14,6 +16,17 @@ static openpim_he_status sdk_error(dpu_error_t err, const char *what)
 {
     char *s = dpu_error_to_string(err);
     openpim_he_status st = he_fail(OPENPIM_HE_ERR_DPU, "%s: %s", what, s ? s : "unknown SDK error");
+    free(s);
+    return st;
+}
+
+openpim_he_status he_fail_alloc(const char *what, uint32_t nr_dpus, dpu_error_t err)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", openpim_last_error()); /* before the next libdpu call clears it */
+    char *s = dpu_error_to_string(err);
+    openpim_he_status st = he_fail(OPENPIM_HE_ERR_DPUS, "%scould not allocate %u DPUs: %s%s%s", what, nr_dpus,
+                                   s ? s : "?", why[0] ? ": " : "", why);
     free(s);
     return st;
 }
@@ -48,16 +61,15 @@ openpim_he_status openpim_he_context_create(const struct openpim_he_params *para
 
     dpu_error_t err = dpu_alloc(ctx->nr_dpus, config->profile, &ctx->set);
     if (err != DPU_OK) {
-        char *s = dpu_error_to_string(err);
-        st = he_fail(OPENPIM_HE_ERR_DPUS, "could not allocate %u DPUs: %s", ctx->nr_dpus, s ? s : "?");
-        free(s);
+        st = he_fail_alloc("", ctx->nr_dpus, err);
         goto fail_free;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/%s", config->dpu_dir ? config->dpu_dir : OPENPIM_HE_DPU_DIR,
+    snprintf(path, sizeof path, "%s/%s%s", config->dpu_dir ? config->dpu_dir : OPENPIM_HE_DPU_DIR,
              config->image                        ? config->image
              : config->mul == OPENPIM_HE_MUL_CUSTOM ? "he_dpu_custom"
-                                                    : "he_dpu_native");
+                                                    : "he_dpu_native",
+             he_params_wide(params) ? "_wide" : "");
     struct dpu_program_t *program;
     if ((err = dpu_load(ctx->set, path, &program)) != DPU_OK) {
         st = sdk_error(err, path);
@@ -82,7 +94,7 @@ openpim_he_status openpim_he_context_create(const struct openpim_he_params *para
         consts[i] = (struct he_dpu_consts){
             .q = q,
             .q_bits = bits,
-            .barrett_mu = (uint32_t)((1ull << (2 * bits)) / q),
+            .barrett_mu = he_barrett_mu(q),
             .n = n,
             .tw_offset = (uint32_t)tw_block->offset,
             .itw_offset = (uint32_t)tw_block->offset + n * 4,

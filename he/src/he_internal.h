@@ -13,6 +13,18 @@
 /* Sets the thread's last error message (printf format) and returns status. */
 openpim_he_status he_fail(openpim_he_status status, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* he_fail for a failed dpu_alloc of nr_dpus: the SDK's error and its reason
+ * (openpim_last_error, e.g. how many DPUs are free), after `what` ("" or a
+ * prefix such as "2D NTT: "). */
+openpim_he_status he_fail_alloc(const char *what, uint32_t nr_dpus, dpu_error_t err);
+
+/* barrett_mu of he_abi.h for q (> 1): floor(2^(2b) / q) modulo 2^32, b = q's bits. */
+uint32_t he_barrett_mu(uint32_t q);
+/* Moduli from 2^30 up need the kernels built with HE_WIDE (he_modarith.h):
+ * the images named with "_wide" after the usual name. */
+#define HE_NARROW_LIMIT (1u << 30)
+bool he_params_wide(const struct openpim_he_params *params);
+
 uint32_t he_pow_mod(uint32_t base, uint64_t exp, uint32_t q);
 uint32_t he_mul_mod(uint32_t a, uint32_t b, uint32_t q);
 bool he_is_prime(uint32_t q);

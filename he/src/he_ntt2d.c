@@ -110,7 +110,7 @@ static openpim_he_status write_tables(openpim_he_ntt2d *h)
             if (m >= h->nr_ntts)
                 break; /* not-valid slots keep zero tables (never read) */
             const uint32_t q = h->params.moduli[m % k], psi = openpim_he_minimal_root(q, n), bits = bit_length(q);
-            mods[grp * S + slot] = (struct he2d_mod){q, bits, (uint32_t)((1ull << (2 * bits)) / q), 0};
+            mods[grp * S + slot] = (struct he2d_mod){q, bits, he_barrett_mu(q), 0};
             pw[0] = 1;
             for (uint32_t e = 1; e < 2 * n; e++)
                 pw[e] = he_mul_mod(pw[e - 1], psi, q);
@@ -226,13 +226,12 @@ openpim_he_status openpim_he_ntt2d_create(const struct openpim_he_params *params
     }
     dpu_error_t err = dpu_alloc(h->nr_dpus, cfg->profile, &h->set);
     if (err != DPU_OK) {
-        char *s = dpu_error_to_string(err);
-        st = he_fail(OPENPIM_HE_ERR_DPUS, "2D NTT: could not allocate %u DPUs: %s", h->nr_dpus, s ? s : "?");
-        free(s);
+        st = he_fail_alloc("2D NTT: ", h->nr_dpus, err);
         goto fail_free;
     }
-    snprintf(h->path, sizeof h->path, "%s/%s", cfg->dpu_dir ? cfg->dpu_dir : OPENPIM_HE_DPU_DIR,
-             cfg->mul == OPENPIM_HE_MUL_CUSTOM ? "he_ntt2d_custom" : "he_ntt2d_native");
+    snprintf(h->path, sizeof h->path, "%s/%s%s", cfg->dpu_dir ? cfg->dpu_dir : OPENPIM_HE_DPU_DIR,
+             cfg->mul == OPENPIM_HE_MUL_CUSTOM ? "he_ntt2d_custom" : "he_ntt2d_native",
+             he_params_wide(&h->params) ? "_wide" : "");
     struct dpu_program_t *program;
     struct dpu_symbol_t heap;
     if ((err = dpu_load(h->set, h->path, &program)) != DPU_OK) {

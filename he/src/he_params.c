@@ -131,6 +131,24 @@ uint32_t openpim_he_minimal_root(uint32_t q, uint32_t n)
     return best;
 }
 
+/* Every uint32_t modulus has at most OPENPIM_HE_MAX_MODULUS_BITS bits: no width check. */
+_Static_assert(OPENPIM_HE_MAX_MODULUS_BITS == 32, "moduli are uint32_t words");
+
+uint32_t he_barrett_mu(uint32_t q)
+{
+    uint32_t bits = 32 - (uint32_t)__builtin_clz(q);
+    /* floor(2^(2b) / q) mod 2^32; for b = 32, floor((2^64 - 1) / q) is the same (q > 1 is odd) */
+    return (uint32_t)(bits == 32 ? UINT64_MAX / q : (1ull << (2 * bits)) / q);
+}
+
+bool he_params_wide(const struct openpim_he_params *p)
+{
+    bool wide = p->special_modulus >= HE_NARROW_LIMIT;
+    for (uint32_t i = 0; i < p->nr_moduli; i++)
+        wide |= p->moduli[i] >= HE_NARROW_LIMIT;
+    return wide;
+}
+
 openpim_he_status openpim_he_params_validate(const struct openpim_he_params *params)
 {
     if (!params)
@@ -148,9 +166,6 @@ openpim_he_status openpim_he_params_validate(const struct openpim_he_params *par
             snprintf(name, sizeof name, "q_%u", i);
         else
             snprintf(name, sizeof name, "the special modulus");
-        if (q >= (1u << OPENPIM_HE_MAX_MODULUS_BITS))
-            return he_fail(OPENPIM_HE_ERR_MODULUS, "modulus %u (%s) has more than %d bits", q, name,
-                           OPENPIM_HE_MAX_MODULUS_BITS);
         if (!he_is_prime(q))
             return he_fail(OPENPIM_HE_ERR_MODULUS, "modulus %u (%s) is not prime", q, name);
         if ((q - 1) % (2ull * params->n) != 0)

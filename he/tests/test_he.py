@@ -16,6 +16,8 @@ MODE intt2d    the inverse 2D NTT: vs the reference's inverse on random NTT-form
                inputs, inverse(forward(x)) = x, at the ntt2d shapes
 MODE ntt2d_seal  the 2D NTT of real BGV ciphertexts = SEAL's NTT form,
                n = 4096 ... 65536
+MODE wide      moduli of 31 and 32 bits: generation, NTT and operations, SEAL's
+               BGV multiply and relinearisation at its own <= 32-bit primes
 
 Every DPU result is compared exactly; any difference fails the test.
 """
@@ -206,10 +208,17 @@ def mode_bgv_seal(cli):
     rng = np.random.default_rng(4)
     for n, mul in [(1024, MUL_CUSTOM), (2048, MUL_NATIVE), (4096, MUL_CUSTOM), (8192, MUL_NATIVE),
                    (16384, MUL_CUSTOM), (32768, MUL_NATIVE)]:
-        k = 3  # data-level moduli; SEAL's last (special) modulus never appears in ciphertexts
+        bgv_seal_case(cli, seal, rng, n, mul, [30] * 4)  # 3 data-level moduli and SEAL's special one
+
+
+def bgv_seal_case(cli, seal, rng, n, mul, coeff_bits, dpus=None, decrypt=True):
+    """SEAL's BGV at n with CoeffModulus.Create(n, coeff_bits) as it is: NTT, iNTT and the ciphertext
+    product bit-exact with SEAL, and the product decrypts to m1 * m2 (dpus: DPUs, default 2 per modulus)."""
+    if True:
+        k = len(coeff_bits) - 1  # data-level moduli; SEAL's last (special) modulus never appears in ciphertexts
         parms = seal.EncryptionParameters(seal.scheme_type.bgv)
         parms.set_poly_modulus_degree(n)
-        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, [30] * (k + 1)))
+        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, coeff_bits))
         parms.set_plain_modulus(seal.PlainModulus.Batching(n, 20))
         ctx = seal.SEALContext(parms, True, seal.sec_level_type.none)  # test parameters, not secure
         moduli = [m.value() for m in ctx.first_context_data().parms().coeff_modulus()]
@@ -226,21 +235,23 @@ def mode_bgv_seal(cli):
             b = ct.to_string()
             return np.frombuffer(b[-size * k * n * 8:], dtype="<u8").reshape(size, k, n).astype(np.uint32)
 
-        tag = "n=%d mul=%d" % (n, mul)
+        tag = "n=%d mul=%d moduli %s" % (n, mul, moduli)
         check(c1.is_ntt_form(), "SEAL BGV ciphertexts are in NTT form")
         r1, r2 = raw(c1), raw(c2)
         coeff1 = raw(ev.transform_from_ntt(c1))
         # NTT / iNTT against SEAL's own transforms of a real ciphertext
-        (got,), _ = run_cli(cli, "ntt", n, moduli, k, mul, [coeff1])
+        (got,), _ = run_cli(cli, "ntt", n, moduli, dpus or k, mul, [coeff1])
         same(got, r1, "NTT = SEAL NTT form " + tag)
-        (got,), _ = run_cli(cli, "intt", n, moduli, k, mul, [r1])
+        (got,), _ = run_cli(cli, "intt", n, moduli, dpus or k, mul, [r1])
         same(got, coeff1, "iNTT = SEAL transform_from_ntt " + tag)
         # ciphertext product
         prod = ev.multiply(c1, c2)
         want = raw(prod)
-        outs, cycles = run_cli(cli, "bgv", n, moduli, 2 * k, mul, [r1[:1], r1[1:], r2[:1], r2[1:]])
+        outs, cycles = run_cli(cli, "bgv", n, moduli, dpus or 2 * k, mul, [r1[:1], r1[1:], r2[:1], r2[1:]])
         got = outs[:, 0]
         same(got, want, "BGV multiply = SEAL Evaluator.multiply " + tag)
+        if not decrypt:
+            return
         # our product, written into a SEAL ciphertext, decrypts to m1 * m2 (slot-wise mod t)
         blob = prod.to_string()
         mine = seal.Ciphertext()
@@ -280,9 +291,17 @@ def mode_relin_seal(cli):
     rng = np.random.default_rng(5)
     for n, k, extra, mul in [(1024, 3, 0, MUL_CUSTOM), (2048, 3, 1, MUL_NATIVE), (4096, 3, 2, MUL_CUSTOM),
                              (8192, 4, 0, MUL_NATIVE)]:
+        relin_seal_case(cli, seal, rng, n, [30] * (k + 1), extra, mul)
+
+
+def relin_seal_case(cli, seal, rng, n, coeff_bits, extra, mul, count=3, decrypt=True):
+    """Relinearisation of `count` products bit-exact with SEAL's Evaluator.relinearize at
+    CoeffModulus.Create(n, coeff_bits) as it is; extra: more DPUs per group and unused ones."""
+    if True:
+        k = len(coeff_bits) - 1
         parms = seal.EncryptionParameters(seal.scheme_type.bgv)
         parms.set_poly_modulus_degree(n)
-        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, [30] * (k + 1)))
+        parms.set_coeff_modulus(seal.CoeffModulus.Create(n, coeff_bits))
         parms.set_plain_modulus(seal.PlainModulus.Batching(n, 20))
         ctx = seal.SEALContext(parms, True, seal.sec_level_type.none)
         all_q = [m.value() for m in parms.coeff_modulus()]
@@ -292,7 +311,6 @@ def mode_relin_seal(cli):
         enc = seal.Encryptor(ctx, keygen.create_public_key())
         dec, ev, coder = seal.Decryptor(ctx, keygen.secret_key()), seal.Evaluator(ctx), seal.BatchEncoder(ctx)
         t = parms.plain_modulus().value()
-        count = 3
         m1 = rng.integers(0, t, (count, n), dtype=np.uint64)
         m2 = rng.integers(0, t, (count, n), dtype=np.uint64)
         prods = [ev.multiply(enc.encrypt(coder.encode(m1[i])), enc.encrypt(coder.encode(m2[i])))
@@ -309,9 +327,9 @@ def mode_relin_seal(cli):
         outs, cycles = run_cli(cli, "relin", n, moduli, dpus, mul, [ins[:, 0], ins[:, 1], ins[:, 2]],
                                special=special, plain=t, key=key)
         got = np.stack([outs[0], outs[1]], axis=1)
-        tag = "n=%d k=%d count=%d dpus=%d mul=%d" % (n, k, count, dpus, mul)
+        tag = "n=%d moduli %s special %d count=%d dpus=%d mul=%d" % (n, moduli, special, count, dpus, mul)
         same(got, want, "relinearisation = SEAL Evaluator.relinearize " + tag)
-        for i in range(count):
+        for i in range(count if decrypt else 0):
             blob = ev.relinearize(prods[i], rk).to_string()
             mine = seal.Ciphertext()
             mine.load_bytes(ctx, blob[:-2 * k * n * 8] + got[i].astype("<u8").tobytes())
@@ -477,6 +495,59 @@ def mode_ntt2d_seal(cli):
         tag = "2D NTT n=%d k=%d dpus=%d g=%d mul=%d" % (n, k, dpus, g, mul)
         same(got, want, tag + " = SEAL's NTT form of a BGV ciphertext")
         print("%s: bit-exact with SEAL, kernel cycles %s" % (tag, info["cycles"]), flush=True)
+
+
+def mode_wide(cli):
+    """Moduli of 31 and 32 bits (DRAMatic's; SEAL's parameter sets of primes up to 32 bits as they are):
+    generation vs the reference and SEAL, NTT / ops vs the reference (the largest NTT-friendly primes,
+    mixed widths, edge values), BGV multiply and relinearisation bit-exact with SEAL, the 2D NTT."""
+    try:
+        import seal
+    except ImportError:
+        check(False, "seal-python is not installed (pip install -r python/requirements-test.txt)")
+        return
+    for n, k, bits in ((4096, 3, 32), (8192, 2, 31), (65536, 2, 32)):
+        out = subprocess.run([cli, "primes", str(n), str(k), str(bits)], capture_output=True, text=True,
+                             check=True).stdout.split()
+        seal_q = [m.value() for m in seal.CoeffModulus.Create(n, [bits] * k)]
+        check([int(x) for x in out] == ref.ntt_friendly_primes(n, k, bits) == seal_q,
+              "%d-bit primes n=%d: ours %s, SEAL %s" % (bits, n, out, seal_q))
+    rng = random.Random(9)
+    for n, moduli, count, dpus, mul in [
+            (4096, ref.ntt_friendly_primes(4096, 2, 32), 3, 4, MUL_CUSTOM),
+            (8192, ref.ntt_friendly_primes(8192, 3, 31), 2, 5, MUL_NATIVE),
+            (2048, ref.ntt_friendly_primes(2048, 1, 32) + ref.ntt_friendly_primes(2048, 1, 20)
+             + ref.ntt_friendly_primes(2048, 1, 31), 2, 3, MUL_CUSTOM),
+            (65536, ref.ntt_friendly_primes(65536, 1, 32), 1, 1, MUL_CUSTOM)]:
+        a, b = random_array(rng, count, moduli, n), random_array(rng, count, moduli, n)
+        qs = np.array(moduli, dtype=np.uint64)[None, :, None]
+        for i, q in enumerate(moduli):  # edges: q - 1 + q - 1 (past 2^32 for 32-bit q), (q - 1)^2, 0, 1
+            a[0, i, :4], b[0, i, :4] = [q - 1, q - 1, 0, q - 1], [q - 1, q - 2, 1, 0]
+        a64, b64 = a.astype(np.uint64), b.astype(np.uint64)
+        tag = "n=%d moduli %s mul=%d" % (n, moduli, mul)
+        (got,), _ = run_cli(cli, "ntt", n, moduli, dpus, mul, [a])
+        same(got, ref_each(ref.ntt, a, moduli), "NTT " + tag)
+        (got,), _ = run_cli(cli, "intt", n, moduli, dpus, mul, [b])
+        same(got, ref_each(ref.intt, b, moduli), "iNTT " + tag)
+        if n <= 8192:
+            for op, want in (("add", (a64 + b64) % qs), ("sub", (a64 + qs - b64) % qs), ("neg", (qs - a64) % qs),
+                             ("mul", (a64 * b64) % qs)):
+                (got,), _ = run_cli(cli, op, n, moduli, dpus, mul, [a, b] if op != "neg" else [a])
+                same(got, want.astype(np.uint32), "%s %s" % (op, tag))
+        print("%s: ok" % tag, flush=True)
+    nrng = np.random.default_rng(10)
+    for n, coeff_bits, mul, dpus in ((4096, [32, 32, 32, 32], MUL_CUSTOM, None),
+                                     (8192, [32, 31, 30, 32], MUL_NATIVE, 7), (2048, [32, 24, 32, 32], MUL_CUSTOM, 5)):
+        bgv_seal_case(cli, seal, nrng, n, mul, coeff_bits, dpus)
+    for n, coeff_bits, extra, mul in ((4096, [32, 32, 32, 32], 1, MUL_CUSTOM), (2048, [31, 32, 32], 0, MUL_NATIVE)):
+        relin_seal_case(cli, seal, nrng, n, coeff_bits, extra, mul, count=2)
+    for n, k, count, dpus, g, mul in ((4096, 2, 3, 8, 4, MUL_CUSTOM), (16384, 1, 2, 16, 16, MUL_NATIVE)):
+        moduli = ref.ntt_friendly_primes(n, k, 32)
+        a = random_array(rng, count, moduli, n)
+        got, _ = run_2d(cli, n, moduli, dpus, g, mul, a)
+        same(got, ref_each(ref.ntt, a, moduli), "2D NTT n=%d 32-bit moduli mul=%d" % (n, mul))
+        got, _ = run_2d(cli, n, moduli, dpus, g, mul, a, op="intt2d")
+        same(got, ref_each(ref.intt, a, moduli), "inverse 2D NTT n=%d 32-bit moduli mul=%d" % (n, mul))
 
 
 def main():

@@ -42,6 +42,22 @@ static uint32_t slots_per_group(uint32_t X)
     return tx + (tx & 1); /* even, so that index blocks are whole 8-byte words */
 }
 
+int dlrm_check_batch(const struct dlrm_model *m, const uint32_t *idx)
+{
+    if (!m || !idx)
+        return fail("dlrm: NULL model or indices");
+    const struct dlrm_config *c = &m->cfg;
+    for (uint32_t b = 0; b < c->batch; b++)
+        for (uint32_t g = 0; g < DLRM_TABLES; g++)
+            for (uint32_t k = 0; k < c->pooling; k++) {
+                const uint32_t v = idx[((size_t)b * DLRM_TABLES + g) * c->pooling + k];
+                if (v >= m->rows[g])
+                    return fail("dlrm: table %u, sample %u, position %u: index %u but the table has %u rows", g, b,
+                                k, v, m->rows[g]);
+            }
+    return 0;
+}
+
 static int check_config(const struct dlrm_config *c)
 {
     if (!c)
@@ -66,6 +82,10 @@ static int check_config(const struct dlrm_config *c)
     if (c->X * tx * c->pooling > 512)
         return fail("dlrm: %u x %u slots x pooling %u indices per sample exceed the kernel's 2 KB buffer", c->X, tx,
                     c->pooling);
+    /* a node's embedding block of one sample moves in one DMA (at most 2 KB) through a 2 KB buffer */
+    if (tx * (c->dim / c->Z) > 512)
+        return fail("dlrm: %u slots x %u columns per shard exceed the kernel's 2 KB embedding block per sample "
+                    "(use more table groups X or column shards Z)", tx, c->dim / c->Z);
     return 0;
 }
 
@@ -228,6 +248,8 @@ int dlrm_pim_run(struct dpu_set_t set, const char *kernel, openpim_comm_impl imp
         return -1;
     if (impl != OPENPIM_COMM_BASELINE && impl != OPENPIM_COMM_OPTIMISED)
         return fail("dlrm: unknown implementation %d", (int)impl);
+    if (dlrm_check_batch(m, idx))
+        return -1;
     struct plan p;
     make_plan(m, &p);
     uint32_t nr = 0;

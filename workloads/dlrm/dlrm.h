@@ -53,7 +53,9 @@
 struct dlrm_config {
     uint32_t X, Y, Z;   /* table groups, row shards, column shards: X*Y*Z DPUs */
     uint32_t batch;     /* samples; a multiple of X*Y*Z */
-    uint32_t dim;       /* embedding dimension (PID-Comm: 16 and 32), a multiple of 2*Z, <= 32 */
+    uint32_t dim;       /* embedding dimension (PID-Comm: 16 and 32), a multiple of 2*Z, <= 32, and
+                           slots x dim/Z <= 512 (slots = ceil(26/X) rounded up to even: the kernel's
+                           2 KB embedding block per sample) */
     uint32_t pooling;   /* indices per sample and table (>= 1, Criteo: 1) */
     uint32_t max_rows;  /* cap on the tables' cardinalities (>= 1) */
     uint64_t seed;      /* tables and batch */
@@ -78,9 +80,16 @@ void dlrm_model_free(struct dlrm_model *model);
 /* The batch's indices, [batch][DLRM_TABLES][pooling] (malloc'd; free()). */
 uint32_t *dlrm_batch_create(const struct dlrm_model *model);
 
+/* Checks a batch's indices (as dlrm_batch_create lays them out): every index
+ * of table g must be below rows[g].  0, or -1 naming the first index out of
+ * range (table, sample, position, value, rows).  dlrm_cpu and dlrm_pim_run
+ * call it first and refuse such a batch. */
+int dlrm_check_batch(const struct dlrm_model *model, const uint32_t *idx);
+
 /* CPU reference: logit [batch], inter [batch][DLRM_PAIRS] and emb
- * [batch][DLRM_TABLES][dim] (each but logit may be NULL). */
-void dlrm_cpu(const struct dlrm_model *model, const uint32_t *idx, int32_t *logit, int32_t *inter, int32_t *emb);
+ * [batch][DLRM_TABLES][dim] (each may be NULL).  0, or -1 (as
+ * dlrm_check_batch) with nothing written. */
+int dlrm_cpu(const struct dlrm_model *model, const uint32_t *idx, int32_t *logit, int32_t *inter, int32_t *emb);
 
 /* Runs the batch on `set` (exactly X*Y*Z DPUs) with comm's `impl`: loads
  * `kernel` (the dlrm_kernel DPU program), the tables and the top MLP (not

@@ -39,8 +39,10 @@ static int32_t top_mlp(const int8_t *w, const int32_t *inter)
     return acc;
 }
 
-void dlrm_cpu(const struct dlrm_model *m, const uint32_t *idx, int32_t *logit, int32_t *inter_out, int32_t *emb_out)
+int dlrm_cpu(const struct dlrm_model *m, const uint32_t *idx, int32_t *logit, int32_t *inter_out, int32_t *emb_out)
 {
+    if (dlrm_check_batch(m, idx))
+        return -1;
     int32_t inter[DLRM_PAIRS];
     const struct dlrm_config *c = &m->cfg;
     const uint32_t D = c->dim;
@@ -67,7 +69,9 @@ void dlrm_cpu(const struct dlrm_model *m, const uint32_t *idx, int32_t *logit, i
             }
         if (inter_out)
             memcpy(&inter_out[(size_t)b * DLRM_PAIRS], inter, sizeof inter);
-        logit[b] = top_mlp(m->top, inter);
+        if (logit)
+            logit[b] = top_mlp(m->top, inter);
     }
+    return 0;
 }
 

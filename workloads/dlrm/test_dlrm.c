@@ -29,7 +29,7 @@ static void run_case(uint32_t X, uint32_t Y, uint32_t Z, uint32_t batch, uint32_
     size_t ne = (size_t)batch * DLRM_TABLES * dim, ni = (size_t)batch * DLRM_PAIRS;
     int32_t *ref_e = malloc(ne * 4), *ref_i = malloc(ni * 4), *e = malloc(ne * 4), *in = malloc(ni * 4);
     int32_t *ref_l = malloc(batch * 4), *lg = malloc(batch * 4);
-    dlrm_cpu(&m, idx, ref_l, ref_i, ref_e);
+    CHECK_EQ(dlrm_cpu(&m, idx, ref_l, ref_i, ref_e), 0);
     size_t nonzero = 0, distinct = 0;
     for (size_t i = 0; i < ni; i++)
         nonzero += ref_i[i] != 0;
@@ -107,6 +107,12 @@ static void bad_input(void)
     refused(&c, "max_rows");
     c = ok, c.X = 32, c.Y = 1, c.Z = 2, c.batch = 64;
     refused(&c, "table groups");
+    c = ok, c.X = 1, c.Y = 2, c.Z = 1, c.dim = 20, c.batch = 2; /* 26 slots x 20 columns: 2,080 B per sample */
+    refused(&c, "2 KB embedding block");
+    c = ok, c.X = 1, c.Y = 2, c.Z = 2, c.dim = 32, c.batch = 4; /* 26 x 16 = 416 words: accepted */
+    struct dlrm_model ok_model;
+    CHECK_EQ(dlrm_model_create(&c, &ok_model), 0);
+    dlrm_model_free(&ok_model);
     CHECK_EQ(dlrm_model_create(NULL, NULL), -1);
 
     /* A set of the wrong size, and tables that do not fit in MRAM: refused before anything runs. */
@@ -127,7 +133,38 @@ static void bad_input(void)
     free(idx), free(inter);
     dlrm_model_free(&m);
 
-    struct dlrm_config c3 = {1, 1, 1, 1, 32, 1, 100000, 3}; /* ~840k rows x 128 B > 64 MB on one DPU */
+    /* An index out of range (one past the table's last row, and the largest uint32) is refused by the DPU path
+     * and the CPU reference alike, naming the table, the sample and the value; nothing is written. */
+    struct dlrm_config c4 = {2, 1, 1, 4, 16, 2, 300, 4};
+    CHECK_EQ(dlrm_model_create(&c4, &m), 0);
+    idx = dlrm_batch_create(&m);
+    int32_t lg[4], out_i[4 * DLRM_PAIRS];
+    DPU_ASSERT(dpu_alloc(2, NULL, &set));
+    const uint32_t bad[2] = {m.rows[7], UINT32_MAX};
+    for (int k = 0; k < 2; k++) {
+        const size_t at = ((size_t)3 * DLRM_TABLES + 7) * 2 + 1; /* sample 3, table 7, position 1 */
+        const uint32_t keep = idx[at];
+        idx[at] = bad[k];
+        char want[64];
+        snprintf(want, sizeof want, "table 7, sample 3, position 1: index %u", bad[k]);
+        memset(lg, 0x5a, sizeof lg), memset(out_i, 0x5a, sizeof out_i);
+        CHECK_EQ(dlrm_pim_run(set, kernel, OPENPIM_COMM_OPTIMISED, &m, idx, lg, out_i, NULL, NULL), -1);
+        CHECK(strstr(dlrm_last_error(), want) != NULL);
+        CHECK_EQ(dlrm_cpu(&m, idx, lg, out_i, NULL), -1);
+        CHECK(strstr(dlrm_last_error(), want) != NULL);
+        CHECK(lg[0] == 0x5a5a5a5a && out_i[0] == 0x5a5a5a5a && out_i[4 * DLRM_PAIRS - 1] == 0x5a5a5a5a);
+        fprintf(stderr, "(expected) %s\n", dlrm_last_error());
+        idx[at] = keep;
+    }
+    idx[((size_t)3 * DLRM_TABLES + 7) * 2 + 1] = m.rows[7] - 1; /* the last row: accepted */
+    CHECK_EQ(dlrm_cpu(&m, idx, lg, NULL, NULL), 0);
+    CHECK_EQ(dlrm_pim_run(set, kernel, OPENPIM_COMM_BASELINE, &m, idx, lg, NULL, NULL, NULL), 0);
+    CHECK_EQ(dlrm_cpu(&m, NULL, lg, NULL, NULL), -1);
+    DPU_ASSERT(dpu_free(set));
+    free(idx);
+    dlrm_model_free(&m);
+
+    struct dlrm_config c3 = {1, 1, 1, 1, 16, 1, 1000000, 3}; /* millions of rows x 64 B > 64 MB on one DPU */
     CHECK_EQ(dlrm_model_create(&c3, &m), 0);
     idx = dlrm_batch_create(&m);
     inter = malloc(4);
@@ -151,6 +188,7 @@ int main(int argc, char **argv)
     run_case(8, 4, 2, 64, 32, 2, 2048, 12);  /* dim 32, two indices per feature */
     run_case(2, 2, 2, 16, 16, 3, 500, 13);   /* a partial rank: comm's general path */
     run_case(8, 1, 8, 64, 16, 1, 1000, 14);  /* one row shard: no ReduceScatter */
+    run_case(1, 2, 1, 4, 18, 1, 300, 15);    /* one table group: 26 slots x 18 columns, 1,872 B per sample */
     bad_input();
     return check_done("test_dlrm");
 }

@@ -331,17 +331,26 @@ int main(int argc, char **argv)
             fprintf(stderr, "MISMATCH: %d of %u vertices differ from the CPU reference (first: vertex %u, PIM %u, "
                             "CPU %u)\n", bad, V, first, out[first], ref[first]);
     }
+    const uint32_t iterations = iters; /* AllReduce rounds: BFS levels, CC rounds */
     uint32_t reached = 0;
     for (uint32_t v = 0; v < V; v++)
         reached += o.cc ? out[v] == v : out[v] != GRAPH_UNREACHED;
     printf("%s: %u vertices, %u edges, %u PEs, %s: %u iterations, %u %s; modelled %.1f us (kernel %.1f, "
            "collectives %.1f, host transfers %.1f); CPU reference %.1f us%s\n",
-           o.cc ? "cc" : "bfs", V, g.nr_edges, P, pim_impl_name(o.impl), iters + (o.cc ? 0 : 1), reached,
+           o.cc ? "cc" : "bfs", V, g.nr_edges, P, pim_impl_name(o.impl), iterations, reached,
            o.cc ? "components" : "vertices reached", pim_total_us(&t), t.us[PH_KERNEL], pim_comm_us(&t),
            pim_total_us(&t) - t.us[PH_KERNEL] - pim_comm_us(&t), cpu_us,
            o.check ? (bad ? ", CHECK FAILED" : ", equal to the CPU reference") : "");
     if (o.check && o.cc && (long)reached != comps && !bad)
         pim_die("component count %u differs from the reference's %ld", reached, comps);
+    if (o.check && !o.cc) { /* BFS: one iteration per level, the source's level 0 included */
+        uint32_t levels = 0;
+        for (uint32_t v = 0; v < V; v++)
+            if (ref[v] != GRAPH_UNREACHED && ref[v] + 1 > levels)
+                levels = ref[v] + 1;
+        if (iterations != levels)
+            pim_die("%u iterations reported for the reference's %u BFS levels", iterations, levels);
+    }
     pim_write_csv(o.csv, o.breakdown, o.cc ? "cc" : "bfs", pim_impl_name(o.impl), P, "uint32", &t, cpu_us);
     openpim_cube_destroy(cube);
     PIM_DPU(dpu_free(set));

@@ -123,12 +123,14 @@ int mlp_pim_run(struct dpu_set_t set, const char *kernel, openpim_comm_impl impl
     COMM(openpim_cube_set_impl(cube, impl));
     COMM(openpim_comm_create_mask(cube, "1", &all));
 
-    /* Not timed: the weights (resident model).  Node p: [F][Fp], columns p*Fp + [0, Fp). */
-    buf = malloc((size_t)F * F * sizeof *buf);
+    /* One staging buffer for a layer's weights (F x F values) and for the
+     * batch's input and output slices (B x F values): the larger of the two. */
+    buf = malloc((size_t)(B > F ? B : F) * F * sizeof *buf);
     if (!buf) {
         rc = fail("mlp: out of host memory for the weight staging buffer");
         goto out;
     }
+    /* Not timed: the weights (resident model).  Node p: [F][Fp], columns p*Fp + [0, Fp). */
     for (uint32_t l = 0; l < c->layers; l++) {
         const int32_t *w = &m->w[(size_t)l * F * F];
         for (uint32_t p = 0; p < P; p++)

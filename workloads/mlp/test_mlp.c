@@ -123,6 +123,8 @@ int main(int argc, char **argv)
     run_case(64, 1024, 2, 5, 21); /* one full rank: comm's physical-view path, PID-Comm's 5 layers */
     run_case(64, 512, 16, 2, 22); /* the largest batch */
     run_case(8, 256, 3, 3, 23);   /* a partial rank: comm's general path */
+    run_case(1, 8, 16, 1, 24);    /* batch > features: the staging buffer holds B x F, not only F x F */
+    run_case(2, 16, 13, 2, 25);   /* the same with two PEs and an uneven batch */
     bad_input();
     return check_done("test_mlp");
 }

@@ -36,12 +36,15 @@
 extern "C" {
 #endif
 
+/* The widest primes this CKKS is tested with (the HE library itself takes 32 bits). */
+#define OPENPIM_CKKS_MAX_PRIME_BITS 30
+
 struct openpim_ckks_params {
     uint32_t n;         /* ring degree, a power of two in [2^10, 2^16] */
     uint32_t levels;    /* L >= 1: ciphertexts have L + 1 limbs */
     uint32_t ext_limbs; /* K >= 1 extension limbs */
     uint32_t dnum;      /* key switching digits: 1 <= dnum <= L + 1, dividing L + 1 */
-    uint32_t bits;      /* bit size of every prime, <= 30 (OPENPIM_HE_MAX_MODULUS_BITS) */
+    uint32_t bits;      /* bit size of every prime, <= OPENPIM_CKKS_MAX_PRIME_BITS */
 };
 
 /* The reason for the calling thread's last error (never NULL). */

@@ -66,6 +66,9 @@ openpim_he_status openpim_ckks_params_check(const struct openpim_ckks_params *p)
     if (p->dnum < 1 || p->dnum > p->levels + 1 || (p->levels + 1) % p->dnum)
         return ckks_fail(OPENPIM_HE_ERR_ARGUMENT, "dnum = %u: must be in [1, L + 1 = %u] and divide L + 1", p->dnum,
                     p->levels + 1);
+    if (p->bits > OPENPIM_CKKS_MAX_PRIME_BITS)
+        return ckks_fail(OPENPIM_HE_ERR_MODULUS, "moduli: %u-bit primes: this CKKS is checked with primes of at most "
+                         "%d bits (the HE library takes 32)", p->bits, OPENPIM_CKKS_MAX_PRIME_BITS);
     struct openpim_he_params hp;
     openpim_he_status st = openpim_he_params_generate(p->n, p->levels + 1 + p->ext_limbs, p->bits, &hp);
     if (st != OPENPIM_HE_OK)

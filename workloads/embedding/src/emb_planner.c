@@ -21,17 +21,19 @@ static const uint64_t sizes[NR_SIZES] = {8, 256, 2048, 16384, 65536};
 struct probes {
     double bag_w1, bag_w2; /* modelled cycles per bag (header, output write) at widths w1, w2 (padded columns) */
     double cyc_w1, cyc_w2; /* modelled cycles per lookup at widths w1, w2 */
+    double bag_1, cyc_1;   /* the same for a slice of one column (padded to 2, the pad never summed) */
     uint32_t w1, w2;
     double us_per_cycle;
     double launch_us; /* a launch of the whole set with nothing to do */
     double push[NR_SIZES], pull[NR_SIZES]; /* us at sizes[i] bytes per DPU */
 };
 
-/* One launch of the kernel on `dpu` with one shard of `cols_pad` columns and
- * PROBE_BATCH bags of `pool` rows: modelled cycles per bag. */
-static openpim_emb_status probe_kernel(struct dpu_set_t dpu, uint64_t mram_bytes, uint32_t type, uint32_t cols_pad,
+/* One launch of the kernel on `dpu` with one shard of `cols` columns (padded
+ * to even) and PROBE_BATCH bags of `pool` rows: modelled cycles per bag. */
+static openpim_emb_status probe_kernel(struct dpu_set_t dpu, uint64_t mram_bytes, uint32_t type, uint32_t cols,
                                        uint32_t pool, double *cyc, double *us_per_cycle)
 {
+    const uint32_t cols_pad = cols + (cols & 1);
     const uint64_t table = (uint64_t)PROBE_ROWS * cols_pad * 4, hdr = table, idx = hdr + PROBE_BATCH * 8;
     const uint64_t out = idx + (uint64_t)PROBE_BATCH * PROBE_POOL * 4;
     const uint64_t argoff = out + (uint64_t)PROBE_BATCH * cols_pad * 4, total = argoff + EMB_ARGS_BYTES(1);
@@ -46,7 +48,7 @@ static openpim_emb_status probe_kernel(struct dpu_set_t dpu, uint64_t mram_bytes
             ix[b * PROBE_POOL + p] = (b * 7 + p * 13) % PROBE_ROWS;
     }
     const struct emb_header head = {PROBE_BATCH, type, 1, 0};
-    const struct emb_shard_args sa = {0, PROBE_ROWS, cols_pad, cols_pad, (uint32_t)hdr, (uint32_t)idx, (uint32_t)out,
+    const struct emb_shard_args sa = {0, PROBE_ROWS, cols, cols_pad, (uint32_t)hdr, (uint32_t)idx, (uint32_t)out,
                                       PROBE_BATCH * PROBE_POOL};
     memcpy((uint8_t *)img + argoff, &head, sizeof head);
     memcpy((uint8_t *)img + argoff + sizeof head, &sa, sizeof sa);
@@ -113,8 +115,11 @@ static void estimate(const struct probes *pr, const struct openpim_emb_config *c
         for (uint32_t k = 0; k < l->group_count[g]; k++) {
             const uint32_t t = l->group_tables[(size_t)g * l->nr_tables + k];
             const double lookups = B * tables[t].pooling / l->R; /* uniform indices */
-            cyc += B * lerp(l->cols_pad[t], pr->w1, pr->bag_w1, pr->w2, pr->bag_w2) +
-                   lookups * lerp(l->cols_pad[t], pr->w1, pr->cyc_w1, pr->w2, pr->cyc_w2);
+            if (l->cols[t] == 1) /* the kernel sums one column of the two it moves: probed on its own */
+                cyc += B * pr->bag_1 + lookups * pr->cyc_1;
+            else
+                cyc += B * lerp(l->cols_pad[t], pr->w1, pr->bag_w1, pr->w2, pr->bag_w2) +
+                       lookups * lerp(l->cols_pad[t], pr->w1, pr->cyc_w1, pr->w2, pr->cyc_w2);
             in += B * 8 + lookups * 4;
         }
         /* the busiest of R row slices: mean + sqrt(2 mean ln R) lookups (Gaussian approximation) */
@@ -229,7 +234,7 @@ openpim_emb_status openpim_emb_plan_auto(struct dpu_set_t set, const struct open
                         "bytes of MRAM (more DPUs, or a smaller max_batch)",
                         N, (unsigned long long)smallest, (unsigned long long)mram);
     }
-    /* probes: the kernel on the set's first DPU at two widths, transfers at two sizes */
+    /* probes: the kernel on the set's first DPU at one column and two widths, transfers at five sizes */
     struct probes pr = {.w1 = 2, .w2 = 64};
     uint8_t *buf = calloc(1, sizes[NR_SIZES - 1]);
     struct dpu_set_t first = {0};
@@ -247,7 +252,11 @@ openpim_emb_status openpim_emb_plan_auto(struct dpu_set_t set, const struct open
     else if (rc != DPU_OK)
         st = emb_dpu_fail(rc, "loading the embedding kernel (planner)");
     /* per bag at P = 1 and P = PROBE_POOL: lookup = the difference / (PROBE_POOL - 1), bag = the rest */
-    double one1 = 0, one2 = 0, many1 = 0, many2 = 0;
+    double one1 = 0, one2 = 0, many1 = 0, many2 = 0, one0 = 0, many0 = 0;
+    if (!st)
+        st = probe_kernel(first, mram, type, 1, 1, &one0, &pr.us_per_cycle);
+    if (!st)
+        st = probe_kernel(first, mram, type, 1, PROBE_POOL, &many0, &pr.us_per_cycle);
     if (!st)
         st = probe_kernel(first, mram, type, pr.w1, 1, &one1, &pr.us_per_cycle);
     if (!st)
@@ -270,6 +279,7 @@ openpim_emb_status openpim_emb_plan_auto(struct dpu_set_t set, const struct open
         if (rc != DPU_OK)
             st = emb_dpu_fail(rc, "the planner's probe launch");
     }
+    pr.cyc_1 = (many0 - one0) / (PROBE_POOL - 1), pr.bag_1 = one0 - pr.cyc_1;
     pr.cyc_w1 = (many1 - one1) / (PROBE_POOL - 1), pr.bag_w1 = one1 - pr.cyc_w1;
     pr.cyc_w2 = (many2 - one2) / (PROBE_POOL - 1), pr.bag_w2 = one2 - pr.cyc_w2;
     for (int k = 0; k < NR_SIZES && !st; k++) {
