@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,211 +153,332 @@ static int do_write(struct conn *c, const struct opd_request *r, char *err, size
     return rc;
 }
 
+/* ---- the requests -------------------------------------------------------------
+ * One function per request kind, each given a checked request (protocol.c's
+ * opd_check has seen every DPU, handle and range); it sends the reply itself
+ * and returns what reply() returned (-1 ends the connection). */
+
+typedef int request_fn(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx);
+
+static int req_hello(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct daemon *d = c->d;
+    if (r->u.hello.layout != OPD_LAYOUT) {
+        char err[160];
+        snprintf(err, sizeof err,
+                 "this client was built from a different OpenPIM than openpimd (layout %08x, daemon %08x)",
+                 r->u.hello.layout, OPD_LAYOUT);
+        return reply_error(c, r, err);
+    }
+    struct opd_hello_reply h;
+    memset(&h, 0, sizeof h);
+    h.cfg = d->cfg;
+    h.info = d->info;
+    h.quota = d->rm.quota;
+    h.max_wait_ms = d->max_wait_ms;
+    d->b->ops->memory(d->b, NULL, &h.memory_limit);
+    return reply(c, r, OPD_OK, &h, sizeof h);
+}
+
+static int req_claim(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct daemon *d = c->d;
+    char err[512];
+    uint32_t wait = r->u.claim.wait_ms < d->max_wait_ms ? r->u.claim.wait_ms : d->max_wait_ms;
+    struct opd_rank out = {0};
+    if (rm_claim(&d->rm, c->id, c->peer.uid, wait, client_gone, c, &out.rank, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    c->owned[out.rank] = 1;
+    memset(c->launched + (size_t)out.rank * d->info.dpus_per_rank, 0, d->info.dpus_per_rank);
+    if (d->verbose)
+        daemon_log("rank %u -> pid %d (uid %u)", out.rank, (int)c->peer.pid, (unsigned)c->peer.uid);
+    return reply(c, r, OPD_OK, &out, sizeof out);
+}
+
+static int req_release(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct daemon *d = c->d;
+    c->owned[r->u.rank.rank] = 0;
+    rm_release(&d->rm, c->id, r->u.rank.rank);
+    if (d->verbose)
+        daemon_log("rank %u released by pid %d and reset", r->u.rank.rank, (int)c->peer.pid);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_program_open(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    /* the parser must not read memory the client can change meanwhile: a private copy */
+    uint8_t *elf = r->data->where == OPD_SHM ? malloc(r->data_len) : (uint8_t *)r->inline_data;
+    if (!elf)
+        return reply_error(c, r, "out of memory");
+    if (elf != r->inline_data)
+        memcpy(elf, data_of(c, r), r->data_len);
+    struct op_backend_program *p = b->ops->program_open(b, elf, r->data_len, err, sizeof err);
+    if (elf != r->inline_data)
+        free(elf);
+    if (!p)
+        return reply_error(c, r, err);
+    uint32_t h = 0;
+    for (uint32_t i = 0; i < c->nr_programs && !h; i++)
+        if (!c->programs[i])
+            h = i + 1;
+    if (!h) {
+        struct op_backend_program **grown = realloc(c->programs, (c->nr_programs + 1) * sizeof *grown);
+        if (!grown) {
+            b->ops->program_close(b, p);
+            return reply_error(c, r, "out of memory");
+        }
+        c->programs = grown;
+        h = ++c->nr_programs;
+    }
+    c->programs[h - 1] = p;
+    struct opd_handle out = {.handle = h};
+    return reply(c, r, OPD_OK, &out, sizeof out);
+}
+
+static int req_program_close(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    b->ops->program_close(b, c->programs[r->u.handle.handle - 1]);
+    c->programs[r->u.handle.handle - 1] = NULL;
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_load(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    if (b->ops->load(b, r->dpus, r->n, c->programs[r->u.load.handle - 1], err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_write(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    char err[512];
+    if (do_write(c, r, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_write_batch(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd;
+    char err[512];
+    /* every entry is checked before any is written */
+    struct opd_request w;
+    uint64_t pos = 0;
+    char why[400];
+    for (uint32_t i = 0; i < r->u.batch.count; i++)
+        if (opd_batch_next(r, &pos, &w, why, sizeof why) != 0 || opd_check(ctx, &w, why, sizeof why) != 0) {
+            snprintf(err, sizeof err, "batched write %u of %u: %s", i + 1, r->u.batch.count, why);
+            return reply_error(c, r, err);
+        }
+    pos = 0;
+    for (uint32_t i = 0; i < r->u.batch.count; i++)
+        if (opd_batch_next(r, &pos, &w, why, sizeof why) != 0 || do_write(c, &w, why, sizeof why) != 0) {
+            snprintf(err, sizeof err, "batched write %u of %u: %s (the ones before it were written)", i + 1,
+                     r->u.batch.count, why);
+            return reply_error(c, r, err);
+        }
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_check_room(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    if (b->ops->check_room(b, r->dpus, r->n, r->u.room.off, r->u.room.len, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_read(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    const struct opd_read *rd = &r->u.read;
+    uint8_t *dst = rd->data.where == OPD_SHM ? c->shm + rd->data.shm_off : out_buf(c, rd->len);
+    if (!dst)
+        return reply_error(c, r, "out of memory");
+    if (b->ops->read(b, rd->dpu, (enum op_region)rd->region, rd->off, dst, rd->len, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, dst, rd->data.where == OPD_SHM ? 0 : rd->len);
+}
+
+static int req_read_gather(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    const struct opd_gather *g = &r->u.gather;
+    uint8_t *dst = g->data.where == OPD_SHM ? c->shm + g->data.shm_off : out_buf(c, r->data_len);
+    if (r->data_len && !dst)
+        return reply_error(c, r, "out of memory");
+    for (uint32_t i = 0; i < r->n; i++)
+        if (b->ops->read(b, r->dpus[i], (enum op_region)g->region, g->off, dst + (size_t)i * g->len, g->len, err,
+                         sizeof err) != 0)
+            return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, dst, g->data.where == OPD_SHM ? 0 : r->data_len);
+}
+
+static int req_view_write(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    if (b->ops->view_write(b, r->u.view.dpus, r->u.view.off, data_of(c, r), r->u.view.size, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_view_read(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    const struct opd_view *v = &r->u.view;
+    uint8_t *dst = v->data.where == OPD_SHM ? c->shm + v->data.shm_off : out_buf(c, v->size);
+    if (!dst)
+        return reply_error(c, r, "out of memory");
+    if (b->ops->view_read(b, v->dpus, v->off, dst, v->size, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, dst, v->data.where == OPD_SHM ? 0 : v->size);
+}
+
+static int req_launch(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    char err[512];
+    struct op_dpu_status *st = (struct op_dpu_status *)out_buf(c, (size_t)r->n * sizeof *st);
+    if (r->n && !st)
+        return reply_error(c, r, "out of memory");
+    if (r->n && b->ops->launch(b, r->dpus, r->n, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    for (uint32_t i = 0; i < r->n; i++) {
+        b->ops->result(b, r->dpus[i], &st[i]);
+        c->launched[r->dpus[i]] = 1;
+    }
+    return reply(c, r, OPD_OK, st, (size_t)r->n * sizeof *st);
+}
+
+static int req_result(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    struct op_dpu_status st;
+    memset(&st, 0, sizeof st);
+    if (c->launched[r->u.dpu.dpu]) /* not what a previous tenant's run left */
+        b->ops->result(b, r->u.dpu.dpu, &st);
+    return reply(c, r, OPD_OK, &st, sizeof st);
+}
+
+static int req_status(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct daemon *d = c->d;
+    _Static_assert(RANK_AVAILABLE == (int)OPD_RANK_AVAILABLE && RANK_ALLOCATED == (int)OPD_RANK_ALLOCATED &&
+                       RANK_RESETTING == (int)OPD_RANK_RESETTING && RANK_DRAINED == (int)OPD_RANK_DRAINED,
+                   "the wire's rank states are the rank manager's");
+    uint32_t n = d->rm.nr_ranks;
+    struct rm_rank_info *info = calloc(n, sizeof *info);
+    uint8_t *out = out_buf(c, sizeof(struct opd_status_reply) + (size_t)n * sizeof(struct opd_rank_status));
+    if (!info || !out) {
+        free(info);
+        return reply_error(c, r, "out of memory");
+    }
+    struct opd_status_reply head = {.nr_ranks = n, .quota = d->rm.quota};
+    rm_snapshot(&d->rm, info, &head.nr_waiting);
+    memcpy(out, &head, sizeof head);
+    for (uint32_t k = 0; k < n; k++) {
+        struct opd_rank_status st = {.state = (uint32_t)info[k].state, .drain = info[k].drain};
+        if (info[k].state == RANK_ALLOCATED || info[k].state == RANK_RESETTING) {
+            st.uid = info[k].uid;
+            st.conn = info[k].owner;
+        }
+        memcpy(out + sizeof head + (size_t)k * sizeof st, &st, sizeof st);
+    }
+    free(info);
+    return reply(c, r, OPD_OK, out, sizeof head + (size_t)n * sizeof(struct opd_rank_status));
+}
+
+static int req_drain(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    rm_drain(&c->d->rm, r->u.drain.rank, r->u.drain.on != 0);
+    daemon_log("rank %u %s by pid %d (uid %u)", r->u.drain.rank, r->u.drain.on ? "drained" : "back in service",
+               (int)c->peer.pid, (unsigned)c->peer.uid);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_memory(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)fd, (void)ctx;
+    struct op_backend *b = c->d->b;
+    struct opd_memory m = {0};
+    b->ops->memory(b, &m.used, &m.limit);
+    return reply(c, r, OPD_OK, &m, sizeof m);
+}
+
+static int req_shm_attach(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
+{
+    (void)ctx;
+    char err[512];
+    if (fd < 0)
+        return reply_error(c, r, "SHM_ATTACH: no descriptor came with the request");
+    if (attach_shm(c, fd, r->u.shm.size, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+/* One row per request kind: its handler, and whether only operators (root or
+ * the daemon's own user: what the ranks do says who uses the machine) may
+ * send it. */
+static const struct {
+    request_fn *run;
+    bool operators;
+} requests[OPD_OP_END] = {
+    [OPD_HELLO] = {req_hello, false},
+    [OPD_CLAIM] = {req_claim, false},
+    [OPD_RELEASE] = {req_release, false},
+    [OPD_PROGRAM_OPEN] = {req_program_open, false},
+    [OPD_PROGRAM_CLOSE] = {req_program_close, false},
+    [OPD_LOAD] = {req_load, false},
+    [OPD_WRITE] = {req_write, false},
+    [OPD_CHECK_ROOM] = {req_check_room, false},
+    [OPD_READ] = {req_read, false},
+    [OPD_VIEW_WRITE] = {req_view_write, false},
+    [OPD_VIEW_READ] = {req_view_read, false},
+    [OPD_LAUNCH] = {req_launch, false},
+    [OPD_RESULT] = {req_result, false},
+    [OPD_MEMORY] = {req_memory, false},
+    [OPD_SHM_ATTACH] = {req_shm_attach, false},
+    [OPD_READ_GATHER] = {req_read_gather, false},
+    [OPD_WRITE_BATCH] = {req_write_batch, false},
+    [OPD_STATUS] = {req_status, true},
+    [OPD_DRAIN] = {req_drain, true},
+};
+
 /* Runs one checked request; the reply is sent here.  -1 ends the connection. */
 static int handle(struct conn *c, const struct opd_request *r, int fd, const struct opd_context *ctx)
 {
-    struct daemon *d = c->d;
-    struct op_backend *b = d->b;
-    char err[512] = "";
-    switch (r->op) {
-    case OPD_HELLO: {
-        if (r->u.hello.layout != OPD_LAYOUT) {
-            snprintf(err, sizeof err,
-                     "this client was built from a different OpenPIM than openpimd (layout %08x, daemon %08x)",
-                     r->u.hello.layout, OPD_LAYOUT);
-            return reply_error(c, r, err);
-        }
-        struct opd_hello_reply h;
-        memset(&h, 0, sizeof h);
-        h.cfg = d->cfg;
-        h.info = d->info;
-        h.quota = d->rm.quota;
-        h.max_wait_ms = d->max_wait_ms;
-        b->ops->memory(b, NULL, &h.memory_limit);
-        return reply(c, r, OPD_OK, &h, sizeof h);
-    }
-    case OPD_CLAIM: {
-        uint32_t wait = r->u.claim.wait_ms < d->max_wait_ms ? r->u.claim.wait_ms : d->max_wait_ms;
-        struct opd_rank out = {0};
-        if (rm_claim(&d->rm, c->id, c->peer.uid, wait, client_gone, c, &out.rank, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        c->owned[out.rank] = 1;
-        memset(c->launched + (size_t)out.rank * d->info.dpus_per_rank, 0, d->info.dpus_per_rank);
-        if (d->verbose)
-            daemon_log("rank %u -> pid %d (uid %u)", out.rank, (int)c->peer.pid, (unsigned)c->peer.uid);
-        return reply(c, r, OPD_OK, &out, sizeof out);
-    }
-    case OPD_RELEASE:
-        c->owned[r->u.rank.rank] = 0;
-        rm_release(&d->rm, c->id, r->u.rank.rank);
-        if (d->verbose)
-            daemon_log("rank %u released by pid %d and reset", r->u.rank.rank, (int)c->peer.pid);
-        return reply(c, r, OPD_OK, NULL, 0);
-    case OPD_PROGRAM_OPEN: {
-        /* the parser must not read memory the client can change meanwhile: a private copy */
-        uint8_t *elf = r->data->where == OPD_SHM ? malloc(r->data_len) : (uint8_t *)r->inline_data;
-        if (!elf)
-            return reply_error(c, r, "out of memory");
-        if (elf != r->inline_data)
-            memcpy(elf, data_of(c, r), r->data_len);
-        struct op_backend_program *p = b->ops->program_open(b, elf, r->data_len, err, sizeof err);
-        if (elf != r->inline_data)
-            free(elf);
-        if (!p)
-            return reply_error(c, r, err);
-        uint32_t h = 0;
-        for (uint32_t i = 0; i < c->nr_programs && !h; i++)
-            if (!c->programs[i])
-                h = i + 1;
-        if (!h) {
-            struct op_backend_program **grown = realloc(c->programs, (c->nr_programs + 1) * sizeof *grown);
-            if (!grown) {
-                b->ops->program_close(b, p);
-                return reply_error(c, r, "out of memory");
-            }
-            c->programs = grown;
-            h = ++c->nr_programs;
-        }
-        c->programs[h - 1] = p;
-        struct opd_handle out = {.handle = h};
-        return reply(c, r, OPD_OK, &out, sizeof out);
-    }
-    case OPD_PROGRAM_CLOSE:
-        b->ops->program_close(b, c->programs[r->u.handle.handle - 1]);
-        c->programs[r->u.handle.handle - 1] = NULL;
-        return reply(c, r, OPD_OK, NULL, 0);
-    case OPD_LOAD:
-        if (b->ops->load(b, r->dpus, r->n, c->programs[r->u.load.handle - 1], err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, NULL, 0);
-    case OPD_WRITE:
-        if (do_write(c, r, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, NULL, 0);
-    case OPD_WRITE_BATCH: {
-        /* every entry is checked before any is written */
-        struct opd_request w;
-        uint64_t pos = 0;
-        char why[400];
-        for (uint32_t i = 0; i < r->u.batch.count; i++)
-            if (opd_batch_next(r, &pos, &w, why, sizeof why) != 0 || opd_check(ctx, &w, why, sizeof why) != 0) {
-                snprintf(err, sizeof err, "batched write %u of %u: %s", i + 1, r->u.batch.count, why);
-                return reply_error(c, r, err);
-            }
-        pos = 0;
-        for (uint32_t i = 0; i < r->u.batch.count; i++)
-            if (opd_batch_next(r, &pos, &w, why, sizeof why) != 0 || do_write(c, &w, why, sizeof why) != 0) {
-                snprintf(err, sizeof err, "batched write %u of %u: %s (the ones before it were written)", i + 1,
-                         r->u.batch.count, why);
-                return reply_error(c, r, err);
-            }
-        return reply(c, r, OPD_OK, NULL, 0);
-    }
-    case OPD_CHECK_ROOM:
-        if (b->ops->check_room(b, r->dpus, r->n, r->u.room.off, r->u.room.len, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, NULL, 0);
-    case OPD_READ: {
-        const struct opd_read *rd = &r->u.read;
-        uint8_t *dst = rd->data.where == OPD_SHM ? c->shm + rd->data.shm_off : out_buf(c, rd->len);
-        if (!dst)
-            return reply_error(c, r, "out of memory");
-        if (b->ops->read(b, rd->dpu, (enum op_region)rd->region, rd->off, dst, rd->len, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, dst, rd->data.where == OPD_SHM ? 0 : rd->len);
-    }
-    case OPD_READ_GATHER: {
-        const struct opd_gather *g = &r->u.gather;
-        uint8_t *dst = g->data.where == OPD_SHM ? c->shm + g->data.shm_off : out_buf(c, r->data_len);
-        if (r->data_len && !dst)
-            return reply_error(c, r, "out of memory");
-        for (uint32_t i = 0; i < r->n; i++)
-            if (b->ops->read(b, r->dpus[i], (enum op_region)g->region, g->off, dst + (size_t)i * g->len, g->len, err,
-                             sizeof err) != 0)
-                return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, dst, g->data.where == OPD_SHM ? 0 : r->data_len);
-    }
-    case OPD_VIEW_WRITE:
-        if (b->ops->view_write(b, r->u.view.dpus, r->u.view.off, data_of(c, r), r->u.view.size, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, NULL, 0);
-    case OPD_VIEW_READ: {
-        const struct opd_view *v = &r->u.view;
-        uint8_t *dst = v->data.where == OPD_SHM ? c->shm + v->data.shm_off : out_buf(c, v->size);
-        if (!dst)
-            return reply_error(c, r, "out of memory");
-        if (b->ops->view_read(b, v->dpus, v->off, dst, v->size, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, dst, v->data.where == OPD_SHM ? 0 : v->size);
-    }
-    case OPD_LAUNCH: {
-        struct op_dpu_status *st = (struct op_dpu_status *)out_buf(c, (size_t)r->n * sizeof *st);
-        if (r->n && !st)
-            return reply_error(c, r, "out of memory");
-        if (r->n && b->ops->launch(b, r->dpus, r->n, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        for (uint32_t i = 0; i < r->n; i++) {
-            b->ops->result(b, r->dpus[i], &st[i]);
-            c->launched[r->dpus[i]] = 1;
-        }
-        return reply(c, r, OPD_OK, st, (size_t)r->n * sizeof *st);
-    }
-    case OPD_RESULT: {
-        struct op_dpu_status st;
-        memset(&st, 0, sizeof st);
-        if (c->launched[r->u.dpu.dpu]) /* not what a previous tenant's run left */
-            b->ops->result(b, r->u.dpu.dpu, &st);
-        return reply(c, r, OPD_OK, &st, sizeof st);
-    }
-    case OPD_STATUS:
-    case OPD_DRAIN: {
-        _Static_assert(RANK_AVAILABLE == (int)OPD_RANK_AVAILABLE && RANK_ALLOCATED == (int)OPD_RANK_ALLOCATED &&
-                           RANK_RESETTING == (int)OPD_RANK_RESETTING && RANK_DRAINED == (int)OPD_RANK_DRAINED,
-                       "the wire's rank states are the rank manager's");
-        /* operators only: what the ranks do says who uses the machine */
-        if (c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid())
-            return reply_error(c, r, "operators only (root or openpimd's own user)");
-        if (r->op == OPD_DRAIN) {
-            rm_drain(&d->rm, r->u.drain.rank, r->u.drain.on != 0);
-            daemon_log("rank %u %s by pid %d (uid %u)", r->u.drain.rank,
-                       r->u.drain.on ? "drained" : "back in service", (int)c->peer.pid, (unsigned)c->peer.uid);
-            return reply(c, r, OPD_OK, NULL, 0);
-        }
-        uint32_t n = d->rm.nr_ranks;
-        struct rm_rank_info *info = calloc(n, sizeof *info);
-        uint8_t *out = out_buf(c, sizeof(struct opd_status_reply) + (size_t)n * sizeof(struct opd_rank_status));
-        if (!info || !out) {
-            free(info);
-            return reply_error(c, r, "out of memory");
-        }
-        struct opd_status_reply head = {.nr_ranks = n, .quota = d->rm.quota};
-        rm_snapshot(&d->rm, info, &head.nr_waiting);
-        memcpy(out, &head, sizeof head);
-        for (uint32_t k = 0; k < n; k++) {
-            struct opd_rank_status st = {.state = (uint32_t)info[k].state, .drain = info[k].drain};
-            if (info[k].state == RANK_ALLOCATED || info[k].state == RANK_RESETTING) {
-                st.uid = info[k].uid;
-                st.conn = info[k].owner;
-            }
-            memcpy(out + sizeof head + (size_t)k * sizeof st, &st, sizeof st);
-        }
-        free(info);
-        return reply(c, r, OPD_OK, out, sizeof head + (size_t)n * sizeof(struct opd_rank_status));
-    }
-    case OPD_MEMORY: {
-        struct opd_memory m = {0};
-        b->ops->memory(b, &m.used, &m.limit);
-        return reply(c, r, OPD_OK, &m, sizeof m);
-    }
-    case OPD_SHM_ATTACH:
-        if (fd < 0)
-            return reply_error(c, r, "SHM_ATTACH: no descriptor came with the request");
-        if (attach_shm(c, fd, r->u.shm.size, err, sizeof err) != 0)
-            return reply_error(c, r, err);
-        return reply(c, r, OPD_OK, NULL, 0);
-    default:
+    if (r->op >= OPD_OP_END || !requests[r->op].run)
         return reply_error(c, r, "unknown request");
-    }
+    if (requests[r->op].operators && c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid())
+        return reply_error(c, r, "operators only (root or openpimd's own user)");
+    return requests[r->op].run(c, r, fd, ctx);
 }
 
 static void conn_free(struct conn *c)
