@@ -1,7 +1,7 @@
 /* The seam between the host library (sdk/) and a PIM machine: an operations
  * table, in the spirit of SQLite's VFS or NCCL's transports.  The embedded
  * emulator (machine/backend_local.c) is one backend; a client of the openpimd
- * daemon will be another.  sdk/ reaches a machine only through this table.
+ * daemon (backend/backend_remote.c) is another.  sdk/ reaches a machine only through this table.
  *
  * Data crosses the seam by copy (write/read), never as a pointer into the
  * machine's memory; the one fast path, the rank's physical view, is an
@@ -45,6 +45,7 @@ struct op_machine_config {
 
 struct op_backend;
 struct op_backend_program; /* a program as the backend holds it */
+struct op_backend_pool;    /* processes running the DPU code of some ranks (see pool_open) */
 
 /* A progress report of a launch or a write: `done` of its DPUs have finished. */
 typedef void op_watch_fn(void *arg, uint32_t done);
@@ -108,6 +109,21 @@ struct op_backend_ops {
 
     /* Host memory backing the machine's memories, and its limit. */
     void (*memory)(struct op_backend *b, uint64_t *used, uint64_t *limit);
+
+    /* Optional (NULL: the backend does not seal tenants from each other):
+     * pools, the unit of isolation between tenants.  The DPU code of the
+     * ranks bound to a pool runs in processes that hold nothing of any other
+     * rank (machine/machine.h); a rank that is released goes back to the
+     * backend's own pool, and the processes of the pool it leaves are ended
+     * before it is reset.  openpimd opens one pool per session and binds to
+     * it the ranks the session claims. */
+    struct op_backend_pool *(*pool_open)(struct op_backend *b, char *err, size_t errlen);
+    /* Binds a claimed rank to p (no launch of p may run). */
+    int (*pool_bind)(struct op_backend *b, uint32_t rank, struct op_backend_pool *p, char *err, size_t errlen);
+    /* Ends p's launches now (they fail with `why`, as do later ones). */
+    void (*pool_cancel)(struct op_backend *b, struct op_backend_pool *p, const char *why);
+    /* Frees p, whose ranks were all released. */
+    void (*pool_close)(struct op_backend *b, struct op_backend_pool *p);
 };
 
 struct op_backend {

@@ -1,12 +1,17 @@
 /* Coroutine switch for tasklets (System V x86-64).
  * op_switch(void **save_sp, void *next_sp): saves the callee-saved registers on
  * the current stack, stores its stack pointer in *save_sp and resumes next_sp.
- * op_tasklet_start: first frame of a new tasklet; calls r12() (DPU code), then
- * r13() (the worker's tasklet end) through op_service_entry.
- * op_service_entry: how DPU code reaches a worker service (r11 = the service):
- * the service runs on the current tasklet's service stack (op_service_sp), so
- * that no worker frame, return address or saved register is ever left in
- * memory DPU code can read (its stack lies below 4 GB, service stacks above). */
+ * op_tasklet_start: first frame of a new tasklet, on its service stack: moves
+ * to its stack in WRAM (r14), calls r12() (DPU code), then the exit service
+ * (index r13) through op_service_entry.  Nothing of the worker is written on
+ * the WRAM stack, and DPU code starts with no worker address in a register.
+ * op_service_entry: how DPU code reaches a worker service (r11 = the
+ * service's index, checked): the service runs on the current tasklet's
+ * service stack (op_service_sp), so that no worker frame, return address or
+ * saved register is ever left in memory DPU code can read (its stack lies
+ * below 4 GB, service stacks above); the registers a service may leave worker
+ * values in (the caller-saved ones but rax, its result) are cleared before
+ * DPU code runs again. */
     .text
     .globl op_switch
     .type op_switch, @function
@@ -31,14 +36,8 @@ op_switch:
     .globl op_tasklet_start
     .type op_tasklet_start, @function
 op_tasklet_start:
-    /* forget the worker values op_switch just popped from this stack */
-    movq $0, -8(%rsp)
-    movq $0, -16(%rsp)
-    movq $0, -24(%rsp)
-    movq $0, -32(%rsp)
-    movq $0, -40(%rsp)
-    movq $0, -48(%rsp)
-    movq $0, -56(%rsp)
+    movq %r14, %rsp
+    xorl %r14d, %r14d
     andq $-16, %rsp
     callq *%r12
     movq %r13, %r11
@@ -53,9 +52,39 @@ op_service_entry:
     movq op_service_sp(%rip), %rsp
     pushq %rax
     subq $8, %rsp
-    callq *%r11
+    cmpq op_service_count(%rip), %r11
+    jae 1f
+    leaq op_service_table(%rip), %rax
+    callq *(%rax,%r11,8)
+    xorl %ecx, %ecx
+    xorl %edx, %edx
+    xorl %esi, %esi
+    xorl %edi, %edi
+    xorl %r8d, %r8d
+    xorl %r9d, %r9d
+    xorl %r10d, %r10d
+    xorl %r11d, %r11d
+    pxor %xmm0, %xmm0
+    pxor %xmm1, %xmm1
+    pxor %xmm2, %xmm2
+    pxor %xmm3, %xmm3
+    pxor %xmm4, %xmm4
+    pxor %xmm5, %xmm5
+    pxor %xmm6, %xmm6
+    pxor %xmm7, %xmm7
+    pxor %xmm8, %xmm8
+    pxor %xmm9, %xmm9
+    pxor %xmm10, %xmm10
+    pxor %xmm11, %xmm11
+    pxor %xmm12, %xmm12
+    pxor %xmm13, %xmm13
+    pxor %xmm14, %xmm14
+    pxor %xmm15, %xmm15
     addq $8, %rsp
     popq %rsp
     ret
+1:
+    callq op_service_bad
+    ud2
     .size op_service_entry, .-op_service_entry
     .section .note.GNU-stack,"",@progbits

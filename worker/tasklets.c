@@ -148,10 +148,11 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
     s->icount_mark = *icount;
     for (unsigned i = 0; i < nr; i++) {
         struct op_tasklet *t = &s->t[i];
-        uint64_t *sp = (uint64_t *)((uintptr_t)t->stack_hi & ~(uintptr_t)15) - 8; /* 16-byte aligned at entry */
+        /* the first frame lies on its service stack, not in WRAM (switch.S) */
+        uint64_t *sp = (uint64_t *)(service_stacks + (uint64_t)(i + 1) * (SERVICE_STACK + GUARD)) - 8;
         sp[0] = 0;                                   /* r15 */
-        sp[1] = 0;                                   /* r14 */
-        sp[2] = (uint64_t)(uintptr_t)tasklet_exit;   /* r13 */
+        sp[1] = ((uintptr_t)t->stack_hi & ~(uintptr_t)15) - 8; /* r14: its WRAM stack (16-byte aligned at entry) */
+        sp[2] = OP_SERVICE_EXIT;                     /* r13 */
         sp[3] = (uint64_t)(uintptr_t)entry;          /* r12 */
         sp[4] = 0;                                   /* rbx */
         sp[5] = 0;                                   /* rbp */
