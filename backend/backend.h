@@ -61,11 +61,22 @@ struct op_backend_ops {
      * and WRAM read as zeros, so a claimed rank is always clean. */
     int (*claim_rank)(struct op_backend *b, uint32_t rank, char *err, size_t errlen);
     void (*release_rank)(struct op_backend *b, uint32_t rank);
+    /* Optional (NULL: claim_rank one by one): claims between min and n of the
+     * ranks listed, the first ones, in one step: all or none when min == n
+     * (a remote backend's claim waits once for all of them, in one queue).
+     * The number claimed, or -1 with a message (none claimed). */
+    int (*claim_ranks)(struct op_backend *b, const uint32_t *ranks, uint32_t min, uint32_t n, char *err,
+                       size_t errlen);
 
     /* Programs: the ELF bytes of a DPU image, validated by the backend. */
     struct op_backend_program *(*program_open)(struct op_backend *b, const void *elf, size_t len, char *err,
                                                size_t errlen);
     void (*program_close)(struct op_backend *b, struct op_backend_program *p);
+    /* Optional (NULL: program_open from a copy): the ELF bytes in a memfd,
+     * exactly len of them, sealed (F_SEAL_WRITE, SHRINK, GROW, SEAL); the
+     * backend keeps fd and parses it where it lies (closes it on failure). */
+    struct op_backend_program *(*program_open_fd)(struct op_backend *b, int fd, size_t len, char *err,
+                                                  size_t errlen);
     /* Loads p onto the DPUs (WRAM image, initialised MRAM variables); all or none. */
     int (*load)(struct op_backend *b, const uint32_t *dpus, uint32_t n, struct op_backend_program *p, char *err,
                 size_t errlen);

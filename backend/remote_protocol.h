@@ -1,9 +1,19 @@
 /* The openpimd wire protocol, shared by the daemon (daemon/) and its client,
  * the remote backend of libdpu (backend/backend_remote.c).
  *
- * One stream connection per client process over a UNIX-domain socket; the
- * client sends requests, the daemon answers each in order.  Every message is
- * a header followed by `len` payload bytes.  Numbers are in host byte order:
+ * One stream connection per client process over a UNIX-domain socket.  The
+ * first request is HELLO; the daemon refuses any other before it (and closes
+ * the connection).  Every message is a header followed by `len` payload bytes.
+ *
+ * Order.  The daemon runs the requests that name DPUs of one rank only (LOAD,
+ * WRITE, CHECK_ROOM, READ, READ_GATHER, VIEW_*, LAUNCH, RESULT) in order per
+ * rank, and requests of different ranks at the same time (vPIM's per-rank
+ * parallelism); any other request waits until every earlier one has been
+ * answered and runs before any later one.  Replies repeat their request's seq
+ * and may come in another order than the requests when those name different
+ * ranks.  While a LAUNCH runs the daemon sends OPD_PROGRESS messages (same
+ * op and seq, payload: uint32_t DPUs finished) about every second, so that a
+ * client can tell a long launch from a daemon that went silent.  Numbers are in host byte order:
  * both ends run on one machine (a vsock transport for virtual machines would
  * keep x86-64's order, see README).  Both ends must come from the same
  * OpenPIM build: HELLO carries OPD_LAYOUT, which changes with every structure
@@ -14,8 +24,8 @@
  * connection's own.  Bulk data travels inline up to OPD_INLINE_MAX bytes; above
  * that it lies in a shared-memory window, a sealed memfd the client passed
  * once with OPD_SHM_ATTACH (SCM_RIGHTS), which both sides map. */
-#ifndef OPENPIM_DAEMON_PROTOCOL_H
-#define OPENPIM_DAEMON_PROTOCOL_H
+#ifndef OPENPIM_REMOTE_PROTOCOL_H
+#define OPENPIM_REMOTE_PROTOCOL_H
 
 #include <stdint.h>
 
@@ -29,12 +39,16 @@
 /* The largest payload the daemon accepts: fixed part, DPU list, inline data. */
 #define OPD_MAX_DPUS 65536u
 #define OPD_MAX_PAYLOAD (256u + OPD_MAX_DPUS * 4u + OPD_INLINE_MAX)
-/* The largest shared-memory window a client may attach. */
-#define OPD_SHM_MAX (1ull << 32)
+/* The largest shared-memory window a client may attach (the remote backend's
+ * is 32 MB): the daemon maps it and backs what it writes there. */
+#define OPD_SHM_MAX (64ull << 20)
+/* The largest DPU program (ELF bytes) PROGRAM_OPEN takes: what the remote
+ * backend can send (one window); refused before anything is read. */
+#define OPD_PROGRAM_MAX (32ull << 20)
 
 enum opd_op {
     OPD_HELLO = 1,     /* opd_hello -> opd_hello_reply */
-    OPD_CLAIM,         /* opd_claim -> opd_rank */
+    OPD_CLAIM,         /* opd_claim -> uint32_t ranks[claimed] */
     OPD_RELEASE,       /* opd_rank -> - */
     OPD_PROGRAM_OPEN,  /* opd_data + ELF bytes -> opd_handle */
     OPD_PROGRAM_CLOSE, /* opd_handle -> - */
@@ -55,9 +69,11 @@ enum opd_op {
     OPD_OP_END
 };
 
-/* Status of a reply.  OPD_BYE is sent unasked when the daemon stops: the
- * connection is over and the client's ranks are gone. */
-enum opd_status { OPD_OK = 0, OPD_ERROR = 1, OPD_BYE = 2 };
+/* Status of a reply.  OPD_BYE is sent unasked when the daemon stops or
+ * cannot serve the connection: the connection is over and the client's ranks
+ * are gone.  OPD_PROGRESS precedes a LAUNCH's reply (see Order above). */
+enum opd_status { OPD_OK = 0, OPD_ERROR = 1, OPD_BYE = 2, OPD_PROGRESS = 3 };
+#define OPD_STATUS_KINDS 4
 
 struct opd_header {
     uint32_t magic;   /* OPD_MAGIC */
@@ -84,15 +100,21 @@ struct opd_hello {
     uint32_t pad;
 };
 struct opd_hello_reply {
-    struct op_machine_config cfg; /* the daemon's machine (remote[] empty) */
+    struct op_machine_config cfg; /* the daemon's machine (remote[] empty); cfg.budget_ns: its launch budget */
     struct op_backend_info info;
-    uint32_t quota;           /* ranks the tenant (uid) may hold at once */
+    uint32_t quota;           /* ranks the tenant may hold at once */
     uint32_t max_wait_ms;     /* the longest a claim may wait in the queue */
     uint64_t memory_limit;    /* host bytes the machine's memories may use */
+    char tenant[48];          /* who the daemon takes this connection for ("uid:1000") */
 };
 
+/* Claims between min and count ranks (min == count: all or none) in one step,
+ * waiting at most wait_ms in the queue for them all (0: do not wait).  The
+ * reply lists the ranks claimed. */
 struct opd_claim {
-    uint32_t wait_ms; /* how long to wait in the queue for a free rank (0: do not wait) */
+    uint32_t wait_ms;
+    uint32_t count;
+    uint32_t min;
     uint32_t pad;
 };
 struct opd_rank {
@@ -176,10 +198,9 @@ struct opd_status_reply {
 };
 struct opd_rank_status {
     uint32_t state; /* enum opd_rank_state */
-    uint32_t uid;   /* the tenant, while allocated or resetting */
     uint32_t drain; /* 1: taken out of service (drained once free) */
-    uint32_t pad;
     uint64_t conn;  /* the tenant's connection number in the daemon's log */
+    char tenant[48]; /* the tenant, while allocated or resetting */
 };
 struct opd_drain {
     uint32_t rank;
@@ -192,7 +213,8 @@ struct opd_drain {
     ((uint32_t)(OPD_VERSION * 1000003u + sizeof(struct op_machine_config) * 131u +                              \
                 sizeof(struct op_backend_info) * 17u + sizeof(struct op_dpu_status) * 7u +                      \
                 sizeof(struct opd_header) * 3u + sizeof(struct opd_write) + sizeof(struct opd_view) * 5u +     \
-                sizeof(struct opd_rank_status) * 11u + sizeof(struct opd_status_reply) * 13u))
+                sizeof(struct opd_rank_status) * 11u + sizeof(struct opd_status_reply) * 13u +                 \
+                sizeof(struct opd_hello_reply) * 19u + sizeof(struct opd_claim) * 23u + OPD_STATUS_KINDS * 29u))
 
 /* ---- decoding (daemon/protocol.c) ------------------------------------------ */
 

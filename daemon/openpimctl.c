@@ -88,32 +88,34 @@ static void status(void)
     if (len != sizeof head + (uint64_t)head.nr_ranks * sizeof(struct opd_rank_status))
         die("STATUS reply of the wrong size");
     static const char *const names[] = {"available", "allocated", "resetting", "drained"};
-    printf("%-6s %-10s %-8s %-10s %s\n", "rank", "state", "uid", "conn", "drain");
-    uint32_t *uids = calloc(head.nr_ranks + 1, sizeof *uids), *held = calloc(head.nr_ranks + 1, sizeof *held);
-    uint32_t tenants = 0;
+    printf("%-6s %-10s %-16s %-10s %s\n", "rank", "state", "tenant", "conn", "drain");
+    char (*ids)[sizeof ((struct opd_rank_status *)0)->tenant] = calloc(head.nr_ranks + 1, sizeof *ids);
+    uint32_t *held = calloc(head.nr_ranks + 1, sizeof *held), tenants = 0;
+    if (!ids || !held)
+        die("out of memory");
     for (uint32_t r = 0; r < head.nr_ranks; r++) {
         struct opd_rank_status st;
         memcpy(&st, p + sizeof head + (size_t)r * sizeof st, sizeof st);
+        st.tenant[sizeof st.tenant - 1] = 0;
         int busy = st.state == OPD_RANK_ALLOCATED || st.state == OPD_RANK_RESETTING;
-        char uid[16] = "-", conn[24] = "-";
+        char conn[24] = "-";
         if (busy) {
-            snprintf(uid, sizeof uid, "%u", st.uid);
             snprintf(conn, sizeof conn, "%llu", (unsigned long long)st.conn);
             uint32_t t = 0;
-            while (t < tenants && uids[t] != st.uid)
+            while (t < tenants && strcmp(ids[t], st.tenant))
                 t++;
             if (t == tenants)
-                uids[tenants++] = st.uid;
+                memcpy(ids[tenants++], st.tenant, sizeof st.tenant);
             held[t]++;
         }
-        printf("%-6u %-10s %-8s %-10s %s\n", r, st.state < 4 ? names[st.state] : "?", uid, conn,
+        printf("%-6u %-10s %-16s %-10s %s\n", r, st.state < 4 ? names[st.state] : "?", busy ? st.tenant : "-", conn,
                st.drain ? "yes" : "no");
     }
     printf("claims waiting: %u\n", head.nr_waiting);
     printf("quota: %u rank(s) per tenant\n", head.quota);
     for (uint32_t t = 0; t < tenants; t++)
-        printf("tenant uid %u holds %u rank(s)\n", uids[t], held[t]);
-    free(uids);
+        printf("tenant %s holds %u rank(s)\n", ids[t], held[t]);
+    free(ids);
     free(held);
     free(p);
 }

@@ -135,6 +135,9 @@ int opd_decode(const struct opd_header *h, const uint8_t *payload, struct opd_re
     case OPD_PROGRAM_OPEN:
         if (out->u.program.len == 0)
             return fail(err, errlen, "PROGRAM_OPEN: an empty program");
+        if (out->u.program.len > OPD_PROGRAM_MAX) /* before a byte of it is read */
+            return fail(err, errlen, "PROGRAM_OPEN: a program of %llu bytes, over the %llu MB one may have",
+                        (unsigned long long)out->u.program.len, OPD_PROGRAM_MAX >> 20);
         out->data = &out->u.program.data;
         out->data_len = out->u.program.len;
         if (take_data(out->data, out->data_len, rest, 1, err, errlen) != 0)
@@ -289,6 +292,15 @@ int opd_check(const struct opd_context *c, const struct opd_request *r, char *er
     if (check_window(c, r, err, errlen) != 0)
         return -1;
     switch (r->op) {
+    case OPD_CLAIM: {
+        const struct opd_claim *cl = &r->u.claim;
+        uint32_t nr_ranks = c->nr_dpus / c->dpus_per_rank;
+        if (cl->min == 0 || cl->min > cl->count || cl->pad)
+            return fail(err, errlen, "CLAIM: between %u and %u ranks", cl->min, cl->count);
+        if (cl->count > nr_ranks)
+            return fail(err, errlen, "CLAIM: %u ranks asked for, the machine has %u", cl->count, nr_ranks);
+        return 0;
+    }
     case OPD_RELEASE:
         if (r->u.rank.rank >= c->nr_dpus / c->dpus_per_rank || !c->owns(c->ctx, r->u.rank.rank))
             return fail(err, errlen, "RELEASE: rank %u is not yours", r->u.rank.rank);

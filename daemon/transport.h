@@ -26,6 +26,10 @@ int transport_peer(int fd, struct peer *out);
  * 0, 1 on a clean end of stream before any byte, -1 on error, a cut stream
  * or when stop_fd is readable. */
 int transport_recv(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, int stop_fd);
+/* The same, giving up (-1) when the whole message has not come within
+ * timeout_ms (-1: no limit). */
+int transport_recv_within(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, int stop_fd,
+                          int timeout_ms);
 /* Writes the iovecs whole; -1 on error or when the peer reads nothing for
  * timeout_ms (replies in flight still go out while the daemon stops). */
 struct iovec;

@@ -98,6 +98,13 @@ static struct op_backend_program *local_program_open(struct op_backend *b, const
     return (struct op_backend_program *)op_program_create(elf, len, err, errlen);
 }
 
+static struct op_backend_program *local_program_open_fd(struct op_backend *b, int fd, size_t len, char *err,
+                                                        size_t errlen)
+{
+    (void)b;
+    return (struct op_backend_program *)op_program_create_fd(fd, len, err, errlen);
+}
+
 static void local_program_close(struct op_backend *b, struct op_backend_program *p)
 {
     (void)b;
@@ -359,6 +366,7 @@ static const struct op_backend_ops local_ops = {
     .release_rank = local_release_rank,
     .program_open = local_program_open,
     .program_close = local_program_close,
+    .program_open_fd = local_program_open_fd,
     .load = local_load,
     .write = local_write,
     .write_watched = local_write_watched,

@@ -259,9 +259,10 @@ uint8_t *op_machine_wram(struct op_machine *m, uint32_t dpu)
 
 /* ---- programs -------------------------------------------------------------- */
 
+static _Atomic uint64_t next_program_id = 1;
+
 struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen)
 {
-    static _Atomic uint64_t next_id = 1;
     struct op_program *p = calloc(1, sizeof *p);
     if (!p) {
         op_fail(err, errlen, "out of memory");
@@ -280,7 +281,7 @@ struct op_program *op_program_create(const void *bytes, size_t len, char *err, s
         free(p);
         return NULL;
     }
-    p->id = atomic_fetch_add(&next_id, 1);
+    p->id = atomic_fetch_add(&next_program_id, 1);
     p->refs = 1;
     return p;
 }
@@ -290,11 +291,46 @@ void op_program_get(struct op_program *p)
     p->refs++;
 }
 
+struct op_program *op_program_create_fd(int fd, size_t len, char *err, size_t errlen)
+{
+    static const int seals = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != len || (fcntl(fd, F_GET_SEALS) & seals) != seals) {
+        op_fail(err, errlen, "a program's memfd must hold its %zu bytes and be sealed", len);
+        close(fd);
+        return NULL;
+    }
+    struct op_program *p = calloc(1, sizeof *p);
+    void *map = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (!p || map == MAP_FAILED) {
+        op_fail(err, errlen, "cannot map the program: %s", p ? strerror(errno) : "out of memory");
+        if (map != MAP_FAILED)
+            munmap(map, len);
+        free(p);
+        close(fd);
+        return NULL;
+    }
+    if (op_image_parse_in_place(map, len, &p->img, err, errlen) != 0) {
+        munmap(map, len);
+        free(p);
+        close(fd);
+        return NULL;
+    }
+    p->fd = fd;
+    p->map = map;
+    p->map_len = len;
+    p->id = atomic_fetch_add(&next_program_id, 1);
+    p->refs = 1;
+    return p;
+}
+
 void op_program_put(struct op_program *p)
 {
     if (p && --p->refs == 0) {
         close(p->fd);
         op_image_free(&p->img);
+        if (p->map)
+            munmap(p->map, p->map_len);
         free(p);
     }
 }

@@ -21,7 +21,9 @@ struct op_machine;
 /* A loaded DPU program; shared by every DPU it is loaded on. */
 struct op_program {
     struct op_image img;
-    int fd;      /* memfd holding the file bytes, opened by workers */
+    int fd;      /* memfd holding the file bytes, passed to the workers with a launch */
+    void *map;   /* op_program_create_fd: the memfd mapped, which img points into */
+    size_t map_len;
     uint64_t id;
     unsigned refs;
 };
@@ -59,6 +61,10 @@ int op_machine_mram_write_watched(struct op_machine *m, const uint32_t *dpus, ui
 
 /* Programs: parsed from bytes; reference counted. */
 struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen);
+/* The same from a memfd holding exactly the len bytes of the file and sealed
+ * (F_SEAL_WRITE, SHRINK, GROW, SEAL): parsed where it lies, no copy made; the
+ * program keeps fd (closed with it, or at once on failure). */
+struct op_program *op_program_create_fd(int fd, size_t len, char *err, size_t errlen);
 void op_program_get(struct op_program *p);
 void op_program_put(struct op_program *p);
 

@@ -206,7 +206,7 @@ static size_t seeds(struct seed *out)
     uint32_t dpus[4] = {0, 1, 17, 63 - 8};
     struct opd_hello hello = {.layout = OPD_LAYOUT};
     out[n++] = make(OPD_HELLO, &hello, sizeof hello, NULL, 0, 0, 0);
-    struct opd_claim claim = {.wait_ms = 100};
+    struct opd_claim claim = {.wait_ms = 100, .count = 1, .min = 1};
     out[n++] = make(OPD_CLAIM, &claim, sizeof claim, NULL, 0, 0, 0);
     struct opd_rank rank = {.rank = 2};
     out[n++] = make(OPD_RELEASE, &rank, sizeof rank, NULL, 0, 0, 0);

@@ -238,15 +238,15 @@ static inline int raw_hello(const char *sock, struct opd_hello_reply *out)
     return fd;
 }
 
-/* CLAIM: the rank, or -1 (message in r). */
+/* CLAIM of one rank: the rank, or -1 (message in r). */
 static inline int64_t raw_claim(int fd, uint32_t wait_ms, struct raw_reply *r)
 {
-    struct opd_claim req = {.wait_ms = wait_ms};
-    struct opd_rank got = {0};
+    struct opd_claim req = {.wait_ms = wait_ms, .count = 1, .min = 1};
+    uint32_t got = 0;
     if (raw_call(fd, OPD_CLAIM, &req, sizeof req, NULL, 0, NULL, 0, -1, r, &got, sizeof got) != 0 ||
-        r->status != OPD_OK)
+        r->status != OPD_OK || r->len != sizeof got)
         return -1;
-    return got.rank;
+    return got;
 }
 
 /* A shared-memory window as the remote backend makes it. */

@@ -477,7 +477,7 @@ static void queue(void)
     /* FIFO: c2 then c3 wait; a release serves c2 first, then c3 only when c2 is done */
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = OPD_CLAIM, .seq = 1,
                            .len = sizeof(struct opd_claim)};
-    struct opd_claim cl = {.wait_ms = 60000};
+    struct opd_claim cl = {.wait_ms = 60000, .count = 1, .min = 1};
     uint8_t msg[sizeof h + sizeof cl];
     memcpy(msg, &h, sizeof h);
     memcpy(msg + sizeof h, &cl, sizeof cl);
@@ -491,14 +491,14 @@ static void queue(void)
     CHECK_EQ(waiting_claims(probe), 2);
     raw_call(c1, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0);
     CHECK_EQ(r.status, OPD_OK);
-    struct opd_rank got = {99, 0};
+    uint32_t got = 99;
     CHECK_EQ(raw_reply(c2, &r, &got, sizeof got), 0);
-    CHECK(r.status == OPD_OK && got.rank < 2);
+    CHECK(r.status == OPD_OK && got < 2);
     CHECK_EQ(waiting_claims(probe), 1); /* c3 still waits: a rank is free, the tenant's quota is not */
     close(c2);                          /* c2 goes: its rank is reclaimed, c3 is served */
-    got.rank = 99;
+    got = 99;
     CHECK_EQ(raw_reply(c3, &r, &got, sizeof got), 0);
-    CHECK(r.status == OPD_OK && got.rank < 2);
+    CHECK(r.status == OPD_OK && got < 2);
     close(c1);
     close(c3);
     /* a claimant that goes while it waits leaves the queue within
@@ -753,7 +753,7 @@ static void shutdown_scenario(void)
     CHECK_EQ(raw_claim(idle, 0, &r) >= 0, 1);
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = OPD_CLAIM, .seq = 1,
                            .len = sizeof(struct opd_claim)};
-    struct opd_claim cl = {.wait_ms = 60000};
+    struct opd_claim cl = {.wait_ms = 60000, .count = 1, .min = 1};
     uint8_t msg[sizeof h + sizeof cl];
     memcpy(msg, &h, sizeof h);
     memcpy(msg + sizeof h, &cl, sizeof cl);
@@ -979,7 +979,7 @@ static void ctl(void)
     CHECK(strstr(out, "0      available") && strstr(out, "2      available") && strstr(out, "claims waiting: 0"));
     CHECK_EQ(openpimctl("drain 1", out, sizeof out), 0);
     CHECK_EQ(openpimctl("status", out, sizeof out), 0);
-    CHECK(strstr(out, "1      drained    -        -          yes") != NULL);
+    CHECK(strstr(out, "1      drained    -                -          yes") != NULL);
     struct dpu_set_t set, more;
     snprintf(p, sizeof p, "%s,allocWaitMs=200", profile);
     CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK); /* ranks 0 and 2: 1 is drained */
@@ -987,9 +987,9 @@ static void ctl(void)
     CHECK(strstr(openpim_last_error(), "no rank became free within 200 ms") != NULL);
     CHECK_EQ(openpimctl("status", out, sizeof out), 0);
     char line[128];
-    snprintf(line, sizeof line, "2      allocated  %u", (unsigned)getuid());
+    snprintf(line, sizeof line, "2      allocated  uid:%u", (unsigned)getuid());
     CHECK(strstr(out, line) != NULL);
-    snprintf(line, sizeof line, "tenant uid %u holds 2 rank(s)", (unsigned)getuid());
+    snprintf(line, sizeof line, "tenant uid:%u holds 2 rank(s)", (unsigned)getuid());
     CHECK(strstr(out, line) != NULL);
     /* drained while allocated: the tenant keeps it until it lets go */
     CHECK_EQ(openpimctl("drain 2", out, sizeof out), 0);
