@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -25,6 +26,9 @@
 #include "../../backend/remote_protocol.h"
 
 #define READY_TIMEOUT_MS 120000 /* a loaded CI machine may take long to spawn workers */
+
+/* If set, the daemon starts with this many file descriptors at most (soft and hard). */
+static unsigned daemon_nofile;
 
 static inline double now_ms(void)
 {
@@ -57,6 +61,10 @@ static inline pid_t start_daemon(const char *daemon, const char *sock, const cha
             int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
             if (fd >= 0)
                 dup2(fd, 2);
+        }
+        if (daemon_nofile) {
+            struct rlimit rl = {daemon_nofile, daemon_nofile};
+            setrlimit(RLIMIT_NOFILE, &rl);
         }
         const char *argv[32];
         int n = 0;
@@ -103,6 +111,63 @@ static inline int stop_daemon(pid_t pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
+
+/* A byte through a pipe between a test and its children (a step done). */
+static inline void put(int fd, char c)
+{
+    if (write(fd, &c, 1) != 1)
+        _exit(90);
+}
+
+static inline char get(int fd)
+{
+    char c = 0;
+    if (read(fd, &c, 1) != 1)
+        return 0;
+    return c;
+}
+
+/* A child's exit status, 128 + the signal that ended it. */
+static inline int wait_child(pid_t pid)
+{
+    int st;
+    if (waitpid(pid, &st, 0) != pid)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static inline void show_log(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    char line[512];
+    fprintf(stderr, "---- daemon log ----\n");
+    while (f && fgets(line, sizeof line, f))
+        fputs(line, stderr);
+    if (f)
+        fclose(f);
+}
+
+static inline int log_has(const char *log, const char *what)
+{
+    FILE *f = fopen(log, "r");
+    char line[512];
+    int found = 0;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = strstr(line, what) != NULL;
+    if (f)
+        fclose(f);
+    return found;
+}
+
+/* An error reply whose message contains `what` (tests/check.h). */
+#define CHECK_REFUSED(r, what)                                                                  \
+    do {                                                                                        \
+        CHECK((r).ok && (r).status == OPD_ERROR);                                               \
+        if (!strstr((r).msg, (what))) {                                                         \
+            fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, (r).msg, (what)); \
+            CHECK(0);                                                                           \
+        }                                                                                       \
+    } while (0)
 
 /* ---- a raw client ------------------------------------------------------------ */
 

@@ -101,20 +101,6 @@ static int tenant_rounds(struct dpu_set_t set, uint32_t seed, unsigned rounds)
     return check_failures;
 }
 
-static void put(int fd, char c)
-{
-    if (write(fd, &c, 1) != 1)
-        _exit(90);
-}
-
-static char get(int fd)
-{
-    char c = 0;
-    if (read(fd, &c, 1) != 1)
-        return 0;
-    return c;
-}
-
 /* ---- setup ------------------------------------------------------------------------- */
 
 static pid_t daemon_pid;
@@ -129,47 +115,6 @@ static pid_t start(const char *const *args)
     }
     return pid;
 }
-
-static void show_log(void)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    fprintf(stderr, "---- daemon log ----\n");
-    while (f && fgets(line, sizeof line, f))
-        fputs(line, stderr);
-    if (f)
-        fclose(f);
-}
-
-static int log_has(const char *what)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, what) != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
-
-static int wait_child(pid_t pid)
-{
-    int st;
-    if (waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* An error reply whose message contains `what`. */
-#define CHECK_REFUSED(r, what)                                                                  \
-    do {                                                                                        \
-        CHECK((r).ok && (r).status == OPD_ERROR);                                               \
-        if (!strstr((r).msg, (what))) {                                                         \
-            fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, (r).msg, (what)); \
-            CHECK(0);                                                                           \
-        }                                                                                       \
-    } while (0)
 
 /* READ of len bytes (inline) of a DPU's region into buf: the reply. */
 static struct raw_reply read_mem(int fd, uint32_t dpu, uint32_t region, uint32_t off, uint32_t len, void *buf)
@@ -785,7 +730,7 @@ static void shutdown_scenario(void)
     if (f)
         fclose(f);
     CHECK(told); /* the program was told why */
-    CHECK(log_has("stopping (Terminated)") && log_has("stopped"));
+    CHECK(log_has(logpath, "stopping (Terminated)") && log_has(logpath, "stopped"));
     /* a new daemon serves the same path */
     daemon_pid = start(args);
     still_serving();
@@ -1080,7 +1025,7 @@ int main(int argc, char **argv)
     if (daemon_pid > 0)
         CHECK_EQ(stop_daemon(daemon_pid), 0);
     if (check_failures)
-        show_log();
+        show_log(logpath);
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!check_failures && system(cmd) != 0)
