@@ -9,9 +9,11 @@
  * results the daemon returns, over the SDK's rank numbers: modelled times are
  * those of the embedded machine.
  *
- * One connection per backend, one request at a time on it.  Data above
- * OPD_INLINE_MAX bytes goes through a shared-memory window (a sealed memfd
- * the daemon maps), in pieces of the window's size. */
+ * One connection per backend; an operation's requests may be in flight
+ * together (remote_rpc.c), one operation at a time.  Data above
+ * OPD_INLINE_MAX bytes goes through the window (a sealed memfd the daemon
+ * maps, or the daemon's own memory filled and emptied over the connection
+ * when streaming), in pieces of the window's size. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdbool.h>
@@ -60,6 +62,7 @@ static void remote_close(struct op_backend *b)
         munmap(r->shm, WINDOW_SIZE);
         close(r->shm_fd);
     }
+
     pthread_mutex_destroy(&r->lock);
     free(r->vmap);
     free(r->results);
@@ -150,8 +153,9 @@ static struct op_backend_program *remote_program_open(struct op_backend *b, cons
                       WINDOW_SIZE >> 20);
     } else {
         rc = rpc_window(r, err, errlen);
+        if (rc == 0)
+            rc = rpc_window_put(r, 0, &elf, 1, len, err, errlen);
         if (rc == 0) {
-            memcpy(r->shm, elf, len);
             req.data.where = OPD_SHM;
             rc = rpc_call(r, OPD_PROGRAM_OPEN, &req, sizeof req, NULL, 0, NULL, 0, -1, &got, sizeof got, err, errlen);
         }
@@ -226,72 +230,60 @@ static int write_piece(struct remote *r, const uint32_t *list, uint32_t n, enum 
 {
     struct opd_write req = {.region = (uint32_t)region, .off = (uint32_t)off, .n = n, .nsrc = nsrc, .len = len};
     size_t total = (size_t)nsrc * len;
-    uint8_t *dst;
     if (total <= OPD_INLINE_MAX) {
-        dst = r->stage;
-    } else {
-        if (rpc_window(r, err, errlen) != 0)
-            return -1;
-        dst = r->shm;
-        req.data.where = OPD_SHM;
+        for (uint32_t i = 0; i < nsrc; i++)
+            memcpy(r->stage + (size_t)i * len, src[i], len);
+        return rpc_call(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, r->stage, total, -1, NULL, 0, err,
+                        errlen);
     }
-    for (uint32_t i = 0; i < nsrc; i++)
-        memcpy(dst + (size_t)i * len, src[i], len);
-    return rpc_call(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, req.data.where == OPD_INLINE ? dst : NULL,
-                    req.data.where == OPD_INLINE ? total : 0, -1, NULL, 0, err, errlen);
+    if (rpc_window(r, err, errlen) != 0 || rpc_window_put(r, 0, src, nsrc, len, err, errlen) != 0)
+        return -1;
+    req.data.where = OPD_SHM;
+    return rpc_call(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
 }
 
-/* Large writes (and reads, read_pipelined) in pieces through two parts of
- * the window, two requests in flight: the client fills one part while the
- * daemon copies the other out, so the two copies of the shared-memory path
- * overlap. */
+/* Large writes (and reads, read_pipelined) in pieces through two halves of
+ * the window, two requests in flight: with shared memory, the client fills
+ * one half while the daemon copies the other out, so the two copies overlap;
+ * streaming, every piece's WINDOW_PUTs and its WRITE go out without waiting
+ * (the daemon takes them in order), so the connection never idles. */
 #define HALF (4ull << 20)          /* one piece (a round trip per 4 MB is ~1 % of its copies) */
 #define PIPELINE_MIN (2ull << 20) /* below this, one request (its round trip costs more than the overlap gains) */
 _Static_assert(2 * HALF <= WINDOW_SIZE && PIPELINE_MIN <= WINDOW_SIZE, "two pieces, or one smaller request, fit the window");
 struct pipeline {
-    uint32_t seq[2]; /* requests in flight, oldest first */
-    unsigned inflight, next_half;
-    int rc;
+    uint32_t seq[2]; /* the last WRITE from each half (0: none) */
+    unsigned next_half;
+    int rc; /* -1: failed, its message in err; 1: stopped, a reply's error is still to be read */
 };
-
-static int pipe_wait_oldest(struct remote *r, struct pipeline *pl, char *err, size_t errlen)
-{
-    int rc = rpc_recv_reply(r, OPD_WRITE, pl->seq[0], NULL, 0, err, errlen);
-    pl->seq[0] = pl->seq[1];
-    pl->inflight--;
-    if (rc != 0 && pl->rc == 0)
-        pl->rc = -1; /* the first error is kept in err; later replies are still read */
-    return rc;
-}
 
 /* Issues one WRITE of n DPUs with nsrc sources of len (<= HALF) bytes. */
 static int pipe_write(struct remote *r, struct pipeline *pl, const uint32_t *list, uint32_t n, enum op_region region,
                       uint64_t off, const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen)
 {
-    if (pl->rc != 0 || r->dead[0])
+    unsigned h = pl->next_half;
+    if (pl->rc == 0 && (r->dead[0] || r->pend_err[0]))
+        pl->rc = 1; /* an earlier piece failed: pipe_drain reports it */
+    if (pl->rc != 0)
         return -1;
-    if (pl->inflight == 2 && pipe_wait_oldest(r, pl, err, errlen) != 0)
-        return -1;
-    uint8_t *dst = r->shm + (size_t)pl->next_half * HALF;
-    for (uint32_t i = 0; i < nsrc; i++)
-        memcpy(dst + (size_t)i * len, src[i], len);
-    struct opd_write req = {.region = (uint32_t)region, .off = (uint32_t)off, .n = n, .nsrc = nsrc, .len = len,
-                            .data = {.where = OPD_SHM, .shm_off = (uint64_t)pl->next_half * HALF}};
-    if (rpc_send_request(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, &pl->seq[pl->inflight], err,
-                         errlen) != 0)
+    /* shared memory: the daemon must be done with this half before it is refilled */
+    if (!r->stream && pl->seq[h] && rpc_wait(r, pl->seq[h], err, errlen) != 0)
         return pl->rc = -1;
-    pl->inflight++;
+    struct opd_write req = {.region = (uint32_t)region, .off = (uint32_t)off, .n = n, .nsrc = nsrc, .len = len,
+                            .data = {.where = OPD_SHM, .shm_off = (uint64_t)h * HALF}};
+    if (rpc_window_put(r, (uint64_t)h * HALF, src, nsrc, len, err, errlen) != 0 ||
+        rpc_post(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, &pl->seq[h], err,
+                 errlen) != 0)
+        return pl->rc = -1;
     pl->next_half ^= 1;
     return 0;
 }
 
+/* Every reply read; the first error's message in err. */
 static int pipe_drain(struct remote *r, struct pipeline *pl, char *err, size_t errlen)
 {
-    /* after the first failure, later errors must not overwrite its message */
-    char later[256];
-    while (pl->inflight && !r->dead[0])
-        pipe_wait_oldest(r, pl, pl->rc ? later : err, pl->rc ? sizeof later : errlen);
-    return pl->rc || r->dead[0] ? -1 : 0;
+    char later[512];
+    int rc = rpc_wait_all(r, pl->rc < 0 ? later : err, pl->rc < 0 ? sizeof later : errlen);
+    return pl->rc || rc ? -1 : 0;
 }
 
 static int remote_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
@@ -367,32 +359,33 @@ static int read_pipelined(struct remote *r, uint32_t p, enum op_region region, u
 {
     if (rpc_window(r, err, errlen) != 0)
         return -1;
-    size_t pieces = (len + HALF - 1) / HALF, sent = 0, got = 0;
+    size_t pieces = (len + HALF - 1) / HALF;
     uint32_t seq[2];
-    int failed = 0;
-    char later[256]; /* errors after the first: its message stays in err */
-    while (got < pieces && !r->dead[0]) {
-        for (; !failed && sent < pieces && sent - got < 2; sent++) {
-            size_t at = sent * HALF, piece = len - at < HALF ? len - at : HALF;
+    int rc = 0; /* -1: failed, its message in err */
+    /* piece k goes to half k % 2; it is copied out once piece k + 1 is on its way */
+    for (size_t k = 0; k <= pieces && !r->pend_err[0] && !r->dead[0]; k++) { /* a failed piece ends it */
+        if (k < pieces) {
+            size_t at = k * HALF, piece = len - at < HALF ? len - at : HALF;
             struct opd_read req = {.dpu = p, .region = (uint32_t)region, .off = (uint32_t)(off + at), .len = piece,
-                                   .data = {.where = OPD_SHM, .shm_off = sent % 2 * HALF}};
-            if (rpc_send_request(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, &seq[sent % 2], err, errlen) != 0)
+                                   .data = {.where = OPD_SHM, .shm_off = k % 2 * HALF}};
+            if (rpc_post(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, &seq[k % 2], err, errlen) != 0)
                 return -1; /* the connection is lost: nothing more to read */
         }
-        if (got == sent)
-            break;
-        char *e = failed ? later : err;
-        size_t elen = failed ? sizeof later : errlen;
-        if (rpc_recv_reply(r, OPD_READ, seq[got % 2], NULL, 0, e, elen) == 0) {
-            size_t at = got * HALF, piece = len - at < HALF ? len - at : HALF;
-            if (!failed)
-                memcpy((uint8_t *)dst + at, r->shm + got % 2 * HALF, piece);
-        } else {
-            failed = 1;
+        if (k >= 1) {
+            size_t at = (k - 1) * HALF, piece = len - at < HALF ? len - at : HALF;
+            /* shared memory: the piece must be there; streaming: the daemon takes the GETs in order */
+            if (!r->stream && rpc_wait(r, seq[(k - 1) % 2], err, errlen) != 0) {
+                rc = -1;
+                break;
+            }
+            if (rpc_window_get(r, (k - 1) % 2 * HALF, (uint8_t *)dst + at, piece, err, errlen) != 0)
+                return -1;
         }
-        got++;
     }
-    return failed || r->dead[0] ? -1 : 0;
+    char later[512];
+    if (rpc_wait_all(r, rc ? later : err, rc ? sizeof later : errlen) != 0)
+        rc = -1;
+    return rc;
 }
 
 static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region, uint32_t off, void *dst, size_t len,
@@ -418,8 +411,8 @@ static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region
         } else if ((rc = rpc_window(r, err, errlen)) == 0) {
             req.data.where = OPD_SHM;
             rc = rpc_call(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
-            if (rc == 0)
-                memcpy(dst, r->shm, len);
+            if (rc == 0 && (rc = rpc_window_get(r, 0, dst, len, err, errlen)) == 0)
+                rc = rpc_wait_all(r, err, errlen);
         }
     }
     pthread_mutex_unlock(&r->lock);
@@ -448,11 +441,13 @@ static int view(struct op_backend *b, const uint32_t dpus[8], uint64_t off, uint
                        : rpc_call(r, op, &req, sizeof req, NULL, 0, NULL, 0, -1, lines + at, piece, err, errlen);
         } else if ((rc = rpc_window(r, err, errlen)) == 0) {
             req.data.where = OPD_SHM;
+            const void *from = lines + at;
             if (write)
-                memcpy(r->shm, lines + at, piece);
-            rc = rpc_call(r, op, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
-            if (rc == 0 && !write)
-                memcpy(lines + at, r->shm, piece);
+                rc = rpc_window_put(r, 0, &from, 1, piece, err, errlen);
+            if (rc == 0)
+                rc = rpc_call(r, op, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
+            if (rc == 0 && !write && (rc = rpc_window_get(r, 0, lines + at, piece, err, errlen)) == 0)
+                rc = rpc_wait_all(r, err, errlen);
         }
         at += piece;
         if (size == 0)
@@ -563,13 +558,19 @@ struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, c
     r->shm_fd = -1;
     pthread_mutex_init(&r->lock, NULL);
     snprintf(r->path, sizeof r->path, "%s", cfg->remote);
-    r->fd = rpc_connect(cfg->remote, err, errlen);
+    r->stream = cfg->stream || cfg->vsock_port;
+    r->fd = rpc_connect(cfg, err, errlen);
     if (r->fd < 0) {
         pthread_mutex_destroy(&r->lock);
         free(r);
         return NULL;
     }
-    if (rpc_hello(r, err, errlen) != 0)
+    r->stage = malloc(OPD_INLINE_MAX);
+    if (!r->stage) {
+        rpc_fail(err, errlen, "out of memory");
+        goto fail;
+    }
+    if (rpc_hello(r, cfg->token, err, errlen) != 0)
         goto fail;
     if (memcmp(&r->hello.cfg.desc, &cfg->desc, sizeof cfg->desc) != 0) {
         rpc_fail(err, errlen,
@@ -590,8 +591,7 @@ struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, c
     r->results = calloc(r->hello.info.nr_dpus, sizeof *r->results);
     r->have_result = calloc(r->hello.info.nr_dpus, 1);
     r->loaded = calloc(r->hello.info.nr_dpus, 1);
-    r->stage = malloc(OPD_INLINE_MAX);
-    if (!r->vmap || !r->results || !r->have_result || !r->loaded || !r->stage) {
+    if (!r->vmap || !r->results || !r->have_result || !r->loaded) {
         rpc_fail(err, errlen, "out of memory");
         goto fail;
     }

@@ -118,8 +118,8 @@ int cache_prefetch_read(struct remote *r, uint32_t dpu, uint32_t region, uint32_
     } else if ((rc = rpc_window(r, err, errlen)) == 0) {
         req.data.where = OPD_SHM;
         rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
-        if (rc == 0)
-            memcpy(into, r->shm, total);
+        if (rc == 0 && (rc = rpc_window_get(r, 0, into, total, err, errlen)) == 0)
+            rc = rpc_wait_all(r, err, errlen);
     }
     if (rc != 0)
         return r->dead[0] ? -1 : 0; /* the direct read reports what is wrong */

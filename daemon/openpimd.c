@@ -7,10 +7,13 @@
  * (backend/backend_remote.c), chosen by an unmodified UPMEM program through
  * UPMEM_PROFILE=backend=remote.  Runs in the foreground and logs to stderr
  * (the journal under systemd, see openpimd.service); SIGTERM or SIGINT stops
- * it cleanly: connected clients are told, their ranks reset.
+ * it cleanly: connected clients are told, their ranks reset.  Virtual
+ * machines reach it through vhost-device-vsock's guest sockets
+ * (--guest-socket, transport_vsock.c) with the tokens of --tokens (tokens.h).
  *
  *   openpimd [--socket PATH] [--machine PROFILE] [--quota N] [--max-wait-ms N]
- *            [--workers N] [--timeout-ms N] [--memory-limit-mb N] [--socket-mode OCTAL] [-v] */
+ *            [--workers N] [--timeout-ms N] [--memory-limit-mb N] [--socket-mode OCTAL]
+ *            [--guest-socket UDS_PORT]... [--tokens PATH] [-v] */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -29,6 +32,7 @@
 #include <unistd.h>
 
 #include "serve.h"
+#include "tokens.h"
 #include "transport.h"
 
 static void usage(FILE *f)
@@ -45,6 +49,10 @@ static void usage(FILE *f)
             "  --timeout-ms N       wall-clock limit of one DPU's run (default: none)\n"
             "  --memory-limit-mb N  host memory the emulated memories may use (default: 85%% of RAM)\n"
             "  --socket-mode OCTAL  permissions of the socket (default 600; 666 lets every local user in)\n"
+            "  --guest-socket PATH  also serve virtual machines on PATH = <uds-path>_<port> of vhost-device-vsock\n"
+            "                       (guests connect to vsock CID 2, that port; they must present a token);\n"
+            "                       may be given several times (mode 600: run the backend as this user or root)\n"
+            "  --tokens PATH        the token store (default $OPENPIM_TOKENS, else " TOKEN_DEFAULT_STORE ")\n"
             "  -v, --verbose        log every claim, release and refused request\n");
 }
 
@@ -164,12 +172,16 @@ int main(int argc, char **argv)
         {"quota", required_argument, 0, 'q'},       {"max-wait-ms", required_argument, 0, 'W'},
         {"workers", required_argument, 0, 'w'},     {"timeout-ms", required_argument, 0, 't'},
         {"memory-limit-mb", required_argument, 0, 'M'}, {"socket-mode", required_argument, 0, 'p'},
+        {"guest-socket", required_argument, 0, 'g'}, {"tokens", required_argument, 0, 'k'},
         {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     char default_socket[PATH_MAX];
     const char *rt = getenv("XDG_RUNTIME_DIR");
     snprintf(default_socket, sizeof default_socket, "%s/openpimd.sock", rt && *rt ? rt : "/run");
-    const char *socket_path = default_socket, *machine = NULL;
+    const char *socket_path = default_socket, *machine = NULL, *tokens = NULL;
+    enum { MAX_GUEST_SOCKETS = 16 };
+    const char *guest_paths[MAX_GUEST_SOCKETS];
+    int nr_guest = 0;
     uint32_t quota = 0, max_wait = 60000, workers = 0, timeout_ms = 0, limit_mb = 0, mode = 0600;
     int verbose = 0, c;
     while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
@@ -189,6 +201,14 @@ int main(int argc, char **argv)
             mode = (uint32_t)m;
             break;
         }
+        case 'g':
+            if (nr_guest == MAX_GUEST_SOCKETS) {
+                fprintf(stderr, "openpimd: more than %d --guest-socket\n", MAX_GUEST_SOCKETS);
+                return 2;
+            }
+            guest_paths[nr_guest++] = optarg;
+            break;
+        case 'k': tokens = optarg; break;
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -240,6 +260,7 @@ int main(int argc, char **argv)
     d.b->ops->info(d.b, &d.info);
     d.cfg.workers = workers; /* what clients see of the daemon's settings */
     d.max_wait_ms = max_wait;
+    d.token_store = token_store_path(tokens);
     d.stop_fd = stop[0];
     d.verbose = verbose;
     pthread_mutex_init(&d.lock, NULL);
@@ -254,28 +275,46 @@ int main(int argc, char **argv)
         d.b->ops->close(d.b);
         return 1;
     }
+    /* p[0]: signals, p[1]: the local socket, then the guest sockets */
+    struct pollfd p[2 + MAX_GUEST_SOCKETS] = {{.fd = sfd, .events = POLLIN}, {.fd = lfd, .events = POLLIN}};
+    for (int g = 0; g < nr_guest; g++) {
+        uint32_t port;
+        int gfd = transport_listen_guest(guest_paths[g], &port, err, sizeof err);
+        if (gfd < 0) {
+            fprintf(stderr, "openpimd: %s\n", err);
+            for (int k = 0; k < g; k++)
+                unlink(guest_paths[k]);
+            unlink(socket_path);
+            d.b->ops->close(d.b);
+            return 1;
+        }
+        p[2 + g] = (struct pollfd){.fd = gfd, .events = POLLIN};
+        daemon_log("serving virtual machines on %s: guests connect to vsock CID 2 port %u, with a token from %s",
+                   guest_paths[g], port, d.token_store);
+    }
     daemon_log("serving %s: %s, %u ranks of %u DPUs, quota %u rank(s) per tenant", socket_path,
                d.info.desc.name, cfg->desc.nr_ranks, d.info.dpus_per_rank, d.rm.quota);
     notify_ready();
 
     int signo = 0;
     while (!signo) {
-        struct pollfd p[2] = {{.fd = lfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-        if (poll(p, 2, -1) < 0) {
+        if (poll(p, (nfds_t)(2 + nr_guest), -1) < 0) {
             if (errno == EINTR)
                 continue;
             daemon_log("poll: %s", strerror(errno));
             break;
         }
-        if (p[1].revents) {
+        if (p[0].revents) {
             struct signalfd_siginfo si;
             if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
                 signo = (int)si.ssi_signo;
             continue;
         }
-        if (p[0].revents) {
-            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-            if (fd >= 0 && serve_start(&d, fd) != 0)
+        for (int k = 1; k < 2 + nr_guest; k++) {
+            if (!p[k].revents)
+                continue;
+            int fd = accept4(p[k].fd, NULL, NULL, SOCK_CLOEXEC);
+            if (fd >= 0 && serve_start(&d, fd, k >= 2) != 0)
                 daemon_log("cannot serve a connection: out of resources");
         }
     }
@@ -285,6 +324,10 @@ int main(int argc, char **argv)
     daemon_log("stopping (%s): telling %u client(s)", signo ? strsignal(signo) : "error", live);
     close(lfd);
     unlink(socket_path);
+    for (int g = 0; g < nr_guest; g++) {
+        close(p[2 + g].fd);
+        unlink(guest_paths[g]);
+    }
     rm_stop(&d.rm); /* first: no waiting claim may take a rank the stopping connections give back */
     if (write(stop[1], "x", 1) != 1) /* every connection thread sees stop_fd readable */
         daemon_log("cannot signal the connections: %s", strerror(errno));

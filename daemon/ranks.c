@@ -11,11 +11,12 @@
 
 struct rank_waiter {
     struct rank_waiter *next;
-    uint32_t uid;
+    const char *tenant;
 };
 
 struct rank_usage {
-    uint32_t uid, held;
+    char tenant[RM_TENANT_MAX];
+    uint32_t held;
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -58,10 +59,10 @@ void rm_destroy(struct rank_manager *rm)
     free(rm->usage);
 }
 
-static struct rank_usage *usage_of(struct rank_manager *rm, uint32_t uid, int create)
+static struct rank_usage *usage_of(struct rank_manager *rm, const char *tenant, int create)
 {
     for (uint32_t i = 0; i < rm->nr_usage; i++)
-        if (rm->usage[i].uid == uid)
+        if (!strcmp(rm->usage[i].tenant, tenant))
             return &rm->usage[i];
     if (!create)
         return NULL;
@@ -71,7 +72,8 @@ static struct rank_usage *usage_of(struct rank_manager *rm, uint32_t uid, int cr
         if (rm->usage[i].held)
             rm->usage[k++] = rm->usage[i];
     rm->nr_usage = k;
-    rm->usage[k] = (struct rank_usage){.uid = uid, .held = 0};
+    rm->usage[k].held = 0;
+    snprintf(rm->usage[k].tenant, sizeof rm->usage[k].tenant, "%s", tenant);
     rm->nr_usage++;
     return &rm->usage[k];
 }
@@ -99,20 +101,20 @@ static void dequeue(struct rank_manager *rm, struct rank_waiter *w)
         }
 }
 
-static bool under_quota(struct rank_manager *rm, uint32_t uid)
+static bool under_quota(struct rank_manager *rm, const char *tenant)
 {
-    struct rank_usage *u = usage_of(rm, uid, 0);
+    struct rank_usage *u = usage_of(rm, tenant, 0);
     return !u || u->held < rm->quota;
 }
 
 /* First come, first served among the claims that could be served: an older
  * waiter blocked only by its own tenant's quota does not hold the others up. */
-static bool my_turn(struct rank_manager *rm, struct rank_waiter *me, uint32_t uid)
+static bool my_turn(struct rank_manager *rm, struct rank_waiter *me, const char *tenant)
 {
     for (struct rank_waiter *w = rm->head; w && w != me; w = w->next)
-        if (under_quota(rm, w->uid))
+        if (under_quota(rm, w->tenant))
             return false;
-    return under_quota(rm, uid);
+    return under_quota(rm, tenant);
 }
 
 static int before(const struct timespec *a, const struct timespec *b)
@@ -120,8 +122,8 @@ static int before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, int (*gone)(void *ctx),
-             void *ctx, uint32_t *rank, char *err, size_t errlen)
+int rm_claim(struct rank_manager *rm, uint64_t owner, const char *tenant, uint32_t wait_ms,
+             int (*gone)(void *ctx), void *ctx, uint32_t *rank, char *err, size_t errlen)
 {
     pthread_mutex_lock(&rm->lock);
     struct timespec deadline;
@@ -133,7 +135,7 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
         deadline.tv_nsec -= 1000000000L;
     }
     /* a newcomer counts as the youngest waiter (NULL: it is not queued) */
-    struct rank_waiter me = {.uid = uid};
+    struct rank_waiter me = {.tenant = tenant};
     bool queued = false, timed_out = false;
     int rc = -1;
     for (;;) {
@@ -145,7 +147,7 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
             fail(err, errlen, "the claimant has gone");
             break;
         }
-        int r = my_turn(rm, queued ? &me : NULL, uid) ? first_available(rm) : -1;
+        int r = my_turn(rm, queued ? &me : NULL, tenant) ? first_available(rm) : -1;
         if (r >= 0) {
             char berr[256];
             if (rm->b->ops->claim_rank(rm->b, (uint32_t)r, berr, sizeof berr) != 0) {
@@ -154,8 +156,8 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
             }
             rm->ranks[r].state = RANK_ALLOCATED;
             rm->ranks[r].owner = owner;
-            rm->ranks[r].uid = uid;
-            usage_of(rm, uid, 1)->held++;
+            snprintf(rm->ranks[r].tenant, sizeof rm->ranks[r].tenant, "%s", tenant);
+            usage_of(rm, tenant, 1)->held++;
             *rank = (uint32_t)r;
             rc = 0;
             break;
@@ -164,9 +166,9 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
             char within[64] = "";
             if (timed_out)
                 snprintf(within, sizeof within, " within %u ms", wait_ms);
-            if (!under_quota(rm, uid))
-                fail(err, errlen, "no rank%s: quota reached, uid %u holds %u rank(s), the most one tenant may "
-                     "[%u claim(s) waiting]", within, uid, rm->quota, rm->nr_waiting - queued);
+            if (!under_quota(rm, tenant))
+                fail(err, errlen, "no rank%s: quota reached, tenant %s holds %u rank(s), the most one tenant may "
+                     "[%u claim(s) waiting]", within, tenant, rm->quota, rm->nr_waiting - queued);
             else
                 fail(err, errlen, "%s%s: all %u ranks are in use [%u claim(s) waiting]",
                      timed_out ? "no rank became free" : "no free rank", within, rm->nr_ranks,
@@ -214,7 +216,7 @@ int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
      * are claimed and released meanwhile */
     rm->b->ops->release_rank(rm->b, rank);
     pthread_mutex_lock(&rm->lock);
-    struct rank_usage *u = usage_of(rm, rm->ranks[rank].uid, 0);
+    struct rank_usage *u = usage_of(rm, rm->ranks[rank].tenant, 0);
     if (u && u->held)
         u->held--;
     rm->ranks[rank].state = rm->ranks[rank].drain ? RANK_DRAINED : RANK_AVAILABLE;
@@ -251,9 +253,11 @@ int rm_drain(struct rank_manager *rm, uint32_t rank, bool on)
 void rm_snapshot(struct rank_manager *rm, struct rm_rank_info *ranks, uint32_t *nr_waiting)
 {
     pthread_mutex_lock(&rm->lock);
-    for (uint32_t r = 0; r < rm->nr_ranks; r++)
-        ranks[r] = (struct rm_rank_info){.state = rm->ranks[r].state, .uid = rm->ranks[r].uid,
-                                         .owner = rm->ranks[r].owner, .drain = rm->ranks[r].drain};
+    for (uint32_t r = 0; r < rm->nr_ranks; r++) {
+        ranks[r] = (struct rm_rank_info){.state = rm->ranks[r].state, .owner = rm->ranks[r].owner,
+                                         .drain = rm->ranks[r].drain};
+        memcpy(ranks[r].tenant, rm->ranks[r].tenant, sizeof ranks[r].tenant);
+    }
     *nr_waiting = rm->nr_waiting;
     pthread_mutex_unlock(&rm->lock);
 }

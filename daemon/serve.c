@@ -3,7 +3,9 @@
  * gets an error reply and changes nothing; a connection whose framing is
  * broken (bad header) gets an error reply and is closed.  When a connection
  * ends, however it ends, its ranks are released (which resets them) and its
- * programs closed. */
+ * programs closed.  A connection's tenant (conn_tenant) is "uid:<n>" by its
+ * peer credentials, or "token:<name>" once it presented a valid token at
+ * HELLO; a connection through a guest socket has no tenant until it does. */
 #define _GNU_SOURCE
 #include "serve.h"
 
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "../backend/remote_protocol.h"
+#include "tokens.h"
 #include "transport.h"
 
 #define SEND_TIMEOUT_MS 10000 /* a client that reads nothing for this long is dropped */
@@ -40,6 +43,9 @@ struct conn {
     int fd;
     uint64_t id;
     struct peer peer;
+    int guest;                   /* came through a guest socket: its peer credentials are the vsock backend's */
+    int hello_done;              /* a HELLO was answered OK */
+    char tenant[OPD_TENANT_MAX]; /* conn_tenant() */
     uint8_t *owned;    /* per rank */
     uint8_t *launched; /* per DPU: launched since its rank was claimed (results are private) */
     uint8_t *seen;     /* scratch for opd_check */
@@ -51,6 +57,48 @@ struct conn {
     uint8_t *out;     /* reply data */
     size_t out_cap;
 };
+
+_Static_assert(OPD_TENANT_MAX == RM_TENANT_MAX, "the wire's tenant field is the rank manager's");
+
+/* The tenant the connection acts for: whose quota its claims count against. */
+static const char *conn_tenant(const struct conn *c)
+{
+    return c->tenant;
+}
+
+/* HELLO's token, if any, decides the tenant: a guest connection must present
+ * a valid one; a UNIX client may, and is then that token's tenant.  0, or -1
+ * with a message (the connection is then closed). */
+static int authenticate(struct conn *c, const struct opd_hello *hello, char *err, size_t errlen)
+{
+    char token[OP_TOKEN_MAX], name[TOKEN_NAME_MAX + 1], tenant[OPD_TENANT_MAX];
+    memcpy(token, hello->token, sizeof token);
+    token[sizeof token - 1] = 0;
+    if (!token[0] && c->guest) {
+        snprintf(err, errlen, "a connection through a guest socket (a virtual machine) must present a token: "
+                              "profile key token=... or OPENPIM_TOKEN (the operator issues it with openpimctl "
+                              "token add NAME)");
+        return -1;
+    }
+    if (!token[0]) {
+        snprintf(tenant, sizeof tenant, "uid:%u", (unsigned)c->peer.uid);
+    } else {
+        char why[400];
+        if (token_check(c->d->token_store, token, name, why, sizeof why) != 0) {
+            daemon_log("connection %llu (%s): token refused: %s", (unsigned long long)c->id,
+                       c->guest ? "guest socket" : "local", why);
+            snprintf(err, errlen, "HELLO: %s", why);
+            return -1;
+        }
+        snprintf(tenant, sizeof tenant, "token:%s", name);
+    }
+    if (c->hello_done && strcmp(tenant, c->tenant)) {
+        snprintf(err, errlen, "HELLO: a connection's tenant cannot change (it is %s)", c->tenant);
+        return -1;
+    }
+    memcpy(c->tenant, tenant, sizeof tenant);
+    return 0;
+}
 
 static int owns(void *ctx, uint32_t rank)
 {
@@ -84,7 +132,8 @@ static int reply(struct conn *c, const struct opd_request *r, uint32_t status, c
 static int reply_error(struct conn *c, const struct opd_request *r, const char *msg)
 {
     if (c->d->verbose)
-        daemon_log("pid %d: %s refused: %s", (int)c->peer.pid, opd_op_name(r->op), msg);
+        daemon_log("connection %llu (%s): %s refused: %s", (unsigned long long)c->id, conn_tenant(c),
+                   opd_op_name(r->op), msg);
     return reply(c, r, OPD_ERROR, msg, strlen(msg));
 }
 
@@ -107,8 +156,25 @@ static uint8_t *data_of(struct conn *c, const struct opd_request *r)
     return r->data->where == OPD_SHM ? c->shm + r->data->shm_off : (uint8_t *)r->inline_data;
 }
 
-static int attach_shm(struct conn *c, int fd, uint64_t size, char *err, size_t errlen)
+static int attach_shm(struct conn *c, int fd, uint64_t size, uint32_t kind, char *err, size_t errlen)
 {
+    if (kind == OPD_WINDOW_DAEMON) { /* the daemon's own memory, backed page by page as the client fills it */
+        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED) {
+            snprintf(err, errlen, "SHM_ATTACH: no window of %llu bytes: %s", (unsigned long long)size,
+                     strerror(errno));
+            return -1;
+        }
+        if (c->shm)
+            munmap(c->shm, c->shm_size);
+        c->shm = p;
+        c->shm_size = size;
+        return 0;
+    }
+    if (fd < 0) {
+        snprintf(err, errlen, "SHM_ATTACH: no descriptor came with the request");
+        return -1;
+    }
     struct stat st;
     int seals = fcntl(fd, F_GET_SEALS);
     if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
@@ -166,6 +232,11 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
                      r->u.hello.layout, OPD_LAYOUT);
             return reply_error(c, r, err);
         }
+        if (authenticate(c, &r->u.hello, err, sizeof err) != 0) {
+            reply_error(c, r, err);
+            return -1; /* no second try on this connection */
+        }
+        c->hello_done = 1;
         struct opd_hello_reply h;
         memset(&h, 0, sizeof h);
         h.cfg = d->cfg;
@@ -178,19 +249,20 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
     case OPD_CLAIM: {
         uint32_t wait = r->u.claim.wait_ms < d->max_wait_ms ? r->u.claim.wait_ms : d->max_wait_ms;
         struct opd_rank out = {0};
-        if (rm_claim(&d->rm, c->id, c->peer.uid, wait, client_gone, c, &out.rank, err, sizeof err) != 0)
+        if (rm_claim(&d->rm, c->id, conn_tenant(c), wait, client_gone, c, &out.rank, err, sizeof err) != 0)
             return reply_error(c, r, err);
         c->owned[out.rank] = 1;
         memset(c->launched + (size_t)out.rank * d->info.dpus_per_rank, 0, d->info.dpus_per_rank);
         if (d->verbose)
-            daemon_log("rank %u -> pid %d (uid %u)", out.rank, (int)c->peer.pid, (unsigned)c->peer.uid);
+            daemon_log("rank %u -> connection %llu (%s)", out.rank, (unsigned long long)c->id, conn_tenant(c));
         return reply(c, r, OPD_OK, &out, sizeof out);
     }
     case OPD_RELEASE:
         c->owned[r->u.rank.rank] = 0;
         rm_release(&d->rm, c->id, r->u.rank.rank);
         if (d->verbose)
-            daemon_log("rank %u released by pid %d and reset", r->u.rank.rank, (int)c->peer.pid);
+            daemon_log("rank %u released by connection %llu (%s) and reset", r->u.rank.rank,
+                       (unsigned long long)c->id, conn_tenant(c));
         return reply(c, r, OPD_OK, NULL, 0);
     case OPD_PROGRAM_OPEN: {
         /* the parser must not read memory the client can change meanwhile: a private copy */
@@ -313,8 +385,9 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
         _Static_assert(RANK_AVAILABLE == (int)OPD_RANK_AVAILABLE && RANK_ALLOCATED == (int)OPD_RANK_ALLOCATED &&
                            RANK_RESETTING == (int)OPD_RANK_RESETTING && RANK_DRAINED == (int)OPD_RANK_DRAINED,
                        "the wire's rank states are the rank manager's");
-        /* operators only: what the ranks do says who uses the machine */
-        if (c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid())
+        /* operators only: what the ranks do says who uses the machine (a guest's
+         * credentials are the vsock backend's: never an operator) */
+        if (c->guest || (c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid()))
             return reply_error(c, r, "operators only (root or openpimd's own user)");
         if (r->op == OPD_DRAIN) {
             rm_drain(&d->rm, r->u.drain.rank, r->u.drain.on != 0);
@@ -335,7 +408,7 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
         for (uint32_t k = 0; k < n; k++) {
             struct opd_rank_status st = {.state = (uint32_t)info[k].state, .drain = info[k].drain};
             if (info[k].state == RANK_ALLOCATED || info[k].state == RANK_RESETTING) {
-                st.uid = info[k].uid;
+                memcpy(st.tenant, info[k].tenant, sizeof st.tenant);
                 st.conn = info[k].owner;
             }
             memcpy(out + sizeof head + (size_t)k * sizeof st, &st, sizeof st);
@@ -349,11 +422,18 @@ static int handle(struct conn *c, const struct opd_request *r, int fd, const str
         return reply(c, r, OPD_OK, &m, sizeof m);
     }
     case OPD_SHM_ATTACH:
-        if (fd < 0)
-            return reply_error(c, r, "SHM_ATTACH: no descriptor came with the request");
-        if (attach_shm(c, fd, r->u.shm.size, err, sizeof err) != 0)
+        if (attach_shm(c, fd, r->u.shm.size, r->u.shm.kind, err, sizeof err) != 0)
             return reply_error(c, r, err);
+        if (d->verbose)
+            daemon_log("connection %llu (%s): %llu MB window: %s", (unsigned long long)c->id, conn_tenant(c),
+                       (unsigned long long)(r->u.shm.size >> 20),
+                       r->u.shm.kind == OPD_WINDOW_DAEMON ? "in the daemon's memory (streamed)" : "a shared memfd");
         return reply(c, r, OPD_OK, NULL, 0);
+    case OPD_WINDOW_PUT: /* opd_check: inside the window */
+        memcpy(c->shm + r->data->shm_off, r->inline_data, r->data_len);
+        return reply(c, r, OPD_OK, NULL, 0);
+    case OPD_WINDOW_GET:
+        return reply(c, r, OPD_OK, c->shm + r->data->shm_off, r->data_len);
     default:
         return reply_error(c, r, "unknown request");
     }
@@ -372,8 +452,8 @@ static void conn_free(struct conn *c)
         if (c->programs[i])
             d->b->ops->program_close(d->b, c->programs[i]);
     if (released)
-        daemon_log("pid %d (uid %u) gone: %u rank(s) reclaimed and reset", (int)c->peer.pid,
-                   (unsigned)c->peer.uid, released);
+        daemon_log("connection %llu (%s, pid %d) gone: %u rank(s) reclaimed and reset", (unsigned long long)c->id,
+                   conn_tenant(c), (int)c->peer.pid, released);
     if (c->shm)
         munmap(c->shm, c->shm_size);
     close(c->fd);
@@ -423,6 +503,12 @@ static void *conn_main(void *arg)
                 close(fd);
             break; /* the stream's framing cannot be trusted any more */
         }
+        if (c->guest && !c->hello_done && h.op != OPD_HELLO) {
+            reply_error(c, &r, "a connection through a guest socket must begin with HELLO and its token");
+            if (fd >= 0)
+                close(fd);
+            break;
+        }
         if (h.len && transport_recv(c->fd, c->payload, h.len, NULL, 0, NULL, d->stop_fd) != 0) {
             if (fd >= 0)
                 close(fd);
@@ -455,7 +541,7 @@ static void *conn_main(void *arg)
     return NULL;
 }
 
-int serve_start(struct daemon *d, int fd)
+int serve_start(struct daemon *d, int fd, int guest)
 {
     struct conn *c = calloc(1, sizeof *c);
     if (!c) {
@@ -464,6 +550,7 @@ int serve_start(struct daemon *d, int fd)
     }
     c->d = d;
     c->fd = fd;
+    c->guest = guest;
     c->owned = calloc(d->rm.nr_ranks, 1);
     c->launched = calloc(d->info.nr_dpus, 1);
     c->seen = calloc(d->info.nr_dpus, 1);
@@ -472,13 +559,18 @@ int serve_start(struct daemon *d, int fd)
         conn_free(c);
         return -1;
     }
+    /* a guest's tenant comes with its token (authenticate) */
+    if (guest)
+        snprintf(c->tenant, sizeof c->tenant, "none");
+    else
+        snprintf(c->tenant, sizeof c->tenant, "uid:%u", (unsigned)c->peer.uid);
     pthread_mutex_lock(&d->lock);
     c->id = ++d->next_id;
     d->live++;
     pthread_mutex_unlock(&d->lock);
     if (d->verbose)
-        daemon_log("connection %llu from pid %d (uid %u)", (unsigned long long)c->id, (int)c->peer.pid,
-                   (unsigned)c->peer.uid);
+        daemon_log("connection %llu from pid %d (uid %u)%s", (unsigned long long)c->id, (int)c->peer.pid,
+                   (unsigned)c->peer.uid, guest ? " through a guest socket" : "");
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);

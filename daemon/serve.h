@@ -16,6 +16,7 @@ struct daemon {
     struct op_backend_info info;
     struct rank_manager rm;
     uint32_t max_wait_ms; /* the longest a claim may wait */
+    const char *token_store; /* daemon/tokens.h: the tenants that present tokens */
     int stop_fd;          /* readable once the daemon stops */
     int verbose;
     pthread_mutex_t lock;
@@ -24,8 +25,10 @@ struct daemon {
     uint64_t next_id;
 };
 
-/* Serves the accepted connection fd on a thread of its own (fd is its). */
-int serve_start(struct daemon *d, int fd);
+/* Serves the accepted connection fd on a thread of its own (fd is its);
+ * guest: it came through a guest socket (transport_listen_guest), so it must
+ * authenticate with a token at HELLO before anything else. */
+int serve_start(struct daemon *d, int fd, int guest);
 /* Waits until every connection has ended (after stop_fd became readable). */
 void serve_wait_all(struct daemon *d);
 /* A log line on stderr (the journal under systemd). */

@@ -979,7 +979,7 @@ static void ctl(void)
     CHECK(strstr(out, "0      available") && strstr(out, "2      available") && strstr(out, "claims waiting: 0"));
     CHECK_EQ(openpimctl("drain 1", out, sizeof out), 0);
     CHECK_EQ(openpimctl("status", out, sizeof out), 0);
-    CHECK(strstr(out, "1      drained    -        -          yes") != NULL);
+    CHECK(strstr(out, "1      drained    -                -          yes") != NULL);
     struct dpu_set_t set, more;
     snprintf(p, sizeof p, "%s,allocWaitMs=200", profile);
     CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK); /* ranks 0 and 2: 1 is drained */
@@ -987,9 +987,9 @@ static void ctl(void)
     CHECK(strstr(openpim_last_error(), "no rank became free within 200 ms") != NULL);
     CHECK_EQ(openpimctl("status", out, sizeof out), 0);
     char line[128];
-    snprintf(line, sizeof line, "2      allocated  %u", (unsigned)getuid());
+    snprintf(line, sizeof line, "2      allocated  uid:%u", (unsigned)getuid());
     CHECK(strstr(out, line) != NULL);
-    snprintf(line, sizeof line, "tenant uid %u holds 2 rank(s)", (unsigned)getuid());
+    snprintf(line, sizeof line, "tenant uid:%u holds 2 rank(s)", (unsigned)getuid());
     CHECK(strstr(out, line) != NULL);
     /* drained while allocated: the tenant keeps it until it lets go */
     CHECK_EQ(openpimctl("drain 2", out, sizeof out), 0);
