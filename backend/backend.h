@@ -46,9 +46,10 @@ struct op_machine_config {
     char remote[108];
     uint32_t alloc_wait_ms; /* remote: how long a claim waits in the daemon's queue for a free rank */
     uint32_t vsock_cid, vsock_port; /* remote over AF_VSOCK: vsock_port != 0 */
-    uint32_t stream;                /* remote: bulk data streams over the connection instead of a shared-memory
+    uint8_t stream;                 /* remote: bulk data streams over the connection instead of a shared-memory
                                      * window (always so over AF_VSOCK: no descriptor crosses into a VM) */
-    uint32_t pad;
+    uint8_t batch, prefetch;        /* remote: vPIM's batching of small writes, prefetch of small reads */
+    uint8_t pad[5];
     char token[OP_TOKEN_MAX];       /* remote: the tenant's token, sent at HELLO ("": none) */
 };
 

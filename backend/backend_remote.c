@@ -598,10 +598,8 @@ struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, c
     for (uint32_t i = 0; i < r->nr_vranks; i++)
         r->vmap[i] = -1;
     r->mem_limit = r->hello.memory_limit;
-    const char *pf = getenv("OPENPIM_REMOTE_PREFETCH");
-    r->prefetch_on = !(pf && !strcmp(pf, "0"));
-    const char *batch = getenv("OPENPIM_REMOTE_BATCH");
-    r->batch_on = batch && !strcmp(batch, "1");
+    r->prefetch_on = cfg->prefetch; /* profile keys remotePrefetch, remoteBatch or the environment (sdk/profile.c) */
+    r->batch_on = cfg->batch;
     r->pf = calloc(r->nr_vranks, sizeof *r->pf);
     if (!r->pf) {
         rpc_fail(err, errlen, "out of memory");

@@ -8,7 +8,7 @@
 
 /* ---- batching of small writes ----------------------------------------------------- */
 
-/* vPIM's write batching, off unless OPENPIM_REMOTE_BATCH=1: a small write
+/* vPIM's write batching, off unless remoteBatch=true (OPENPIM_REMOTE_BATCH=1): a small write
  * whose DPUs, region and range check out here is kept and sent with the
  * others in one WRITE_BATCH before the next request of any other kind.  What
  * the daemon alone can refuse (its host memory limit) then fails that next
@@ -26,7 +26,7 @@ int cache_flush_writes(struct remote *r, char *err, size_t errlen)
     r->batch_len = 0;
     char why[400];
     if (rpc_call(r, OPD_WRITE_BATCH, &req, sizeof req, r->batch, len, NULL, 0, -1, NULL, 0, why, sizeof why) != 0) {
-        rpc_fail(err, errlen, "an earlier write (batched, OPENPIM_REMOTE_BATCH=1) failed: %s", why);
+        rpc_fail(err, errlen, "an earlier write (batched, remoteBatch) failed: %s", why);
         fprintf(stderr, "openpim: %s\n", err); /* also when the request that flushed cannot report it */
         return -1;
     }

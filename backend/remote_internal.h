@@ -59,10 +59,10 @@ struct remote {
     uint8_t *have_result;
     uint8_t *stage; /* inline request data */
     uint64_t mem_used, mem_limit; /* the daemon's host memory, from its last reply */
-    bool prefetch_on;             /* OPENPIM_REMOTE_PREFETCH (default 1) */
+    bool prefetch_on;             /* remotePrefetch (default on) */
     struct prefetch *pf;          /* per SDK rank */
     uint8_t *gather;              /* a READ_GATHER's reply */
-    bool batch_on;                /* OPENPIM_REMOTE_BATCH=1 */
+    bool batch_on;                /* remoteBatch (default off) */
     uint8_t *batch;               /* pending small writes: WRITE_BATCH entries */
     size_t batch_len;
     uint32_t batch_count;

@@ -16,8 +16,11 @@
  *   or from inside a virtual machine at vsock=CID:PORT (AF_VSOCK; the host is
  *   CID 2); token=TOKEN, else $OPENPIM_TOKEN: the tenant's token (required
  *   over vsock); remoteStream=true: bulk data streams over the connection, not
- *   through shared memory (always so over vsock); allocWaitMs=N: how long a
- *   claim waits in the daemon's queue). */
+ *   through shared memory (always so over vsock); remoteBatch=BOOL, else
+ *   $OPENPIM_REMOTE_BATCH=1 (default off), and remotePrefetch=BOOL, else
+ *   $OPENPIM_REMOTE_PREFETCH=0 (default on): vPIM's batching of small writes
+ *   and prefetch of small reads; allocWaitMs=N: how long a claim waits in the
+ *   daemon's queue). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -143,11 +146,14 @@ static int apply(struct op_profile *p, const char *key, const char *val, int pas
         snprintf(p->machine.token, sizeof p->machine.token, "%s", val);
         return 0;
     }
-    if (!strcmp(key, "remoteStream")) {
+    if (!strcmp(key, "remoteStream") || !strcmp(key, "remoteBatch") || !strcmp(key, "remotePrefetch")) {
         bool on;
         if (parse_bool(val, &on))
             return -1;
-        p->machine.stream = on;
+        if (!strcmp(key, "remoteStream"))
+            p->machine.stream = on;
+        else
+            *(!strcmp(key, "remoteBatch") ? &p->batch : &p->prefetch) = on;
         return 0;
     }
     if (!strcmp(key, "allocWaitMs"))
@@ -170,6 +176,9 @@ static dpu_error_t remote_machine(struct op_profile *p, char *err, size_t errlen
         }
         snprintf(p->machine.token, sizeof p->machine.token, "%s", token);
     }
+    const char *batch = getenv("OPENPIM_REMOTE_BATCH"), *prefetch = getenv("OPENPIM_REMOTE_PREFETCH");
+    p->machine.batch = p->batch >= 0 ? p->batch : batch && !strcmp(batch, "1");
+    p->machine.prefetch = p->prefetch >= 0 ? p->prefetch : !(prefetch && !strcmp(prefetch, "0"));
     if (p->machine.vsock_port && p->machine.remote[0]) {
         snprintf(err, errlen, "the profile names both socket=%s and vsock=%u:%u: one openpimd, one way to reach it",
                  p->machine.remote, p->machine.vsock_cid, p->machine.vsock_port);
@@ -253,6 +262,7 @@ static dpu_error_t parse_into(const char *text, struct op_profile *p, int pass, 
 dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    out->batch = out->prefetch = -1;
     op_machine_desc_preset("v1A", &out->machine.desc); /* the embedded default: a 2560-DPU server */
     out->sg_max_blocks = UINT32_MAX;
     const char *parts[] = {getenv("UPMEM_PROFILE_BASE"), profile, getenv("UPMEM_PROFILE")};

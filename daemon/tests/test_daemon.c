@@ -855,13 +855,18 @@ static void batch(void)
 {
     const char *args[] = {"--machine", "nrRanks=1,nrDpusPerRank=8", "--workers", "1", "--memory-limit-mb", "2", NULL};
     daemon_pid = start(args);
-    for (int batched = 0; batched < 2; batched++) {
-        if (batched)
+    for (int way = 0; way < 3; way++) { /* off; on by the environment; on by the profile key remoteBatch */
+        int batched = way > 0;
+        if (way == 1)
             setenv("OPENPIM_REMOTE_BATCH", "1", 1);
+        else
+            unsetenv("OPENPIM_REMOTE_BATCH");
+        char p[400];
+        snprintf(p, sizeof p, "%s%s", profile, way == 2 ? ",remoteBatch=true" : "");
         pid_t kid = fork();
         if (kid == 0) {
             struct dpu_set_t set, dpu;
-            CHECK_EQ(dpu_alloc_ranks(1, profile, &set), DPU_OK);
+            CHECK_EQ(dpu_alloc_ranks(1, p, &set), DPU_OK);
             CHECK_EQ(dpu_load(set, dpu_program, NULL), DPU_OK);
             DPU_FOREACH(set, dpu) {
                 break;

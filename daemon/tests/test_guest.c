@@ -510,6 +510,8 @@ static void vsock(void)
     CHECK_EQ(dpu_alloc(1, "nrRanks=1,vsock=2:5000,token=x,remoteStream=1", &set), DPU_OK);
     CHECK_EQ(dpu_free(set), DPU_OK);
     CHECK_EQ(dpu_alloc(1, "nrRanks=1,remoteStream=maybe", &set), DPU_ERR_INVALID_PROFILE);
+    CHECK_EQ(dpu_alloc(1, "nrRanks=1,remoteBatch=2", &set), DPU_ERR_INVALID_PROFILE);
+    CHECK_EQ(dpu_alloc(1, "nrRanks=1,remotePrefetch=", &set), DPU_ERR_INVALID_PROFILE);
 }
 
 int main(int argc, char **argv)
