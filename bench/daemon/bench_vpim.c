@@ -16,11 +16,21 @@
  *       ~5,000 reads.
  *   SIDE = NAME=PROFILE: a session with that dpu_alloc profile (a remote one
  *       names its optimisations: remoteBatch=BOOL,remotePrefetch=BOOL).
+ *   bench_vpim calls DPU_NW REPS DPUS COUNT SIDE...
+ *       the client's own cost of a small write: allocate, load, COUNT writes
+ *       of 104 bytes to each DPU, one read, free; with remoteBatch=true the
+ *       writes never leave the client until the read, so this is libdpu's
+ *       work per call (in a guest: on its emulated CPU).
+ *   bench_vpim cpu REPS ITERS NAME
+ *       a host-CPU loop of ITERS steps, no DPU: how much slower a guest's CPU
+ *       is than the host's (QEMU's TCG emulates every instruction).
  *
  * Prints, per side and size (or workload), the wall time of one whole run
  * (min and median of REPS) and its modelled time (the timing model's total
  * for the run: what it would take on the modelled server):
- *   csv,WORKLOAD,SIDE,SIZE_MB,DPUS,MIN_S,MEDIAN_S,MODELLED_S */
+ *   csv,WORKLOAD,SIDE,SIZE_MB,DPUS,MIN_S,MEDIAN_S,MODELLED_S
+ * and the same for the run without its launches (WORKLOAD-xfer): what the
+ * path to the machine costs, apart from the emulated DPUs' own time. */
 #define _GNU_SOURCE
 #include <dpu.h>
 #include <openpim_ext.h>
@@ -38,10 +48,19 @@
 struct side {
     char name[32], profile[400];
     struct openpim_session *s;
-    double t[MAX_REPS], modelled;
+    double t[MAX_REPS], x[MAX_REPS], modelled;
 };
 
 static int failures;
+static double launch_s; /* wall time of the current run's launches */
+
+static dpu_error_t timed_launch(struct dpu_set_t set)
+{
+    double t0 = bench_now();
+    dpu_error_t rc = dpu_launch(set, DPU_SYNCHRONOUS);
+    launch_s += bench_now() - t0;
+    return rc;
+}
 
 static double modelled_now(void)
 {
@@ -73,7 +92,7 @@ static void checksum_run(struct side *sd, const char *prog, uint32_t dpus, size_
     uint32_t b = (uint32_t)bytes;
     must(dpu_broadcast_to(set, DPU_MRAM_HEAP_POINTER_NAME, 0, file, bytes, DPU_XFER_DEFAULT), "broadcast", sd);
     must(dpu_broadcast_to(set, "bytes", 0, &b, sizeof b, DPU_XFER_DEFAULT), "broadcast", sd);
-    must(dpu_launch(set, DPU_SYNCHRONOUS), "dpu_launch", sd);
+    must(timed_launch(set), "dpu_launch", sd);
     DPU_FOREACH(set, dpu) {
         uint64_t sums[16] = {0}, s = 0;
         must(dpu_copy_from(dpu, "sums", 0, sums, sizeof sums), "dpu_copy_from", sd);
@@ -85,6 +104,25 @@ static void checksum_run(struct side *sd, const char *prog, uint32_t dpus, size_
 }
 
 /* ---- Fig. 14: NW-like small transfers ------------------------------------------- */
+
+static void calls_run(struct side *sd, const char *prog, uint32_t dpus, uint32_t count)
+{
+    struct dpu_set_t set, dpu;
+    must(dpu_alloc(dpus, sd->profile, &set), "dpu_alloc", sd);
+    must(dpu_load(set, prog, NULL), "dpu_load", sd);
+    uint64_t a[NW_WORDS] = {0}, back[NW_WORDS];
+    for (uint32_t c = 0; c < count; c++)
+        DPU_FOREACH(set, dpu) {
+            a[0] = c;
+            must(dpu_copy_to(dpu, "a", 0, a, sizeof a), "dpu_copy_to", sd);
+        }
+    DPU_FOREACH(set, dpu) {
+        must(dpu_copy_from(dpu, "a", 0, back, sizeof back), "dpu_copy_from", sd);
+        failures += back[0] != count - 1;
+        break;
+    }
+    must(dpu_free(set), "dpu_free", sd);
+}
 
 static void nw_run(struct side *sd, const char *prog, uint32_t dpus, uint32_t steps)
 {
@@ -103,7 +141,7 @@ static void nw_run(struct side *sd, const char *prog, uint32_t dpus, uint32_t st
             must(dpu_copy_to(dpu, "b", 0, b, sizeof b), "dpu_copy_to", sd);
         }
         must(dpu_broadcast_to(set, "step", 0, &step, sizeof step, DPU_XFER_DEFAULT), "broadcast", sd);
-        must(dpu_launch(set, DPU_SYNCHRONOUS), "dpu_launch", sd);
+        must(timed_launch(set), "dpu_launch", sd);
         DPU_FOREACH(set, dpu, i) {
             must(dpu_copy_from(dpu, "out", 0, out, sizeof out), "dpu_copy_from", sd);
             for (int k = 0; k < NW_WORDS; k++)
@@ -134,11 +172,39 @@ static int cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* ITERS steps of a dependent integer hash: CPU only. */
+static int cpu(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: bench_vpim cpu REPS ITERS NAME\n");
+        return 2;
+    }
+    uint32_t reps = (uint32_t)bench_parse_u64("REPS", argv[2], 1, MAX_REPS);
+    uint64_t iters = bench_parse_u64("ITERS", argv[3], 1, 1ull << 40);
+    double t[MAX_REPS];
+    uint64_t x = 1;
+    for (uint32_t r = 0; r < reps; r++) {
+        double t0 = bench_now();
+        for (uint64_t i = 0; i < iters; i++)
+            x = (x ^ (x >> 29)) * 0xbf58476d1ce4e5b9ull + i;
+        t[r] = bench_now() - t0;
+    }
+    qsort(t, reps, sizeof *t, cmp);
+    if (x == 42) /* the loop's result is used: it cannot be left out */
+        fprintf(stderr, "bench_vpim: the hash met 42\n");
+    printf("csv,cpu,%s,0,0,%.6f,%.6f,0\n", argv[4], t[0], t[reps / 2]);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc < 7 || (strcmp(argv[1], "fig9") && strcmp(argv[1], "nw"))) {
+    if (argc > 1 && !strcmp(argv[1], "cpu"))
+        return cpu(argc, argv);
+    if (argc < 7 || (strcmp(argv[1], "fig9") && strcmp(argv[1], "nw") && strcmp(argv[1], "calls"))) {
         fprintf(stderr, "usage: bench_vpim fig9 DPU_CHECKSUM REPS DPUS SIZES_MB SIDE...\n"
-                        "       bench_vpim nw DPU_NW REPS DPUS STEPS SIDE...\n");
+                        "       bench_vpim nw DPU_NW REPS DPUS STEPS SIDE...\n"
+                        "       bench_vpim calls DPU_NW REPS DPUS COUNT SIDE...\n"
+                        "       bench_vpim cpu REPS ITERS NAME\n");
         return 2;
     }
     int fig9 = !strcmp(argv[1], "fig9");
@@ -159,9 +225,9 @@ int main(int argc, char **argv)
     char list[256];
     snprintf(list, sizeof list, "%s", argv[5]);
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok && nsizes < 32; tok = strtok_r(NULL, ",", &save))
-        sizes[nsizes++] = bench_parse_u64(fig9 ? "SIZES_MB" : "STEPS", tok, 1, fig9 ? 63 : 100000);
+        sizes[nsizes++] = bench_parse_u64(fig9 ? "SIZES_MB" : "STEPS or COUNT", tok, 1, fig9 ? 63 : 100000);
     if (!fig9 && nsizes != 1) {
-        fprintf(stderr, "bench_vpim: nw takes one step count\n");
+        fprintf(stderr, "bench_vpim: %s takes one count\n", argv[1]);
         return 2;
     }
     uint8_t *buf = NULL;
@@ -191,19 +257,26 @@ int main(int argc, char **argv)
                 struct side *sd = &sides[i];
                 openpim_session_use(sd->s);
                 double m0 = modelled_now(), t0 = bench_now();
+                launch_s = 0;
                 if (fig9)
                     checksum_run(sd, prog, dpus, bytes, want);
-                else
+                else if (!strcmp(argv[1], "nw"))
                     nw_run(sd, prog, dpus, (uint32_t)sizes[0]);
+                else
+                    calls_run(sd, prog, dpus, (uint32_t)sizes[0]);
                 sd->t[r] = bench_now() - t0;
+                sd->x[r] = sd->t[r] - launch_s;
                 sd->modelled = modelled_now() - m0; /* the same every run */
                 openpim_session_use(NULL);
             }
         for (int i = 0; i < nsides; i++) {
             struct side *sd = &sides[i];
             qsort(sd->t, reps, sizeof *sd->t, cmp);
+            qsort(sd->x, reps, sizeof *sd->x, cmp);
             printf("csv,%s,%s,%llu,%u,%.6f,%.6f,%.6f\n", argv[1], sd->name, (unsigned long long)(fig9 ? sizes[k] : 0),
                    dpus, sd->t[0], sd->t[reps / 2], sd->modelled);
+            printf("csv,%s-xfer,%s,%llu,%u,%.6f,%.6f,%.6f\n", argv[1], sd->name,
+                   (unsigned long long)(fig9 ? sizes[k] : 0), dpus, sd->x[0], sd->x[reps / 2], sd->modelled);
         }
         fflush(stdout);
     }
