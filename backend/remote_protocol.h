@@ -215,7 +215,7 @@ struct opd_drain {
                 sizeof(struct op_backend_info) * 17u + sizeof(struct op_dpu_status) * 7u +                      \
                 sizeof(struct opd_header) * 3u + sizeof(struct opd_write) + sizeof(struct opd_view) * 5u +     \
                 sizeof(struct opd_rank_status) * 11u + sizeof(struct opd_status_reply) * 13u +                  \
-                sizeof(struct opd_hello) * 19u + sizeof(struct opd_shm) * 23u))
+                sizeof(struct opd_hello) * 19u + sizeof(struct opd_shm) * 23u + sizeof(struct opd_window_io) * 29u))
 
 /* ---- decoding (daemon/protocol.c) ------------------------------------------ */
 

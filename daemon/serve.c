@@ -58,7 +58,8 @@ struct conn {
     size_t out_cap;
 };
 
-_Static_assert(OPD_TENANT_MAX == RM_TENANT_MAX, "the wire's tenant field is the rank manager's");
+_Static_assert(OPD_TENANT_MAX == RM_TENANT_MAX && OPD_TENANT_MAX >= sizeof "token:" + TOKEN_NAME_MAX,
+               "the wire's tenant field is the rank manager's, and holds a token's tenant");
 
 /* The tenant the connection acts for: whose quota its claims count against. */
 static const char *conn_tenant(const struct conn *c)
@@ -66,31 +67,16 @@ static const char *conn_tenant(const struct conn *c)
     return c->tenant;
 }
 
-/* HELLO's token, if any, decides the tenant: a guest connection must present
- * a valid one; a UNIX client may, and is then that token's tenant.  0, or -1
- * with a message (the connection is then closed). */
+/* HELLO's token, if any, decides the tenant (token_tenant); it cannot
+ * change on a connection.  0, or -1 with a message (then the connection is
+ * closed). */
 static int authenticate(struct conn *c, const struct opd_hello *hello, char *err, size_t errlen)
 {
-    char token[OP_TOKEN_MAX], name[TOKEN_NAME_MAX + 1], tenant[OPD_TENANT_MAX];
-    memcpy(token, hello->token, sizeof token);
-    token[sizeof token - 1] = 0;
-    if (!token[0] && c->guest) {
-        snprintf(err, errlen, "a connection through a guest socket (a virtual machine) must present a token: "
-                              "profile key token=... or OPENPIM_TOKEN (the operator issues it with openpimctl "
-                              "token add NAME)");
+    char tenant[OPD_TENANT_MAX];
+    if (token_tenant(c->d->token_store, hello->token, c->guest, c->peer.uid, tenant, err, errlen) != 0) {
+        daemon_log("connection %llu (%s): refused at HELLO: %s", (unsigned long long)c->id,
+                   c->guest ? "guest socket" : "local", err);
         return -1;
-    }
-    if (!token[0]) {
-        snprintf(tenant, sizeof tenant, "uid:%u", (unsigned)c->peer.uid);
-    } else {
-        char why[400];
-        if (token_check(c->d->token_store, token, name, why, sizeof why) != 0) {
-            daemon_log("connection %llu (%s): token refused: %s", (unsigned long long)c->id,
-                       c->guest ? "guest socket" : "local", why);
-            snprintf(err, errlen, "HELLO: %s", why);
-            return -1;
-        }
-        snprintf(tenant, sizeof tenant, "token:%s", name);
     }
     if (c->hello_done && strcmp(tenant, c->tenant)) {
         snprintf(err, errlen, "HELLO: a connection's tenant cannot change (it is %s)", c->tenant);
@@ -156,38 +142,34 @@ static uint8_t *data_of(struct conn *c, const struct opd_request *r)
     return r->data->where == OPD_SHM ? c->shm + r->data->shm_off : (uint8_t *)r->inline_data;
 }
 
+/* The client's window: its sealed memfd, mapped here, or (kind
+ * OPD_WINDOW_DAEMON, a client that cannot pass descriptors) the daemon's own
+ * memory, backed page by page as WINDOW_PUT fills it. */
 static int attach_shm(struct conn *c, int fd, uint64_t size, uint32_t kind, char *err, size_t errlen)
 {
-    if (kind == OPD_WINDOW_DAEMON) { /* the daemon's own memory, backed page by page as the client fills it */
-        void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-        if (p == MAP_FAILED) {
-            snprintf(err, errlen, "SHM_ATTACH: no window of %llu bytes: %s", (unsigned long long)size,
-                     strerror(errno));
+    void *p;
+    if (kind == OPD_WINDOW_DAEMON) {
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    } else {
+        struct stat st;
+        int seals = fd < 0 ? -1 : fcntl(fd, F_GET_SEALS);
+        if (fd < 0) {
+            snprintf(err, errlen, "SHM_ATTACH: no descriptor came with the request");
             return -1;
         }
-        if (c->shm)
-            munmap(c->shm, c->shm_size);
-        c->shm = p;
-        c->shm_size = size;
-        return 0;
+        if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+            snprintf(err, errlen, "SHM_ATTACH: the window must be a memfd sealed against shrinking (F_SEAL_SHRINK)");
+            return -1;
+        }
+        if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
+            snprintf(err, errlen, "SHM_ATTACH: the memfd holds fewer than %llu bytes", (unsigned long long)size);
+            return -1;
+        }
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     }
-    if (fd < 0) {
-        snprintf(err, errlen, "SHM_ATTACH: no descriptor came with the request");
-        return -1;
-    }
-    struct stat st;
-    int seals = fcntl(fd, F_GET_SEALS);
-    if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-        snprintf(err, errlen, "SHM_ATTACH: the window must be a memfd sealed against shrinking (F_SEAL_SHRINK)");
-        return -1;
-    }
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
-        snprintf(err, errlen, "SHM_ATTACH: the memfd holds fewer than %llu bytes", (unsigned long long)size);
-        return -1;
-    }
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        snprintf(err, errlen, "SHM_ATTACH: cannot map the window: %s", strerror(errno));
+        snprintf(err, errlen, "SHM_ATTACH: cannot map a window of %llu bytes: %s", (unsigned long long)size,
+                 strerror(errno));
         return -1;
     }
     if (c->shm)

@@ -15,9 +15,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../backend/backend.h" /* OP_TOKEN_MAX */
+
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+
+#define TENANT_TEXT_MAX 48 /* "token:" and TOKEN_NAME_MAX characters fit */
+_Static_assert(sizeof "token:" + TOKEN_NAME_MAX <= TENANT_TEXT_MAX, "a token's tenant fits");
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -189,6 +194,28 @@ int token_check(const char *path, const char *token, char *name, char *err, size
     free(e);
     if (found == n)
         return fail(err, errlen, "the token is not valid: unknown or revoked (openpimctl token list)");
+    return 0;
+}
+
+int token_tenant(const char *store, const char *token, int guest, unsigned uid, char *tenant, char *err,
+                 size_t errlen)
+{
+    char text[OP_TOKEN_MAX], name[TOKEN_NAME_MAX + 1], why[400];
+    memcpy(text, token, sizeof text);
+    text[sizeof text - 1] = 0;
+    if (!text[0] && guest)
+        return fail(err, errlen,
+                    "a connection through a guest socket (a virtual machine) must present a token: profile key "
+                    "token=... or OPENPIM_TOKEN (the operator issues it with openpimctl token add NAME)");
+    if (!text[0]) {
+        snprintf(tenant, TENANT_TEXT_MAX, "uid:%u", uid);
+        return 0;
+    }
+    int rc = token_check(store, text, name, why, sizeof why);
+    OPENSSL_cleanse(text, sizeof text);
+    if (rc != 0)
+        return fail(err, errlen, "HELLO: %s", why);
+    snprintf(tenant, TENANT_TEXT_MAX, "token:%s", name);
     return 0;
 }
 

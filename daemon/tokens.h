@@ -57,6 +57,13 @@ int token_read(const char *path, struct token_entry **entries, size_t *n, char *
  * unusable; the message never quotes the token. */
 int token_check(const char *path, const char *token, char *name, char *err, size_t errlen);
 
+/* The tenant a HELLO names (tenant: at least 48 bytes): "token:NAME" for a
+ * valid token (token: a field of OP_TOKEN_MAX bytes, NUL-padded), "uid:UID"
+ * for none, unless the connection came through a guest socket, which must
+ * present one.  0, or -1 with the reason. */
+int token_tenant(const char *store, const char *token, int guest, unsigned uid, char *tenant, char *err,
+                 size_t errlen);
+
 /* Whether two digests are equal, in time independent of their contents. */
 int token_digest_equal(const uint8_t a[32], const uint8_t b[32]);
 

@@ -27,30 +27,18 @@
  * shutdown   SIGTERM: a waiting claim and an idle client are told, a libdpu
  *            program gets a clear error, the daemon exits 0 and removes its
  *            socket; a new daemon serves the same path */
-#include "harness.h"
+#include "scenario.h"
 
 #include <dpu.h>
 #include <openpim_ext.h>
 
-#include "check.h"
-
-static const char *daemon_path, *dpu_program;
-static char dir[64], sock[128], logpath[128], profile[256];
+static const char *dpu_program;
+static char profile[256];
 
 #define PER_RANK 8
 #define WORDS 2048
 
 /* ---- a libdpu tenant ----------------------------------------------------------- */
-
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
 
 /* rounds of: fresh data per DPU, step, launch, check sum and data against the
  * host's own arithmetic.  Returns the number of failed checks. */
@@ -116,60 +104,6 @@ static char get(int fd)
 }
 
 /* ---- setup ------------------------------------------------------------------------- */
-
-static pid_t daemon_pid;
-
-static pid_t start(const char *const *args)
-{
-    pid_t pid = start_daemon(daemon_path, sock, args, logpath);
-    CHECK(pid > 0);
-    if (pid <= 0) {
-        fprintf(stderr, "cannot start %s\n", daemon_path);
-        exit(1);
-    }
-    return pid;
-}
-
-static void show_log(void)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    fprintf(stderr, "---- daemon log ----\n");
-    while (f && fgets(line, sizeof line, f))
-        fputs(line, stderr);
-    if (f)
-        fclose(f);
-}
-
-static int log_has(const char *what)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, what) != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
-
-static int wait_child(pid_t pid)
-{
-    int st;
-    if (waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* An error reply whose message contains `what`. */
-#define CHECK_REFUSED(r, what)                                                                  \
-    do {                                                                                        \
-        CHECK((r).ok && (r).status == OPD_ERROR);                                               \
-        if (!strstr((r).msg, (what))) {                                                         \
-            fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, (r).msg, (what)); \
-            CHECK(0);                                                                           \
-        }                                                                                       \
-    } while (0)
 
 /* READ of len bytes (inline) of a DPU's region into buf: the reply. */
 static struct raw_reply read_mem(int fd, uint32_t dpu, uint32_t region, uint32_t off, uint32_t len, void *buf)

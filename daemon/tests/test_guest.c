@@ -19,49 +19,15 @@
  *          others may read is refused
  * vsock    profile keys vsock=CID:PORT (bad CIDs and ports refused with the
  *          limits named), token= and their conflicts with socket= */
-#include "harness.h"
+#include "scenario.h"
 
 #include <dpu.h>
 #include <openpim_ext.h>
 
-#include "check.h"
-
-static const char *daemon_path, *dpu_program, *big_program;
-static char dir[64], sock[128], guest_sock[128], store[128], logpath[128];
-static pid_t daemon_pid;
+static const char *dpu_program, *big_program;
+static char guest_sock[128], store[128];
 
 #define PER_RANK 8
-
-static pid_t start(const char *const *args)
-{
-    pid_t pid = start_daemon(daemon_path, sock, args, logpath);
-    if (pid <= 0) {
-        fprintf(stderr, "cannot start %s\n", daemon_path);
-        exit(1);
-    }
-    return pid;
-}
-
-static void show_log(void)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    fprintf(stderr, "---- daemon log ----\n");
-    while (f && fgets(line, sizeof line, f))
-        fputs(line, stderr);
-    if (f)
-        fclose(f);
-}
-
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
 
 static void fill(uint8_t *p, size_t n, uint32_t seed)
 {
@@ -263,15 +229,6 @@ static int raw_hello_token(const char *path, const char *token, struct raw_reply
     }
     return fd;
 }
-
-#define CHECK_REFUSED(r, what)                                                                          \
-    do {                                                                                                \
-        CHECK((r).ok && (r).status == OPD_ERROR);                                                       \
-        if (!strstr((r).msg, (what))) {                                                                 \
-            fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, (r).msg, (what));     \
-            CHECK(0);                                                                                   \
-        }                                                                                               \
-    } while (0)
 
 #define CHECK_LAST_ERROR(what)                                                                          \
     do {                                                                                                \
