@@ -209,7 +209,8 @@ static inline int raw_call(int fd, uint16_t op, const void *fixed, size_t fixed_
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = op, .seq = ++seq,
                            .len = len - sizeof h};
     memcpy(msg, &h, sizeof h);
-    memcpy(msg + sizeof h, fixed, fixed_len);
+    if (fixed_len)
+        memcpy(msg + sizeof h, fixed, fixed_len);
     if (n)
         memcpy(msg + sizeof h + fixed_len, dpus, (size_t)n * 4);
     if (data_len)
