@@ -7,8 +7,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${OPENPIM_BUILD:-$root/build}
 
 need=()
-for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev chromium \
-           libssl-dev; do
+for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev \
+           chromium libssl-dev; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then

@@ -15,7 +15,8 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps=${OPENPIM_VM_DEPS:-$root/build/vm-deps}
 if [[ -n ${OPENPIM_SKIP_VM:-} ]]; then
-    echo "setup: OPENPIM_SKIP_VM=$OPENPIM_SKIP_VM: the virtual-machine test's dependencies are not installed (the test will be skipped)"
+    echo "setup: OPENPIM_SKIP_VM=$OPENPIM_SKIP_VM: the virtual-machine test's dependencies are not" \
+         "installed (the test will be skipped)"
     exit 0
 fi
 mkdir -p "$deps"
@@ -82,4 +83,6 @@ if [[ ! -s $kdir/vmlinuz || ! -s $kdir/version ]]; then
     echo "$kver" >"$kdir/version"
     rm -rf "$tmp"
 fi
-echo "setup: virtual-machine test ready ($deps: QEMU $(qemu-system-x86_64 --version | head -1 | awk '{print $4}'), $("$backend" --version 2>/dev/null || echo vhost-device-vsock), kernel $(cat "$kdir/version"))"
+qemu=$(qemu-system-x86_64 --version | head -1 | awk '{print $4}')
+echo "setup: virtual-machine test ready ($deps: QEMU $qemu, $("$backend" --version 2>/dev/null)," \
+     "kernel $(cat "$kdir/version"))"

@@ -193,8 +193,8 @@ static int ctl(const char *args, int both, char *out, size_t cap)
 {
     char cmd[1024];
     const char *slash = strrchr(daemon_path, '/');
-    snprintf(cmd, sizeof cmd, "%.*sopenpimctl --socket %s --tokens %s %s %s", slash ? (int)(slash - daemon_path + 1) : 0,
-             daemon_path, sock, store, args, both ? "2>&1" : "2>/dev/null");
+    snprintf(cmd, sizeof cmd, "%.*sopenpimctl --socket %s --tokens %s %s %s",
+             slash ? (int)(slash - daemon_path + 1) : 0, daemon_path, sock, store, args, both ? "2>&1" : "2>/dev/null");
     FILE *f = popen(cmd, "r");
     size_t n = f ? fread(out, 1, cap - 1, f) : 0;
     out[n] = 0;

@@ -101,7 +101,8 @@ static void issue_and_check(void)
     char t[TOKEN_TEXT_LEN + 1];
     CHECK_EQ(token_add(store, "alice", t, sizeof t, err, sizeof err), -1);
     CHECK_MSG(err, "tenant alice already has a token");
-    static const char *const bad[] = {"", "-x", ".x", "_x", "a/b", "a b", "a:b", "é", "abcdefghijklmnopqrstuvwxyz0123456"};
+    static const char *const bad[] = {"",    "-x", ".x", "_x", "a/b", "a b",
+                                      "a:b", "é",  "abcdefghijklmnopqrstuvwxyz0123456"}; /* the last: 33 */
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         CHECK_EQ(token_add(store, bad[i], t, sizeof t, err, sizeof err), -1);
         CHECK_MSG(err, "tenant name");
