@@ -48,6 +48,12 @@ PRIM_AVG = {"60 DPUs": 1.24, "480 DPUs": 1.54}  # §5.2: 1.01-2.07x and 1.02-2.8
 NW_C = 53.0         # Fig. 14: vPIM-C, before prefetch and batching, against native
 NW_GAIN = 10.8      # Fig. 14: vPIM-PB over vPIM-C
 NW_P_GAIN = 1.4     # Fig. 14: prefetch alone
+FIG9_WHY = ("vPIM's overhead falls with the size because its cost is per request: the VMM maps the guest's pages "
+            "and copies once (zero-copy). The VM path here streams every byte through the guest's virtio-vsock, "
+            "emulated by TCG (70-80 MB/s on this host), so its cost grows with the size and its estimate on the "
+            "modelled server stays near 2.3x; the UNIX path shares memory with the daemon and costs nothing "
+            "measurable, and streaming on the host (remoteStream) costs no more than shared memory: the VM path's "
+            "cost is the guest's, not the protocol's.")
 EXAMPLES_GOAL = 1.10
 SMALL_GOAL = 1.5
 
@@ -118,6 +124,23 @@ def fig9_rows(d, sizes, dpus, paths):
                                  pub, "(modelled %.3f s + daemon's extra min time without launches) / modelled" %
                                  emb[2],
                                  note="estimate: modelled hardware time plus this daemon's measured cost"))
+    return rows
+
+
+def stream_rows(d, sizes, dpus):
+    """What streaming costs (the only way from a guest): the sweep's transfer
+    part (no launches) with the data through the daemon's window over the
+    socket (remoteStream) against shared memory, both on this host."""
+    rows = []
+    for size in sizes:
+        shm, st = d.get(("fig9-xfer", "unix", size)), d.get(("fig9-xfer", "unix-stream", size))
+        if not shm or not st:
+            continue
+        rows.append(info_row("streamed instead of shared memory: time of the transfers", "%d DPUs, %d MB broadcast, "
+                             "UNIX path" % (dpus, size), st[0] / shm[0], None,
+                             "min %.3f s streamed vs %.3f s shared memory (runs without their launches)" % (st[0], shm[0]),
+                             source="measured here", note="explanation: the VM path's transport without the VM: "
+                             "%+.0f ms for the %d MB" % (1e3 * (st[0] - shm[0]), size)))
     return rows
 
 
@@ -257,7 +280,8 @@ def run(ctx):
     rows9 = fig9_rows(d, sizes, dpus, [("UNIX", "unix")])
     if vm:
         rows9 += fig9_rows(dvm, sizes, dpus, [("VM", "vm")])
-    sec.tables.append(Table("vPIM Fig. 9c: checksum overhead by data size", rows9, cmds))
+    rows9 += stream_rows(d, sizes, dpus)
+    sec.tables.append(Table("vPIM Fig. 9c: checksum overhead by data size", rows9, cmds, intro=FIG9_WHY))
     rows = [goal_row("bundled examples: mean overhead, UNIX path", "%d examples, 64 DPUs" % len(examples), mean,
                      EXAMPLES_GOAL, "mean of median wall-time ratios (bench/daemon/examples.sh)")]
     for name, (emin, emed, rmin, rmed) in sorted(examples.items()):

@@ -2,7 +2,9 @@
 # vPIM's Figures 9 and 14 on the UNIX-socket path (bench_vpim.c): the checksum
 # data-size sweep with the remote backend's optimisations on, and the NW-like
 # small-transfer workload with batching and prefetch off and on (vPIM-C, -P,
-# -B, -PB), embedded and through openpimd in one run; csv lines
+# -B, -PB), embedded and through openpimd in one run (the sweep also with
+# remoteStream=true: the data streamed through the daemon's window, as from a
+# virtual machine, instead of shared memory); csv lines
 #   csv,WORKLOAD,SIDE,SIZE_MB,DPUS,MIN_S,MEDIAN_S,MODELLED_S
 # and the host CPU loop (bench/daemon/vm.py compares a guest's with it).
 #   bench/daemon/vpim.sh [build-dir] [reps] [dpus] [sizes-mb] [nw-steps]
@@ -23,4 +25,4 @@ r="backend=remote,socket=$work/s.sock"
     unix-B="$r,remoteBatch=true,remotePrefetch=false" unix-PB="$r,remoteBatch=true,remotePrefetch=true"
 "$work/bench_vpim" calls "$work/dpu_nw" "$reps" "$dpus" "$steps" emb= unix="$r,remoteBatch=true"
 "$work/bench_vpim" fig9 "$work/dpu_checksum" "$reps" "$dpus" "$sizes" emb= \
-    unix="$r,remoteBatch=true,remotePrefetch=true"
+    unix="$r,remoteBatch=true,remotePrefetch=true" unix-stream="$r,remoteBatch=true,remotePrefetch=true,remoteStream=true"

@@ -66,6 +66,15 @@ def test_fig9_rows_are_comparisons_beside_the_published_endpoints():
     assert measured60.modelled == pytest.approx(1.3 / 1.2)
 
 
+def test_stream_rows_set_streaming_against_shared_memory():
+    m = _section()
+    d = m.parse(CSV + "csv,fig9-xfer,unix-stream,8,60,0.340000,0.400000,0.080000\n")
+    rows = m.stream_rows(d, [8, 60], 60)
+    assert len(rows) == 1 and rows[0].status == INFO
+    assert rows[0].modelled == pytest.approx(0.34 / 0.14)
+    assert "+200 ms for the 8 MB" in rows[0].note
+
+
 def test_nw_rows_ratios_and_gains():
     m = _section()
     rows = m.nw_rows(m.parse(CSV), 60, 83, [("UNIX", "unix")])
