@@ -29,6 +29,9 @@ struct op_backend_info {
     uint32_t wram_size;
 };
 
+/* The longest token (openpimctl token add) a client may present, NUL included. */
+#define OP_TOKEN_MAX 128
+
 /* What the SDK asks of a machine when it opens one (the profile's machine part). */
 struct op_machine_config {
     /* Hardware and timing constants: chip, topology (nr_ranks, chips_per_rank x
@@ -38,9 +41,16 @@ struct op_machine_config {
     uint64_t budget_ns;    /* wall-clock limit of one DPU's run; 0 = none */
     uint64_t memory_limit; /* host bytes the emulated memories may use; 0 = 85% of available RAM */
     /* Where the machine is: "" for the embedded one, else the UNIX socket of
-     * an openpimd serving it (backend/backend_remote.c) */
+     * an openpimd serving it (backend/backend_remote.c), or "vsock:CID:PORT"
+     * when it is reached over AF_VSOCK from inside a virtual machine */
     char remote[108];
     uint32_t alloc_wait_ms; /* remote: how long a claim waits in the daemon's queue for a free rank */
+    uint32_t vsock_cid, vsock_port; /* remote over AF_VSOCK: vsock_port != 0 */
+    uint8_t stream;                 /* remote: bulk data streams over the connection instead of a shared-memory
+                                     * window (always so over AF_VSOCK: no descriptor crosses into a VM) */
+    uint8_t batch, prefetch;        /* remote: vPIM's batching of small writes, prefetch of small reads */
+    uint8_t pad[5];
+    char token[OP_TOKEN_MAX];       /* remote: the tenant's token, sent at HELLO ("": none) */
 };
 
 struct op_backend;
@@ -147,7 +157,9 @@ struct op_backend *op_backend_local_open(const struct op_machine_config *cfg, ch
 /* A client of the openpimd daemon at cfg->remote (backend/backend_remote.c).
  * Its machine is the daemon's: cfg->desc must be the one describe() gives. */
 struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, char *err, size_t errlen);
-/* The machine the daemon at `socket` serves (one short connection). */
-int op_backend_remote_describe(const char *socket, struct op_machine_config *out, char *err, size_t errlen);
+/* The machine the daemon that cfg names (remote, vsock_*, token) serves
+ * (one short connection). */
+int op_backend_remote_describe(const struct op_machine_config *cfg, struct op_machine_config *out, char *err,
+                               size_t errlen);
 
 #endif

@@ -12,8 +12,9 @@
  * One connection per backend.  Operations on different ranks (the SDK's
  * per-rank jobs, asynchronous launches) have their requests in flight at the
  * same time and the daemon runs them in parallel; see remote_internal.h for
- * the locks.  Data above OPD_INLINE_MAX bytes goes through a shared-memory
- * window (a sealed memfd the daemon maps), in pieces of the window's size. */
+ * the locks.  Data above OPD_INLINE_MAX bytes goes through the window (a
+ * sealed memfd the daemon maps, or the daemon's own memory filled and emptied
+ * over the connection when streaming), in pieces of the window's size. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdbool.h>
@@ -180,7 +181,7 @@ static int remote_claim_ranks(struct op_backend *b, const uint32_t *ranks, uint3
     struct opd_claim req = {.wait_ms = r->wait_ms, .count = n, .min = min};
     struct waiter w = {.rep = got, .rep_len = (size_t)n * sizeof *got, .up_to = true, .extra_ms = r->wait_ms};
     if (rpc_send_request(r, OPD_CLAIM, &req, sizeof req, NULL, 0, NULL, 0, -1, &w, err, errlen) != 0 ||
-        rpc_wait(r, &w, err, errlen) != 0)
+        rpc_await(r, &w, err, errlen) != 0)
         goto out;
     uint32_t k = (uint32_t)(w.got / sizeof *got);
     for (uint32_t i = 0; i < k; i++)
@@ -247,11 +248,15 @@ static struct op_backend_program *remote_program_open(struct op_backend *b, cons
     } else {
         pthread_mutex_lock(&r->win_lock);
         rc = rpc_window(r, err, errlen);
+        if (rc == 0)
+            rc = rpc_window_put(r, 0, &elf, 1, len, err, errlen);
         if (rc == 0) {
-            memcpy(r->shm, elf, len);
             req.data.where = OPD_SHM;
             rc = rpc_call(r, OPD_PROGRAM_OPEN, &req, sizeof req, NULL, 0, NULL, 0, -1, &got, sizeof got, err, errlen);
         }
+        char later[512]; /* the puts' replies: after a failure, its message stays in err */
+        if (rpc_wait_all(r, rc ? later : err, rc ? sizeof later : errlen) != 0)
+            rc = -1;
         pthread_mutex_unlock(&r->win_lock);
     }
     leave(r, &e);
@@ -332,12 +337,15 @@ static int write_piece(struct remote *r, const uint32_t *list, uint32_t n, enum 
     if (total > OPD_INLINE_MAX) {
         pthread_mutex_lock(&r->win_lock);
         int rc = rpc_window(r, err, errlen);
+        if (rc == 0)
+            rc = rpc_window_put(r, 0, src, nsrc, len, err, errlen);
         if (rc == 0) {
-            for (uint32_t i = 0; i < nsrc; i++)
-                memcpy(r->shm + (size_t)i * len, src[i], len);
             req.data.where = OPD_SHM;
             rc = rpc_call(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
         }
+        char later[512]; /* the puts' replies: after a failure, its message stays in err */
+        if (rpc_wait_all(r, rc ? later : err, rc ? sizeof later : errlen) != 0)
+            rc = -1;
         pthread_mutex_unlock(&r->win_lock);
         return rc;
     }
@@ -353,58 +361,49 @@ static int write_piece(struct remote *r, const uint32_t *list, uint32_t n, enum 
     return rc;
 }
 
-/* Large writes (and reads, read_pipelined) in pieces through two parts of
- * the window, two requests in flight: the client fills one part while the
- * daemon copies the other out, so the two copies of the shared-memory path
- * overlap.  Under win_lock. */
+/* Large writes (and reads, read_pipelined) in pieces through two halves of
+ * the window, two requests in flight: with shared memory, the client fills
+ * one half while the daemon copies the other out, so the two copies overlap;
+ * streaming, every piece's WINDOW_PUTs and its WRITE go out without waiting
+ * (the daemon takes them in order), so the connection never idles.  Under
+ * win_lock. */
 #define HALF (4ull << 20)          /* one piece (a round trip per 4 MB is ~1 % of its copies) */
 #define PIPELINE_MIN (2ull << 20) /* below this, one request (its round trip costs more than the overlap gains) */
 _Static_assert(2 * HALF <= WINDOW_SIZE && PIPELINE_MIN <= WINDOW_SIZE, "two pieces, or one smaller request, fit the window");
 struct pipeline {
-    struct waiter w[2]; /* requests in flight, the oldest at w[oldest] (registered: they never move) */
-    unsigned oldest, inflight, next_half;
-    int rc;
+    uint32_t seq[2]; /* the last WRITE from each half (0: none) */
+    unsigned next_half;
+    int rc; /* -1: failed, its message in err; 1: stopped, a reply's error is still to be read */
 };
-
-static int pipe_wait_oldest(struct remote *r, struct pipeline *pl, char *err, size_t errlen)
-{
-    int rc = rpc_wait(r, &pl->w[pl->oldest], err, errlen);
-    pl->oldest ^= 1;
-    pl->inflight--;
-    if (rc != 0 && pl->rc == 0)
-        pl->rc = -1; /* the first error is kept in err; later replies are still read */
-    return rc;
-}
 
 /* Issues one WRITE of n DPUs with nsrc sources of len (<= HALF) bytes. */
 static int pipe_write(struct remote *r, struct pipeline *pl, const uint32_t *list, uint32_t n, enum op_region region,
                       uint64_t off, const void *const *src, uint32_t nsrc, size_t len, char *err, size_t errlen)
 {
-    if (pl->rc != 0 || rpc_dead(r))
+    unsigned h = pl->next_half;
+    if (pl->rc == 0 && rpc_posted_failed(r))
+        pl->rc = 1; /* an earlier piece failed: pipe_drain reports it */
+    if (pl->rc != 0)
         return -1;
-    if (pl->inflight == 2 && pipe_wait_oldest(r, pl, err, errlen) != 0)
-        return -1;
-    uint8_t *dst = r->shm + (size_t)pl->next_half * HALF;
-    for (uint32_t i = 0; i < nsrc; i++)
-        memcpy(dst + (size_t)i * len, src[i], len);
-    struct opd_write req = {.region = (uint32_t)region, .off = (uint32_t)off, .n = n, .nsrc = nsrc, .len = len,
-                            .data = {.where = OPD_SHM, .shm_off = (uint64_t)pl->next_half * HALF}};
-    struct waiter *w = &pl->w[(pl->oldest + pl->inflight) % 2];
-    *w = (struct waiter){0};
-    if (rpc_send_request(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, w, err, errlen) != 0)
+    /* shared memory: the daemon must be done with this half before it is refilled */
+    if (!r->stream && pl->seq[h] && rpc_wait(r, pl->seq[h], err, errlen) != 0)
         return pl->rc = -1;
-    pl->inflight++;
+    struct opd_write req = {.region = (uint32_t)region, .off = (uint32_t)off, .n = n, .nsrc = nsrc, .len = len,
+                            .data = {.where = OPD_SHM, .shm_off = (uint64_t)h * HALF}};
+    if (rpc_window_put(r, (uint64_t)h * HALF, src, nsrc, len, err, errlen) != 0 ||
+        rpc_post(r, OPD_WRITE, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, &pl->seq[h], err,
+                 errlen) != 0)
+        return pl->rc = -1;
     pl->next_half ^= 1;
     return 0;
 }
 
+/* Every reply read; the first error's message in err. */
 static int pipe_drain(struct remote *r, struct pipeline *pl, char *err, size_t errlen)
 {
-    /* after the first failure, later errors must not overwrite its message */
-    char later[256];
-    while (pl->inflight)
-        pipe_wait_oldest(r, pl, pl->rc ? later : err, pl->rc ? sizeof later : errlen);
-    return pl->rc || rpc_dead(r) ? -1 : 0;
+    char later[512];
+    int rc = rpc_wait_all(r, pl->rc < 0 ? later : err, pl->rc < 0 ? sizeof later : errlen);
+    return pl->rc || rc ? -1 : 0;
 }
 
 static int remote_write(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
@@ -486,33 +485,33 @@ static int read_pipelined(struct remote *r, uint32_t p, enum op_region region, u
 {
     if (rpc_window(r, err, errlen) != 0)
         return -1;
-    size_t pieces = (len + HALF - 1) / HALF, sent = 0, got = 0;
-    struct waiter w[2];
-    int failed = 0;
-    char later[256]; /* errors after the first: its message stays in err */
-    while (got < pieces && !rpc_dead(r)) {
-        for (; !failed && sent < pieces && sent - got < 2; sent++) {
-            size_t at = sent * HALF, piece = len - at < HALF ? len - at : HALF;
+    size_t pieces = (len + HALF - 1) / HALF;
+    uint32_t seq[2];
+    int rc = 0; /* -1: failed, its message in err */
+    /* piece k goes to half k % 2; it is copied out once piece k + 1 is on its way */
+    for (size_t k = 0; k <= pieces && !rpc_posted_failed(r); k++) { /* a failed piece ends it */
+        if (k < pieces) {
+            size_t at = k * HALF, piece = len - at < HALF ? len - at : HALF;
             struct opd_read req = {.dpu = p, .region = (uint32_t)region, .off = (uint32_t)(off + at), .len = piece,
-                                   .data = {.where = OPD_SHM, .shm_off = sent % 2 * HALF}};
-            w[sent % 2] = (struct waiter){0};
-            if (rpc_send_request(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, &w[sent % 2], err, errlen) != 0)
+                                   .data = {.where = OPD_SHM, .shm_off = k % 2 * HALF}};
+            if (rpc_post(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, &seq[k % 2], err, errlen) != 0)
                 return -1; /* the connection is lost: nothing more to read */
         }
-        if (got == sent)
-            break;
-        char *e = failed ? later : err;
-        size_t elen = failed ? sizeof later : errlen;
-        if (rpc_wait(r, &w[got % 2], e, elen) == 0) {
-            size_t at = got * HALF, piece = len - at < HALF ? len - at : HALF;
-            if (!failed)
-                memcpy((uint8_t *)dst + at, r->shm + got % 2 * HALF, piece);
-        } else {
-            failed = 1;
+        if (k >= 1) {
+            size_t at = (k - 1) * HALF, piece = len - at < HALF ? len - at : HALF;
+            /* shared memory: the piece must be there; streaming: the daemon takes the GETs in order */
+            if (!r->stream && rpc_wait(r, seq[(k - 1) % 2], err, errlen) != 0) {
+                rc = -1;
+                break;
+            }
+            if (rpc_window_get(r, (k - 1) % 2 * HALF, (uint8_t *)dst + at, piece, err, errlen) != 0)
+                return -1;
         }
-        got++;
     }
-    return failed || rpc_dead(r) ? -1 : 0;
+    char later[512];
+    if (rpc_wait_all(r, rc ? later : err, rc ? sizeof later : errlen) != 0)
+        rc = -1;
+    return rc;
 }
 
 static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region, uint32_t off, void *dst, size_t len,
@@ -544,8 +543,8 @@ static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region
             if ((rc = rpc_window(r, err, errlen)) == 0) {
                 req.data.where = OPD_SHM;
                 rc = rpc_call(r, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
-                if (rc == 0)
-                    memcpy(dst, r->shm, len);
+                if (rc == 0 && (rc = rpc_window_get(r, 0, dst, len, err, errlen)) == 0)
+                    rc = rpc_wait_all(r, err, errlen);
             }
             pthread_mutex_unlock(&r->win_lock);
         }
@@ -580,11 +579,16 @@ static int view(struct op_backend *b, const uint32_t dpus[8], uint64_t off, uint
             pthread_mutex_lock(&r->win_lock);
             if ((rc = rpc_window(r, err, errlen)) == 0) {
                 req.data.where = OPD_SHM;
+                const void *from = lines + at;
                 if (write)
-                    memcpy(r->shm, lines + at, piece);
-                rc = rpc_call(r, op, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
-                if (rc == 0 && !write)
-                    memcpy(lines + at, r->shm, piece);
+                    rc = rpc_window_put(r, 0, &from, 1, piece, err, errlen);
+                if (rc == 0)
+                    rc = rpc_call(r, op, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen);
+                char later[512];
+                if (write && rpc_wait_all(r, rc ? later : err, rc ? sizeof later : errlen) != 0)
+                    rc = -1;
+                if (rc == 0 && !write && (rc = rpc_window_get(r, 0, lines + at, piece, err, errlen)) == 0)
+                    rc = rpc_wait_all(r, err, errlen);
             }
             pthread_mutex_unlock(&r->win_lock);
         }
@@ -626,7 +630,7 @@ static int remote_launch_watched(struct op_backend *b, const uint32_t *dpus, uin
         struct waiter w = {.rep = st, .rep_len = (size_t)n * sizeof *st, .progress = watch, .progress_arg = arg};
         rc = rpc_send_request(r, OPD_LAUNCH, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, &w, err, errlen);
         if (rc == 0)
-            rc = rpc_wait(r, &w, err, errlen);
+            rc = rpc_await(r, &w, err, errlen);
         for (uint32_t i = 0; rc == 0 && i < n; i++) {
             st[i].fault_msg[sizeof st[i].fault_msg - 1] = 0;
             r->results[dpus[i]] = st[i];
@@ -705,8 +709,8 @@ struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, c
         return NULL;
     }
     r->base.ops = &remote_ops;
-    rpc_init(r, cfg->remote);
-    if (rpc_connect(r, err, errlen) != 0 || rpc_hello(r, err, errlen) != 0)
+    rpc_init(r, cfg);
+    if (rpc_connect(r, err, errlen) != 0 || rpc_hello(r, cfg->token, err, errlen) != 0)
         goto fail;
     if (memcmp(&r->hello.cfg.desc, &cfg->desc, sizeof cfg->desc) != 0) {
         rpc_fail(err, errlen,
@@ -740,10 +744,8 @@ struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, c
         pthread_mutex_init(&r->rank_lock[i], NULL);
     }
     r->mem_limit = r->hello.memory_limit;
-    const char *pf = getenv("OPENPIM_REMOTE_PREFETCH");
-    r->prefetch_on = !(pf && !strcmp(pf, "0"));
-    const char *batch = getenv("OPENPIM_REMOTE_BATCH");
-    r->batch_on = batch && !strcmp(batch, "1");
+    r->prefetch_on = cfg->prefetch; /* profile keys remotePrefetch, remoteBatch or the environment (sdk/profile.c) */
+    r->batch_on = cfg->batch;
     for (uint32_t v = 0; r->prefetch_on && v < r->nr_vranks; v++) {
         r->pf[v].have = calloc(r->per_rank, 1); /* data and gather: on first use */
         if (!r->pf[v].have) {

@@ -10,7 +10,7 @@
 
 /* ---- batching of small writes ----------------------------------------------------- */
 
-/* vPIM's write batching, off unless OPENPIM_REMOTE_BATCH=1: a small write
+/* vPIM's write batching, off unless remoteBatch=true (OPENPIM_REMOTE_BATCH=1): a small write
  * whose DPUs, region and range check out here is kept and sent with the
  * others in one WRITE_BATCH before the next request of any other kind.  What
  * the daemon alone can refuse (its host memory limit) then fails that next
@@ -28,7 +28,7 @@ int cache_flush_writes(struct remote *r, char *err, size_t errlen)
     r->batch_len = 0;
     char why[400];
     if (rpc_call(r, OPD_WRITE_BATCH, &req, sizeof req, r->batch, len, NULL, 0, -1, NULL, 0, why, sizeof why) != 0) {
-        rpc_fail(err, errlen, "an earlier write (batched, OPENPIM_REMOTE_BATCH=1) failed: %s", why);
+        rpc_fail(err, errlen, "an earlier write (batched, remoteBatch) failed: %s", why);
         fprintf(stderr, "openpim: %s\n", err); /* also when the request that flushed cannot report it */
         return -1;
     }
@@ -122,8 +122,8 @@ int cache_prefetch_read(struct remote *r, uint32_t dpu, uint32_t region, uint32_
         if ((rc = rpc_window(r, err, errlen)) == 0) {
             req.data.where = OPD_SHM;
             rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
-            if (rc == 0)
-                memcpy(into, r->shm, total);
+            if (rc == 0 && (rc = rpc_window_get(r, 0, into, total, err, errlen)) == 0)
+                rc = rpc_wait_all(r, err, errlen);
         }
         pthread_mutex_unlock(&r->win_lock);
     }

@@ -1,15 +1,16 @@
 /* The remote backend's parts (backend_remote.c: the operations; remote_rpc.c:
- * the connection, requests and replies, the shared-memory window;
- * remote_cache.c: the prefetch of small reads and the batching of small
- * writes) share the connection's state declared here.  Private to backend/.
+ * the connection, requests and replies, the window; remote_cache.c: the
+ * prefetch of small reads and the batching of small writes) share the
+ * connection's state declared here.  Private to backend/.
  *
  * Threads.  Operations on different ranks run at the same time, each with
  * its own requests in flight (the daemon runs them in parallel, one lane per
  * rank): `ops` is taken shared by operations on DPUs, which also lock the
  * ranks they name (rank_lock, in ascending order), and exclusively by those
  * that change the connection (claims, releases, programs, and every
- * operation while writes are batched).  Then `win_lock` (the window), then
- * the connection's own locks (rpc: send_lock, recv_lock). */
+ * operation while writes are batched).  Then `win_lock` (the window, the
+ * stage and the posted requests), then the connection's own locks (rpc:
+ * send_lock, recv_lock). */
 #ifndef OPENPIM_REMOTE_INTERNAL_H
 #define OPENPIM_REMOTE_INTERNAL_H
 
@@ -22,9 +23,11 @@
 #include "remote_protocol.h"
 #include "backend.h"
 
-#define WINDOW_SIZE (32ull << 20) /* the shared-memory window: bulk data moves in pieces of this size */
+#define WINDOW_SIZE (32ull << 20) /* the window: bulk data moves in pieces of this size */
 _Static_assert(WINDOW_SIZE <= OPD_SHM_MAX && WINDOW_SIZE <= OPD_PROGRAM_MAX, "what the daemon takes");
+_Static_assert(WINDOW_SIZE <= OPD_DAEMON_WINDOW_MAX, "the daemon keeps a window of this size for a streaming client");
 #define TIMEOUT_MS_DEFAULT 30000u /* OPENPIM_REMOTE_TIMEOUT_MS */
+#define PENDING_MAX 512 /* posted requests: 512 x 64 KB pieces cover two 4 MB halves of the window */
 
 struct remote_program {
     uint32_t handle;
@@ -85,40 +88,64 @@ struct remote {
     int64_t *vmap; /* SDK rank -> daemon rank, -1 when not claimed (changed exclusively) */
     struct op_dpu_status *results; /* per SDK DPU: its last launch's outcome (under its rank's lock) */
     uint8_t *have_result;
-    _Atomic uint64_t mem_used;     /* the daemon's host memory, from its last reply */
+    _Atomic uint64_t mem_used;    /* the daemon's host memory, from its last reply */
     uint64_t mem_limit;
-    bool prefetch_on;             /* OPENPIM_REMOTE_PREFETCH (default 1) */
+    bool prefetch_on;             /* remotePrefetch (default on) */
     struct prefetch *pf;          /* per SDK rank */
-    bool batch_on;                /* OPENPIM_REMOTE_BATCH=1 (every operation is then exclusive) */
+    bool batch_on;                /* remoteBatch (default off; every operation is then exclusive) */
     uint8_t *batch;               /* pending small writes: WRITE_BATCH entries */
     size_t batch_len;
     uint32_t batch_count;
     uint8_t *loaded;              /* per SDK DPU: a program was loaded since its rank was claimed */
+    bool stream;                  /* the window is the daemon's: data streams (WINDOW_PUT/GET) */
+    bool window;                  /* a window is attached (rpc_window) */
     int shm_fd;
-    uint8_t *shm;
+    uint8_t *shm;                 /* the shared-memory window, mapped here (not when streaming) */
+    uint8_t *stage;               /* a WINDOW_PUT's bytes (under win_lock) */
+    /* Requests posted (rpc_post) whose replies are not yet collected, under
+     * win_lock: the window's users post them */
+    struct pending {
+        struct waiter w;
+        bool used;
+    } pend[PENDING_MAX];
+    unsigned pend_count;
+    char pend_err[512]; /* the first error reply among the posted requests not yet waited for; "" if none */
+    uint32_t vsock_cid, vsock_port; /* AF_VSOCK (in a guest) if vsock_port, else the UNIX socket path */
     char dead[256]; /* why the connection is over; "" while it works (under state_lock) */
 };
 
 /* remote_rpc.c */
-void rpc_init(struct remote *r, const char *path);
+void rpc_init(struct remote *r, const struct op_machine_config *cfg);
 void rpc_fini(struct remote *r); /* closes the connection and the window */
 int rpc_fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int rpc_lost(struct remote *r, char *err, size_t errlen, const char *why);
 bool rpc_dead(struct remote *r);
 int rpc_connect(struct remote *r, char *err, size_t errlen);
-int rpc_hello(struct remote *r, char *err, size_t errlen);
+int rpc_hello(struct remote *r, const char *token, char *err, size_t errlen);
 /* Sends a request (the fixed part, then `extra` (a DPU list), then inline
  * data); its reply goes to w (rep, rep_len set by the caller). */
 int rpc_send_request(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra,
                      size_t extra_len, const void *data, size_t data_len, int pass_fd, struct waiter *w, char *err,
                      size_t errlen);
 /* Waits for w's reply (reading replies for other threads meanwhile). */
-int rpc_wait(struct remote *r, struct waiter *w, char *err, size_t errlen);
+int rpc_await(struct remote *r, struct waiter *w, char *err, size_t errlen);
+/* Posted requests (win_lock held): sent without waiting, the reply's payload
+ * (exactly rep_len bytes) lands in rep once waited for, by its seq or all. */
+int rpc_post(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra, size_t extra_len,
+             const void *data, size_t data_len, int pass_fd, void *rep, size_t rep_len, uint32_t *seq, char *err,
+             size_t errlen);
+int rpc_wait(struct remote *r, uint32_t seq, char *err, size_t errlen);
+int rpc_wait_all(struct remote *r, char *err, size_t errlen);
+/* Whether a posted request failed, or the connection is lost. */
+bool rpc_posted_failed(struct remote *r);
 /* One request and its reply, whose payload must be exactly rep_len bytes. */
 int rpc_call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra, size_t extra_len,
              const void *data, size_t data_len, int pass_fd, void *rep, size_t rep_len, char *err, size_t errlen);
 /* The shared-memory window, made and attached on first use (win_lock held). */
 int rpc_window(struct remote *r, char *err, size_t errlen);
+int rpc_window_put(struct remote *r, uint64_t off, const void *const *src, uint32_t nsrc, size_t len, char *err,
+                   size_t errlen);
+int rpc_window_get(struct remote *r, uint64_t off, void *dst, size_t len, char *err, size_t errlen);
 
 /* remote_cache.c */
 int cache_flush_writes(struct remote *r, char *err, size_t errlen);

@@ -1,10 +1,15 @@
-/* The remote backend's connection to openpimd: framed requests and their
+/* The remote backend's connection to openpimd: reaching it (a UNIX socket,
+ * or AF_VSOCK from inside a virtual machine), framed requests and their
  * replies, matched by sequence number (the daemon answers requests of
- * different ranks in the order they finish), the BYE that says why the daemon
- * closed it, the shared-memory window for bulk data, and the timeouts: the
- * connection and HELLO must be done within OPENPIM_REMOTE_TIMEOUT_MS, and
- * while a reply is awaited the daemon may not stay silent that long (a
- * launch sends progress messages; a claim may wait its own time more). */
+ * different ranks in the order they finish), requests posted without
+ * waiting, the BYE that says why the daemon closed it, the window for bulk
+ * data (a shared-memory memfd both sides map, or, where no descriptor can
+ * pass (a VM) or the profile asks (remoteStream), a window in the daemon's
+ * memory that WINDOW_PUT and WINDOW_GET fill and empty over the connection),
+ * and the timeouts: the connection and HELLO must be done within
+ * OPENPIM_REMOTE_TIMEOUT_MS, and while a reply is awaited the daemon may not
+ * stay silent that long (a launch sends progress messages; a claim may wait
+ * its own time more). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +25,8 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/vm_sockets.h>
 
 #include "remote_internal.h"
 
@@ -60,6 +67,8 @@ static int ready(int fd, short events, int64_t left_ms)
 
 /* ---- the connection --------------------------------------------------------- */
 
+static int read_one(struct remote *r, char *err, size_t errlen);
+
 static int send_all(struct remote *r, struct iovec *iov, int iovcnt, int pass_fd)
 {
     int first = 1;
@@ -86,7 +95,32 @@ static int send_all(struct remote *r, struct iovec *iov, int iovcnt, int pass_fd
         if (put < 0 && errno == EINTR)
             continue;
         if (put < 0 && errno == EAGAIN) { /* the daemon reads nothing: not for ever */
-            if (ready(r->fd, POLLOUT, r->timeout_ms) != 0)
+            /* it may be blocked sending replies nobody reads (requests posted
+             * without waiting): read them meanwhile, unless another thread does */
+            pthread_mutex_lock(&r->recv_lock);
+            bool read_here = !r->reading;
+            r->reading = true;
+            pthread_mutex_unlock(&r->recv_lock);
+            if (!read_here) {
+                if (ready(r->fd, POLLOUT, r->timeout_ms) != 0)
+                    return -1;
+                continue;
+            }
+            struct pollfd p = {.fd = r->fd, .events = POLLOUT | POLLIN};
+            int n = poll(&p, 1, r->timeout_ms > (1u << 30) ? (1 << 30) : (int)r->timeout_ms);
+            int e = errno;
+            char why[512];
+            if (n == 1 && (p.revents & POLLIN) && !(p.revents & POLLOUT))
+                read_one(r, why, sizeof why); /* a lost connection marks every waiter done */
+            pthread_mutex_lock(&r->recv_lock);
+            r->reading = false;
+            pthread_cond_broadcast(&r->recv_cond);
+            pthread_mutex_unlock(&r->recv_lock);
+            if (n == 0)
+                errno = ETIMEDOUT;
+            else
+                errno = e;
+            if (n == 0 || (n < 0 && e != EINTR))
                 return -1;
             continue;
         }
@@ -338,7 +372,7 @@ static int fill(struct remote *r, struct waiter *w, const struct opd_header *h, 
     return 0;
 }
 
-int rpc_wait(struct remote *r, struct waiter *w, char *err, size_t errlen)
+int rpc_await(struct remote *r, struct waiter *w, char *err, size_t errlen)
 {
     pthread_mutex_lock(&r->recv_lock);
     while (!w->done) {
@@ -372,13 +406,37 @@ int rpc_call(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len,
     struct waiter w = {.rep = rep, .rep_len = rep_len};
     if (rpc_send_request(r, op, fixed, fixed_len, extra, extra_len, data, data_len, pass_fd, &w, err, errlen) != 0)
         return -1;
-    return rpc_wait(r, &w, err, errlen);
+    return rpc_await(r, &w, err, errlen);
 }
 
-/* Connects to the daemon's socket within the timeout: a daemon whose backlog
- * is full (it accepts nothing) makes connect fail with EAGAIN until it does. */
+/* Connects to the daemon within the timeout: over AF_VSOCK from a guest, or
+ * to its UNIX socket, where a daemon whose backlog is full (it accepts
+ * nothing) makes connect fail with EAGAIN until it does. */
 int rpc_connect(struct remote *r, char *err, size_t errlen)
 {
+    if (r->vsock_port) { /* inside a virtual machine: the daemon is behind the host's vhost-device-vsock */
+        int fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+            return rpc_fail(err, errlen,
+                            "socket(AF_VSOCK): %s (this system has no vsock transport: a guest needs the "
+                            "vmw_vsock_virtio_transport driver and a vsock device)",
+                            strerror(errno));
+        struct timeval tv = {.tv_sec = r->timeout_ms / 1000, .tv_usec = r->timeout_ms % 1000 * 1000};
+        setsockopt(fd, AF_VSOCK, SO_VM_SOCKETS_CONNECT_TIMEOUT, &tv, sizeof tv);
+        struct sockaddr_vm a = {.svm_family = AF_VSOCK, .svm_cid = r->vsock_cid, .svm_port = r->vsock_port};
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) {
+            int e = errno;
+            rpc_fail(err, errlen, "cannot reach openpimd at vsock CID %u port %u: %s%s", r->vsock_cid, r->vsock_port,
+                     strerror(e),
+                     e == ETIMEDOUT ? " (nothing serves that port: openpimd --guest-socket <uds-path>_PORT, with "
+                                      "the uds-path of this VM's vhost-device-vsock)"
+                                    : "");
+            close(fd);
+            return -1;
+        }
+        r->fd = fd;
+        return 0;
+    }
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     if (!r->path[0] || strlen(r->path) >= sizeof a.sun_path)
         return rpc_fail(err, errlen, "openpimd socket path '%s' is empty or too long", r->path);
@@ -405,14 +463,16 @@ int rpc_connect(struct remote *r, char *err, size_t errlen)
     return 0;
 }
 
-int rpc_hello(struct remote *r, char *err, size_t errlen)
+int rpc_hello(struct remote *r, const char *token, char *err, size_t errlen)
 {
-    struct opd_hello req = {.layout = OPD_LAYOUT};
-    if (rpc_call(r, OPD_HELLO, &req, sizeof req, NULL, 0, NULL, 0, -1, &r->hello, sizeof r->hello, err, errlen) !=
-        0)
-        return -1;
+    struct opd_hello req;
+    memset(&req, 0, sizeof req);
+    req.layout = OPD_LAYOUT;
+    snprintf(req.token, sizeof req.token, "%s", token);
+    int rc = rpc_call(r, OPD_HELLO, &req, sizeof req, NULL, 0, NULL, 0, -1, &r->hello, sizeof r->hello, err, errlen);
+    memset(req.token, 0, sizeof req.token);
     r->hello.tenant[sizeof r->hello.tenant - 1] = 0;
-    return 0;
+    return rc;
 }
 
 /* OPENPIM_REMOTE_TIMEOUT_MS, or the default; a bad value is said and not used. */
@@ -431,7 +491,7 @@ static uint32_t timeout_from_env(void)
     return (uint32_t)ms;
 }
 
-void rpc_init(struct remote *r, const char *path)
+void rpc_init(struct remote *r, const struct op_machine_config *cfg)
 {
     pthread_rwlock_init(&r->ops, NULL);
     pthread_mutex_init(&r->win_lock, NULL);
@@ -442,7 +502,10 @@ void rpc_init(struct remote *r, const char *path)
     r->fd = -1;
     r->shm_fd = -1;
     r->timeout_ms = timeout_from_env();
-    snprintf(r->path, sizeof r->path, "%s", path);
+    snprintf(r->path, sizeof r->path, "%s", cfg->remote);
+    r->vsock_cid = cfg->vsock_cid;
+    r->vsock_port = cfg->vsock_port;
+    r->stream = cfg->stream || cfg->vsock_port;
 }
 
 void rpc_fini(struct remote *r)
@@ -453,6 +516,7 @@ void rpc_fini(struct remote *r)
         munmap(r->shm, WINDOW_SIZE);
         close(r->shm_fd);
     }
+    free(r->stage);
     pthread_rwlock_destroy(&r->ops);
     pthread_mutex_destroy(&r->win_lock);
     pthread_mutex_destroy(&r->state_lock);
@@ -461,26 +525,125 @@ void rpc_fini(struct remote *r)
     pthread_cond_destroy(&r->recv_cond);
 }
 
-int op_backend_remote_describe(const char *socket, struct op_machine_config *out, char *err, size_t errlen)
+int op_backend_remote_describe(const struct op_machine_config *cfg, struct op_machine_config *out, char *err,
+                               size_t errlen)
 {
-    struct remote r;
-    memset(&r, 0, sizeof r);
-    rpc_init(&r, socket);
-    int rc = rpc_connect(&r, err, errlen);
+    struct remote *r = calloc(1, sizeof *r);
+    if (!r)
+        return rpc_fail(err, errlen, "out of memory");
+    rpc_init(r, cfg);
+    int rc = rpc_connect(r, err, errlen);
     if (rc == 0)
-        rc = rpc_hello(&r, err, errlen);
+        rc = rpc_hello(r, cfg->token, err, errlen);
     if (rc == 0)
-        *out = r.hello.cfg;
-    rpc_fini(&r);
+        *out = r->hello.cfg;
+    rpc_fini(r);
+    free(r);
     return rc;
 }
 
-/* ---- the shared-memory window ---------------------------------------------- */
+/* ---- posted requests --------------------------------------------------------- */
 
+/* Collects a posted request's reply; the first failure is kept in pend_err. */
+static int collect(struct remote *r, struct pending *p, char *err, size_t errlen)
+{
+    char msg[512];
+    int rc = rpc_await(r, &p->w, msg, sizeof msg);
+    p->used = false;
+    r->pend_count--;
+    if (rc != 0) {
+        if (!r->pend_err[0])
+            snprintf(r->pend_err, sizeof r->pend_err, "%s", msg);
+        rpc_fail(err, errlen, "%s", msg);
+    }
+    return rc;
+}
+
+static struct pending *oldest(struct remote *r)
+{
+    struct pending *o = NULL;
+    for (unsigned k = 0; k < PENDING_MAX; k++)
+        if (r->pend[k].used && (!o || (int32_t)(r->pend[k].w.seq - o->w.seq) < 0))
+            o = &r->pend[k];
+    return o;
+}
+
+int rpc_post(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra, size_t extra_len,
+             const void *data, size_t data_len, int pass_fd, void *rep, size_t rep_len, uint32_t *seq, char *err,
+             size_t errlen)
+{
+    char msg[512];
+    if (r->pend_count == PENDING_MAX)
+        collect(r, oldest(r), msg, sizeof msg); /* a failure stays in pend_err */
+    struct pending *p = r->pend;
+    while (p->used)
+        p++;
+    p->w = (struct waiter){.rep = rep, .rep_len = rep_len};
+    if (rpc_send_request(r, op, fixed, fixed_len, extra, extra_len, data, data_len, pass_fd, &p->w, err, errlen) != 0)
+        return -1;
+    p->used = true;
+    r->pend_count++;
+    *seq = p->w.seq;
+    return 0;
+}
+
+int rpc_wait(struct remote *r, uint32_t seq, char *err, size_t errlen)
+{
+    for (unsigned k = 0; k < PENDING_MAX; k++)
+        if (r->pend[k].used && r->pend[k].w.seq == seq)
+            return collect(r, &r->pend[k], err, errlen);
+    return 0; /* collected already */
+}
+
+int rpc_wait_all(struct remote *r, char *err, size_t errlen)
+{
+    char msg[512];
+    struct pending *p;
+    while ((p = oldest(r)))
+        collect(r, p, msg, sizeof msg);
+    if (r->pend_err[0]) {
+        rpc_fail(err, errlen, "%s", r->pend_err);
+        r->pend_err[0] = 0;
+        return -1;
+    }
+    if (rpc_dead(r)) {
+        pthread_mutex_lock(&r->state_lock);
+        rpc_fail(err, errlen, "%s", r->dead);
+        pthread_mutex_unlock(&r->state_lock);
+        return -1;
+    }
+    return 0;
+}
+
+bool rpc_posted_failed(struct remote *r)
+{
+    if (rpc_dead(r) || r->pend_err[0])
+        return true;
+    bool failed = false;
+    pthread_mutex_lock(&r->recv_lock);
+    for (unsigned k = 0; k < PENDING_MAX && !failed; k++)
+        failed = r->pend[k].used && r->pend[k].w.done && r->pend[k].w.rc != 0;
+    pthread_mutex_unlock(&r->recv_lock);
+    return failed;
+}
+
+/* ---- the window ------------------------------------------------------------- */
+
+/* Attaches the window: a sealed memfd the daemon maps too, or (streaming) a
+ * window the daemon keeps in its own memory. */
 int rpc_window(struct remote *r, char *err, size_t errlen)
 {
-    if (r->shm)
+    if (r->window)
         return 0;
+    if (r->stream) {
+        if (!r->stage && !(r->stage = malloc(OPD_INLINE_MAX)))
+            return rpc_fail(err, errlen, "out of memory");
+        struct opd_shm req = {.size = WINDOW_SIZE, .kind = OPD_WINDOW_DAEMON};
+        if (rpc_call(r, OPD_SHM_ATTACH, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, errlen) != 0)
+            return -1;
+        r->window = true;
+        return 0;
+    }
     int fd = memfd_create("openpim-remote-window", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return rpc_fail(err, errlen, "memfd_create: %s", strerror(errno));
@@ -496,7 +659,7 @@ int rpc_window(struct remote *r, char *err, size_t errlen)
         close(fd);
         return -1;
     }
-    struct opd_shm req = {.size = WINDOW_SIZE};
+    struct opd_shm req = {.size = WINDOW_SIZE, .kind = OPD_WINDOW_MEMFD};
     if (rpc_call(r, OPD_SHM_ATTACH, &req, sizeof req, NULL, 0, NULL, 0, fd, NULL, 0, err, errlen) != 0) {
         munmap(p, WINDOW_SIZE);
         close(fd);
@@ -504,5 +667,60 @@ int rpc_window(struct remote *r, char *err, size_t errlen)
     }
     r->shm = p;
     r->shm_fd = fd;
+    r->window = true;
+    return 0;
+}
+
+/* Puts nsrc sources of len bytes each, back to back, at off in the window.
+ * Shared memory: copied now (the daemon must be done with that part).
+ * Streaming: in WINDOW_PUT pieces of up to OPD_INLINE_MAX bytes, none waited
+ * for (the daemon takes them before any later request). */
+int rpc_window_put(struct remote *r, uint64_t off, const void *const *src, uint32_t nsrc, size_t len, char *err,
+                   size_t errlen)
+{
+    if (!r->stream) {
+        for (uint32_t i = 0; i < nsrc; i++)
+            memcpy(r->shm + off + (size_t)i * len, src[i], len);
+        return 0;
+    }
+    size_t fill = 0;
+    uint64_t at = off;
+    for (uint32_t i = 0; i < nsrc; i++)
+        for (size_t done = 0; done < len;) {
+            size_t k = len - done < OPD_INLINE_MAX - fill ? len - done : OPD_INLINE_MAX - fill;
+            memcpy(r->stage + fill, (const uint8_t *)src[i] + done, k);
+            fill += k;
+            done += k;
+            if (fill == OPD_INLINE_MAX || (i + 1 == nsrc && done == len)) {
+                struct opd_window_io req = {.len = fill, .data = {.where = OPD_SHM, .shm_off = at}};
+                uint32_t seq;
+                if (rpc_post(r, OPD_WINDOW_PUT, &req, sizeof req, NULL, 0, r->stage, fill, -1, NULL, 0, &seq, err,
+                             errlen) != 0)
+                    return -1;
+                at += fill;
+                fill = 0;
+            }
+        }
+    return 0;
+}
+
+/* Gets len bytes at off in the window into dst.  Shared memory: copied now
+ * (the request that filled it must have been waited for).  Streaming: in
+ * WINDOW_GET pieces; dst holds the bytes once they are waited for. */
+int rpc_window_get(struct remote *r, uint64_t off, void *dst, size_t len, char *err, size_t errlen)
+{
+    if (!r->stream) {
+        memcpy(dst, r->shm + off, len);
+        return 0;
+    }
+    for (size_t done = 0; done < len;) {
+        size_t k = len - done < OPD_INLINE_MAX ? len - done : OPD_INLINE_MAX;
+        struct opd_window_io req = {.len = k, .data = {.where = OPD_SHM, .shm_off = off + done}};
+        uint32_t seq;
+        if (rpc_post(r, OPD_WINDOW_GET, &req, sizeof req, NULL, 0, NULL, 0, -1, (uint8_t *)dst + done, k, &seq, err,
+                     errlen) != 0)
+            return -1;
+        done += k;
+    }
     return 0;
 }

@@ -7,13 +7,15 @@
  * (backend/backend_remote.c), chosen by an unmodified UPMEM program through
  * UPMEM_PROFILE=backend=remote.  Runs in the foreground and logs to stderr
  * (the journal under systemd, see openpimd.service); SIGTERM or SIGINT stops
- * it cleanly: connected clients are told, their ranks reset.
+ * it cleanly: connected clients are told, their ranks reset.  Virtual
+ * machines reach it through vhost-device-vsock's guest sockets
+ * (--guest-socket, transport_vsock.c) with the tokens of --tokens (tokens.h).
  *
  *   openpimd [--socket PATH] [--machine PROFILE] [--quota N] [--max-wait-ms N]
  *            [--workers N] [--timeout-ms N] [--memory-limit-mb N] [--socket-mode OCTAL]
  *            [--max-connections N] [--max-programs N] [--max-programs-per-connection N]
  *            [--max-program-mb N] [--max-requests N] [--max-requests-per-connection N]
- *            [--hello-timeout-ms N] [-v] */
+ *            [--hello-timeout-ms N] [--guest-socket UDS_PORT]... [--tokens PATH] [-v] */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,7 @@
 #include <unistd.h>
 
 #include "serve.h"
+#include "tokens.h"
 #include "transport.h"
 
 /* Defaults: a DPU's run may take a minute of the host's time (an emulated
@@ -45,6 +48,7 @@
 #define DEFAULT_PROGRAMS 256u
 #define DEFAULT_CONN_PROGRAMS 64u
 #define DEFAULT_PROGRAM_MB 512u
+#define DEFAULT_WINDOW_MB 128u /* four streaming connections' windows (32 MB each) */
 #define DEFAULT_INFLIGHT 256u
 #define DEFAULT_CONN_INFLIGHT 64u
 #define DEFAULT_HELLO_MS 10000u
@@ -63,16 +67,23 @@ static void usage(FILE *f)
             "  --timeout-ms N       wall-clock limit of one DPU's run (default %u; 0: none)\n"
             "  --memory-limit-mb N  host memory the emulated memories may use (default: 85%% of RAM)\n"
             "  --socket-mode OCTAL  permissions of the socket (default 600; 666 lets every local user in)\n"
-            "limits, per tenant (a uid) and per connection (a refusal names the option):\n"
+            "limits, per tenant (a uid or a token) and per connection (a refusal names the option):\n"
             "  --max-connections N             connections of one tenant (default %u)\n"
             "  --max-programs N                programs one tenant holds (default %u)\n"
             "  --max-programs-per-connection N (default %u)\n"
             "  --max-program-mb N              bytes of programs one tenant holds (default %u MB)\n"
+            "  --max-window-mb N               bytes of streaming windows one tenant holds in openpimd's memory\n"
+            "                                  (default %u MB; a guest's connection takes 32 MB)\n"
             "  --max-requests N                requests of one tenant in flight (default %u)\n"
             "  --max-requests-per-connection N (default %u)\n"
             "  --hello-timeout-ms N            a new connection says HELLO within this (default %u)\n"
+            "  --guest-socket PATH  also serve virtual machines on PATH = <uds-path>_<port> of vhost-device-vsock\n"
+            "                       (guests connect to vsock CID 2, that port; they must present a token);\n"
+            "                       may be given several times (mode 600: run the backend as this user or root)\n"
+            "  --tokens PATH        the token store (default $OPENPIM_TOKENS, else " TOKEN_DEFAULT_STORE ")\n"
             "  -v, --verbose        log every claim, release and refused request\n",
             DEFAULT_BUDGET_MS, DEFAULT_CONNECTIONS, DEFAULT_PROGRAMS, DEFAULT_CONN_PROGRAMS, DEFAULT_PROGRAM_MB,
+            DEFAULT_WINDOW_MB,
             DEFAULT_INFLIGHT, DEFAULT_CONN_INFLIGHT, DEFAULT_HELLO_MS);
 }
 
@@ -241,16 +252,21 @@ int main(int argc, char **argv)
         {"memory-limit-mb", required_argument, 0, 'M'}, {"socket-mode", required_argument, 0, 'p'},
         {"max-connections", required_argument, 0, 'C'}, {"max-programs", required_argument, 0, 'P'},
         {"max-programs-per-connection", required_argument, 0, 'Q'}, {"max-program-mb", required_argument, 0, 'B'},
+        {"max-window-mb", required_argument, 0, 'X'},
         {"max-requests", required_argument, 0, 'R'}, {"max-requests-per-connection", required_argument, 0, 'S'},
         {"hello-timeout-ms", required_argument, 0, 'H'},
+        {"guest-socket", required_argument, 0, 'g'}, {"tokens", required_argument, 0, 'k'},
         {"verbose", no_argument, 0, 'v'},           {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     char default_socket[PATH_MAX];
     const char *rt = getenv("XDG_RUNTIME_DIR");
     snprintf(default_socket, sizeof default_socket, "%s/openpimd.sock", rt && *rt ? rt : "/run");
-    const char *socket_path = default_socket, *machine = NULL;
+    const char *socket_path = default_socket, *machine = NULL, *tokens = NULL;
+    enum { MAX_GUEST_SOCKETS = 16 };
+    const char *guest_paths[MAX_GUEST_SOCKETS];
+    int nr_guest = 0;
     uint32_t quota = 0, max_wait = 60000, workers = 0, timeout_ms = DEFAULT_BUDGET_MS, limit_mb = 0, mode = 0600;
-    uint32_t hello_ms = DEFAULT_HELLO_MS, program_mb = DEFAULT_PROGRAM_MB;
+    uint32_t hello_ms = DEFAULT_HELLO_MS, program_mb = DEFAULT_PROGRAM_MB, window_mb = DEFAULT_WINDOW_MB;
     struct limits lim = {.connections = DEFAULT_CONNECTIONS, .programs = DEFAULT_PROGRAMS,
                          .conn_programs = DEFAULT_CONN_PROGRAMS, .inflight = DEFAULT_INFLIGHT,
                          .conn_inflight = DEFAULT_CONN_INFLIGHT};
@@ -269,6 +285,7 @@ int main(int argc, char **argv)
         case 'P': bad = parse_limit(optarg, "--max-programs", &lim.programs); break;
         case 'Q': bad = parse_limit(optarg, "--max-programs-per-connection", &lim.conn_programs); break;
         case 'B': bad = parse_limit(optarg, "--max-program-mb", &program_mb); break;
+        case 'X': bad = parse_limit(optarg, "--max-window-mb", &window_mb); break;
         case 'R': bad = parse_limit(optarg, "--max-requests", &lim.inflight); break;
         case 'S': bad = parse_limit(optarg, "--max-requests-per-connection", &lim.conn_inflight); break;
         case 'H': bad = parse_limit(optarg, "--hello-timeout-ms", &hello_ms); break;
@@ -279,6 +296,14 @@ int main(int argc, char **argv)
             mode = (uint32_t)m;
             break;
         }
+        case 'g':
+            if (nr_guest == MAX_GUEST_SOCKETS) {
+                fprintf(stderr, "openpimd: more than %d --guest-socket\n", MAX_GUEST_SOCKETS);
+                return 2;
+            }
+            guest_paths[nr_guest++] = optarg;
+            break;
+        case 'k': tokens = optarg; break;
         case 'v': verbose = 1; break;
         case 'h': usage(stdout); return 0;
         default: usage(stderr); return 2;
@@ -331,9 +356,11 @@ int main(int argc, char **argv)
     d.cfg.workers = workers; /* what clients see of the daemon's settings */
     d.max_wait_ms = max_wait;
     d.hello_timeout_ms = hello_ms;
+    d.token_store = token_store_path(tokens);
     d.stop_fd = stop[0];
     d.verbose = verbose;
     lim.program_bytes = (uint64_t)program_mb << 20;
+    lim.window_bytes = (uint64_t)window_mb << 20;
     fit_descriptors(&d, &lim);
     tenants_init(&d.tenants, &lim);
     pthread_mutex_init(&d.lock, NULL);
@@ -348,6 +375,23 @@ int main(int argc, char **argv)
         d.b->ops->close(d.b);
         return 1;
     }
+    /* p[0]: signals, p[1]: the local socket, then the guest sockets */
+    struct pollfd p[2 + MAX_GUEST_SOCKETS] = {{.fd = sfd, .events = POLLIN}, {.fd = lfd, .events = POLLIN}};
+    for (int g = 0; g < nr_guest; g++) {
+        uint32_t port;
+        int gfd = transport_listen_guest(guest_paths[g], &port, err, sizeof err);
+        if (gfd < 0) {
+            fprintf(stderr, "openpimd: %s\n", err);
+            for (int k = 0; k < g; k++)
+                unlink(guest_paths[k]);
+            unlink(socket_path);
+            d.b->ops->close(d.b);
+            return 1;
+        }
+        p[2 + g] = (struct pollfd){.fd = gfd, .events = POLLIN};
+        daemon_log("serving virtual machines on %s: guests connect to vsock CID 2 port %u, with a token from %s",
+                   guest_paths[g], port, d.token_store);
+    }
     daemon_log("serving %s: %s, %u ranks of %u DPUs, quota %u rank(s) per tenant", socket_path,
                d.info.desc.name, cfg->desc.nr_ranks, d.info.dpus_per_rank, d.rm.quota);
     notify_ready();
@@ -358,34 +402,34 @@ int main(int argc, char **argv)
     int reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
     int signo = 0, backoff_ms = -1;
     while (!signo) {
-        struct pollfd p[2] = {{.fd = lfd, .events = POLLIN}, {.fd = sfd, .events = POLLIN}};
-        /* after a refusal for want of descriptors, the socket rests a moment */
-        int n = backoff_ms < 0 ? poll(p, 2, -1) : poll(p + 1, 1, backoff_ms);
-        if (backoff_ms >= 0) {
-            p[1].revents = p[0].revents; /* poll's answer for the signals */
-            p[0].revents = 0;
-            if (n == 0)
-                backoff_ms = -1;
-        }
+        /* after a refusal for want of descriptors, the sockets rest a moment */
+        nfds_t listening = backoff_ms < 0 ? (nfds_t)(2 + nr_guest) : 1;
+        for (nfds_t k = 0; k < (nfds_t)(2 + nr_guest); k++)
+            p[k].revents = 0;
+        int n = poll(p, listening, backoff_ms);
+        if (backoff_ms >= 0 && n == 0)
+            backoff_ms = -1;
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             daemon_log("poll: %s", strerror(errno));
             break;
         }
-        if (p[1].revents) {
+        if (p[0].revents) {
             struct signalfd_siginfo si;
             if (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
                 signo = (int)si.ssi_signo;
             continue;
         }
-        if (p[0].revents) {
-            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+        for (int k = 1; k < 2 + nr_guest && backoff_ms < 0; k++) {
+            if (!p[k].revents)
+                continue;
+            int fd = accept4(p[k].fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
             if (fd < 0 && (errno == EMFILE || errno == ENFILE)) {
                 int e = errno;
                 if (reserve >= 0)
                     close(reserve);
-                fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+                fd = accept4(p[k].fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
                 if (fd >= 0)
                     serve_refuse(fd, "openpimd is out of file descriptors: try again later");
                 reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -403,7 +447,7 @@ int main(int argc, char **argv)
                 continue;
             }
             if (fd >= 0)
-                serve_start(&d, fd); /* a refusal tells the client why */
+                serve_start(&d, fd, k >= 2); /* a refusal tells the client why */
         }
     }
     if (reserve >= 0)
@@ -414,6 +458,10 @@ int main(int argc, char **argv)
     daemon_log("stopping (%s): telling %u client(s)", signo ? strsignal(signo) : "error", live);
     close(lfd);
     unlink(socket_path);
+    for (int g = 0; g < nr_guest; g++) {
+        close(p[2 + g].fd);
+        unlink(guest_paths[g]);
+    }
     rm_stop(&d.rm); /* first: no waiting claim may take a rank the stopping connections give back */
     if (write(stop[1], "x", 1) != 1) /* every connection thread sees stop_fd readable */
         daemon_log("cannot signal the connections: %s", strerror(errno));

@@ -283,8 +283,7 @@ int rm_drain(struct rank_manager *rm, uint32_t rank, bool on)
 void rm_snapshot(struct rank_manager *rm, struct rm_rank_info *ranks, uint32_t *nr_waiting)
 {
     pthread_mutex_lock(&rm->lock);
-    for (uint32_t r = 0; r < rm->nr_ranks; r++)
-    {
+    for (uint32_t r = 0; r < rm->nr_ranks; r++) {
         ranks[r] = (struct rm_rank_info){.state = rm->ranks[r].state, .owner = rm->ranks[r].owner,
                                          .drain = rm->ranks[r].drain};
         memcpy(ranks[r].tenant, rm->ranks[r].tenant, sizeof ranks[r].tenant);

@@ -7,8 +7,8 @@
  * once and gets all of them or none (or, asked so, between `min` and `count`);
  * claims that cannot be served wait in one FIFO queue, each for at most its
  * own time limit, and the first in line is served first: ranks freed one by
- * one go to it, not to a later, smaller claim.  A tenant (an identity string,
- * serve.c) holds at most `quota` ranks at once; a claim blocked only by its
+ * one go to it, not to a later, smaller claim.  A tenant (an identity string:
+ * "uid:<n>" or "token:<name>", serve.c) holds at most `quota` ranks at once; a claim blocked only by its
  * own tenant's quota holds nobody else up. */
 #ifndef OPENPIM_DAEMON_RANKS_H
 #define OPENPIM_DAEMON_RANKS_H
@@ -21,6 +21,8 @@
 #include "../backend/backend.h"
 
 enum rank_state { RANK_AVAILABLE, RANK_ALLOCATED, RANK_RESETTING, RANK_DRAINED };
+
+#define RM_TENANT_MAX 48 /* bytes of a tenant's identity, NUL included */
 
 struct rank_waiter;
 struct rank_usage;
@@ -40,7 +42,7 @@ struct rank_manager {
     } *ranks;
     struct rank_waiter *head, *tail; /* the FIFO queue of waiting claims */
     uint32_t nr_waiting;
-    struct rank_usage *usage; /* ranks held per uid */
+    struct rank_usage *usage; /* ranks held per tenant */
     uint32_t nr_usage;
     bool stopping;
 };

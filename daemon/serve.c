@@ -14,7 +14,12 @@
  *
  * A launch is watched (launch_watch): it tells the client how far it got
  * (OPD_PROGRESS) and is stopped at once when the client goes or the daemon
- * stops, so that an endless kernel holds nothing up for long. */
+ * stops, so that an endless kernel holds nothing up for long.
+ *
+ * A connection's tenant (identify) is "uid:<n>" by its peer credentials, or
+ * "token:<name>" once it presented a valid token at HELLO; a connection
+ * through a guest socket has no tenant until it does (and nothing but HELLO
+ * is served before HELLO). */
 #define _GNU_SOURCE
 #include "serve.h"
 
@@ -37,6 +42,7 @@
 
 #include "../abi/image.h"
 #include "../backend/remote_protocol.h"
+#include "tokens.h"
 #include "transport.h"
 
 #define SEND_TIMEOUT_MS 10000 /* a client that reads nothing for this long is dropped */
@@ -84,6 +90,8 @@ struct conn {
     struct peer peer;
     struct tenant *tenant; /* who it acts for (identify) */
     bool said_hello;
+    bool guest; /* came through a guest socket: its peer credentials are the vsock backend's */
+    bool window_counted; /* its window is in the daemon's memory, counted against its tenant */
     struct op_backend_pool *pool; /* where its DPU code runs (its first claim opens it) */
     _Atomic bool cancelled;       /* its pool was cancelled: it is over */
     uint8_t *owned;    /* per rank */
@@ -113,26 +121,46 @@ struct exec {
 
 /* ---- identity --------------------------------------------------------------------- */
 
+_Static_assert(OPD_TENANT_MAX == RM_TENANT_MAX && OPD_TENANT_MAX >= sizeof "token:" + TOKEN_NAME_MAX,
+               "the wire's tenant field is the rank manager's, and holds a token's tenant");
+
 /* Who a connection acts for: the one place a connection becomes a tenant.
  * A peer on the UNIX socket is its uid (SO_PEERCRED, which the kernel
- * records at connect: not forgeable by the peer); `hello` is the connection's
- * HELLO, NULL when it just connected. */
+ * records at connect: not forgeable by the peer), or the tenant of the token
+ * it presents at HELLO (token_tenant: a guest must present one).  `hello` is
+ * the connection's HELLO, NULL when it just connected: 1 then for a guest
+ * (no tenant yet). */
 static int identify(struct conn *c, const struct opd_request *hello, char *id, size_t len, char *err,
                     size_t errlen)
 {
-    (void)hello, (void)err, (void)errlen;
-    snprintf(id, len, "uid:%u", (unsigned)c->peer.uid);
+    if (!hello) {
+        if (c->guest)
+            return 1;
+        snprintf(id, len, "uid:%u", (unsigned)c->peer.uid);
+        return 0;
+    }
+    if (token_tenant(c->d->token_store, hello->u.hello.token, c->guest, c->peer.uid, id, err, errlen) != 0) {
+        daemon_log("connection %llu (%s): refused at HELLO: %s", (unsigned long long)c->id,
+                   c->guest ? "guest socket" : "local", err);
+        return -1;
+    }
     return 0;
 }
 
-/* Makes the connection's tenant the one identify() names. */
+/* Makes the connection's tenant the one identify() names; once HELLO was
+ * answered it cannot change. */
 static int join_tenant(struct conn *c, const struct opd_request *hello, char *err, size_t errlen)
 {
     char id[RM_TENANT_MAX];
-    if (identify(c, hello, id, sizeof id, err, errlen) != 0)
-        return -1;
+    int rc = identify(c, hello, id, sizeof id, err, errlen);
+    if (rc != 0)
+        return rc < 0 ? -1 : 0;
     if (c->tenant && !strcmp(c->tenant->id, id))
         return 0;
+    if (c->said_hello) {
+        snprintf(err, errlen, "HELLO: a connection's tenant cannot change (it is %s)", c->tenant->id);
+        return -1;
+    }
     struct tenant *t = tenant_join(&c->d->tenants, id, err, errlen);
     if (!t)
         return -1;
@@ -220,27 +248,53 @@ static void cancel(struct conn *c, const char *why)
         b->ops->pool_cancel(b, c->pool, why);
 }
 
-static int attach_shm(struct conn *c, int fd, uint64_t size, char *err, size_t errlen)
+/* The client's window: its sealed memfd, mapped here, or (kind
+ * OPD_WINDOW_DAEMON, a client that cannot pass descriptors) the daemon's own
+ * memory, backed page by page as WINDOW_PUT fills it and counted against the
+ * tenant's window bytes (tenant_add_window). */
+static int attach_shm(struct conn *c, int fd, uint64_t size, uint32_t kind, char *err, size_t errlen)
 {
-    struct stat st;
-    int seals = fcntl(fd, F_GET_SEALS);
-    if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
-        snprintf(err, errlen, "SHM_ATTACH: the window must be a memfd sealed against shrinking (F_SEAL_SHRINK)");
-        return -1;
+    void *p;
+    struct daemon *d = c->d;
+    if (kind == OPD_WINDOW_DAEMON) {
+        if (c->window_counted)
+            tenant_drop_window(&d->tenants, c->tenant, c->shm_size);
+        c->window_counted = false;
+        if (tenant_add_window(&d->tenants, c->tenant, size, err, errlen) != 0)
+            return -1;
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (p == MAP_FAILED)
+            tenant_drop_window(&d->tenants, c->tenant, size);
+    } else {
+        struct stat st;
+        if (fd < 0) {
+            snprintf(err, errlen, "SHM_ATTACH: no descriptor came with the request");
+            return -1;
+        }
+        int seals = fcntl(fd, F_GET_SEALS);
+        if (seals < 0 || !(seals & F_SEAL_SHRINK)) {
+            snprintf(err, errlen, "SHM_ATTACH: the window must be a memfd sealed against shrinking (F_SEAL_SHRINK)");
+            return -1;
+        }
+        if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
+            snprintf(err, errlen, "SHM_ATTACH: the memfd holds fewer than %llu bytes", (unsigned long long)size);
+            return -1;
+        }
+        p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     }
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size < size) {
-        snprintf(err, errlen, "SHM_ATTACH: the memfd holds fewer than %llu bytes", (unsigned long long)size);
-        return -1;
-    }
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
-        snprintf(err, errlen, "SHM_ATTACH: cannot map the window: %s", strerror(errno));
+        snprintf(err, errlen, "SHM_ATTACH: cannot map a window of %llu bytes: %s", (unsigned long long)size,
+                 strerror(errno));
         return -1;
     }
-    if (c->shm)
+    if (c->shm) {
         munmap(c->shm, c->shm_size);
+        if (c->window_counted)
+            tenant_drop_window(&d->tenants, c->tenant, c->shm_size);
+    }
     c->shm = p;
     c->shm_size = size;
+    c->window_counted = kind == OPD_WINDOW_DAEMON;
     return 0;
 }
 
@@ -652,12 +706,26 @@ static int req_memory(struct exec *x, const struct opd_request *r)
 
 static int req_shm_attach(struct exec *x, const struct opd_request *r)
 {
+    struct conn *c = x->c;
     char err[512];
-    if (x->fd < 0)
-        return reply_error(x->c, r, "SHM_ATTACH: no descriptor came with the request");
-    if (attach_shm(x->c, x->fd, r->u.shm.size, err, sizeof err) != 0)
-        return reply_error(x->c, r, err);
+    if (attach_shm(c, x->fd, r->u.shm.size, r->u.shm.kind, err, sizeof err) != 0)
+        return reply_error(c, r, err);
+    if (c->d->verbose)
+        daemon_log("connection %llu (%s): %llu MB window: %s", (unsigned long long)c->id, c->tenant->id,
+                   (unsigned long long)(r->u.shm.size >> 20),
+                   r->u.shm.kind == OPD_WINDOW_DAEMON ? "in the daemon's memory (streamed)" : "a shared memfd");
+    return reply(c, r, OPD_OK, NULL, 0);
+}
+
+static int req_window_put(struct exec *x, const struct opd_request *r)
+{
+    memcpy(x->c->shm + r->data->shm_off, r->inline_data, r->data_len); /* opd_check: inside the window */
     return reply(x->c, r, OPD_OK, NULL, 0);
+}
+
+static int req_window_get(struct exec *x, const struct opd_request *r)
+{
+    return reply(x->c, r, OPD_OK, x->c->shm + r->data->shm_off, r->data_len);
 }
 
 /* One row per request kind: its handler; whether only operators (root or the
@@ -686,6 +754,8 @@ static const struct {
     [OPD_WRITE_BATCH] = {req_write_batch, false, false},
     [OPD_STATUS] = {req_status, true, false},
     [OPD_DRAIN] = {req_drain, true, false},
+    [OPD_WINDOW_PUT] = {req_window_put, false, false},
+    [OPD_WINDOW_GET] = {req_window_get, false, false},
 };
 
 /* Runs one checked request; the reply is sent here.  -1 ends the connection. */
@@ -694,7 +764,8 @@ static int handle(struct exec *x, const struct opd_request *r)
     struct conn *c = x->c;
     if (r->op >= OPD_OP_END || !requests[r->op].run)
         return reply_error(c, r, "unknown request");
-    if (requests[r->op].operators && c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid())
+    /* a guest's credentials are the vsock backend's: never an operator */
+    if (requests[r->op].operators && (c->guest || (c->peer.uid != 0 && c->peer.uid != (uint32_t)getuid())))
         return reply_error(c, r, "operators only (root or openpimd's own user)");
     return requests[r->op].run(x, r);
 }
@@ -885,6 +956,8 @@ static void conn_free(struct conn *c)
     if (released)
         daemon_log("pid %d (%s) gone: %u rank(s) reclaimed and reset", (int)c->peer.pid,
                    c->tenant ? c->tenant->id : "?", released);
+    if (c->window_counted)
+        tenant_drop_window(&d->tenants, c->tenant, c->shm_size);
     if (c->tenant)
         tenant_leave(&d->tenants, c->tenant);
     if (c->shm)
@@ -977,8 +1050,9 @@ static void *conn_main(void *arg)
             break;
         }
         if (!c->said_hello && h.op != OPD_HELLO) {
-            snprintf(err, sizeof err, "%s before HELLO: a connection starts with HELLO (layout and identity)",
-                     opd_op_name(h.op));
+            snprintf(err, sizeof err, "%s before HELLO: %s", opd_op_name(h.op),
+                     c->guest ? "a connection through a guest socket must begin with HELLO and its token"
+                              : "a connection starts with HELLO (layout and identity)");
             reply_error(c, &r, err);
             free(payload);
             if (fd >= 0)
@@ -1041,7 +1115,7 @@ static void *conn_main(void *arg)
     return NULL;
 }
 
-int serve_start(struct daemon *d, int fd)
+int serve_start(struct daemon *d, int fd, int guest)
 {
     struct conn *c = calloc(1, sizeof *c);
     if (!c) {
@@ -1050,6 +1124,7 @@ int serve_start(struct daemon *d, int fd)
     }
     c->d = d;
     c->fd = fd;
+    c->guest = guest;
     pthread_mutex_init(&c->lock, NULL);
     pthread_cond_init(&c->idle, NULL);
     pthread_mutex_init(&c->send_lock, NULL);
@@ -1084,7 +1159,8 @@ int serve_start(struct daemon *d, int fd)
         return -1;
     }
     if (d->verbose)
-        daemon_log("connection %llu from pid %d (%s)", (unsigned long long)c->id, (int)c->peer.pid, c->tenant->id);
+        daemon_log("connection %llu from pid %d (%s)", (unsigned long long)c->id, (int)c->peer.pid,
+                   c->tenant ? c->tenant->id : "a guest socket: its token decides");
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);

@@ -23,6 +23,7 @@ struct daemon {
     struct tenants tenants;
     uint32_t max_wait_ms;      /* the longest a claim may wait */
     uint32_t hello_timeout_ms; /* a connection says HELLO within this, or is closed */
+    const char *token_store;   /* daemon/tokens.h: the tenants that present tokens */
     int stop_fd;               /* readable once the daemon stops */
     int verbose;
     pthread_mutex_t lock;
@@ -32,10 +33,12 @@ struct daemon {
     uint64_t next_id;
 };
 
-/* Serves the accepted connection fd on a thread of its own (fd is its).
- * -1 (fd closed, after a goodbye naming the reason) when the daemon is at its
- * connections or out of resources. */
-int serve_start(struct daemon *d, int fd);
+/* Serves the accepted connection fd on a thread of its own (fd is its);
+ * guest: it came through a guest socket (transport_listen_guest), so it must
+ * authenticate with a token at HELLO before anything else.  -1 (fd closed,
+ * after a goodbye naming the reason) when the daemon is at its connections or
+ * out of resources. */
+int serve_start(struct daemon *d, int fd, int guest);
 /* Tells a connection the daemon cannot serve it (an OPD_BYE with the reason)
  * and closes it; never blocks. */
 void serve_refuse(int fd, const char *why);

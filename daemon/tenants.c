@@ -95,6 +95,28 @@ void tenant_drop_program(struct tenants *t, struct tenant *tn, uint64_t bytes)
     pthread_mutex_unlock(&t->lock);
 }
 
+int tenant_add_window(struct tenants *t, struct tenant *tn, uint64_t bytes, char *err, size_t errlen)
+{
+    int rc = 0;
+    pthread_mutex_lock(&t->lock);
+    if (bytes > t->lim.window_bytes - tn->window_bytes || tn->window_bytes > t->lim.window_bytes)
+        rc = -1, snprintf(err, errlen, "SHM_ATTACH: a window of %llu MB in openpimd's memory would put tenant %s over "
+                  "its %llu MB of such windows (--max-window-mb; it holds %llu MB)", (unsigned long long)(bytes >> 20),
+                  tn->id, (unsigned long long)(t->lim.window_bytes >> 20),
+                  (unsigned long long)(tn->window_bytes >> 20));
+    else
+        tn->window_bytes += bytes;
+    pthread_mutex_unlock(&t->lock);
+    return rc;
+}
+
+void tenant_drop_window(struct tenants *t, struct tenant *tn, uint64_t bytes)
+{
+    pthread_mutex_lock(&t->lock);
+    tn->window_bytes -= bytes;
+    pthread_mutex_unlock(&t->lock);
+}
+
 int tenant_add_request(struct tenants *t, struct tenant *tn, uint32_t conn_inflight, char *err, size_t errlen)
 {
     int rc = 0;

@@ -5,8 +5,9 @@
  * connection to its tenant (serve.c, identify()); another transport's
  * identity (a token presented in HELLO) goes through the same function.
  * Quotas and limits are per tenant: ranks (ranks.c), and here connections,
- * programs (count and bytes) and requests in flight, each also bounded per
- * connection.  A refusal names the limit, its value and the daemon option
+ * programs (count and bytes), requests in flight and the bytes of the
+ * windows the daemon keeps in its own memory for streaming clients (a
+ * guest's), each also bounded per connection where that means something.  A refusal names the limit, its value and the daemon option
  * that sets it. */
 #ifndef OPENPIM_DAEMON_TENANTS_H
 #define OPENPIM_DAEMON_TENANTS_H
@@ -23,6 +24,7 @@ struct limits {
     uint32_t programs;          /* per tenant */
     uint32_t conn_programs;     /* per connection */
     uint64_t program_bytes;     /* per tenant: bytes of ELF files held */
+    uint64_t window_bytes;      /* per tenant: bytes of windows in the daemon's memory (streaming clients) */
     uint32_t inflight;          /* per tenant: requests queued or running */
     uint32_t conn_inflight;     /* per connection */
 };
@@ -32,7 +34,7 @@ struct tenant {
     char id[RM_TENANT_MAX];
     /* what it holds, under the registry's lock */
     uint32_t connections, programs, inflight;
-    uint64_t program_bytes;
+    uint64_t program_bytes, window_bytes;
 };
 
 struct tenants {
@@ -53,6 +55,10 @@ void tenant_leave(struct tenants *t, struct tenant *tn);
 int tenant_add_program(struct tenants *t, struct tenant *tn, uint32_t conn_programs, uint64_t bytes, char *err,
                        size_t errlen);
 void tenant_drop_program(struct tenants *t, struct tenant *tn, uint64_t bytes);
+/* Takes room for a window of `bytes` in the daemon's memory: 0, or -1 with a
+ * message naming the limit. */
+int tenant_add_window(struct tenants *t, struct tenant *tn, uint64_t bytes, char *err, size_t errlen);
+void tenant_drop_window(struct tenants *t, struct tenant *tn, uint64_t bytes);
 /* One more request in flight (conn_inflight: the connection's so far): 0, or
  * -1 with a message naming the limit. */
 int tenant_add_request(struct tenants *t, struct tenant *tn, uint32_t conn_inflight, char *err, size_t errlen);

@@ -1,7 +1,8 @@
 /* openpimd's transport: the listening UNIX-domain socket, peer credentials,
  * and whole-message I/O that gives up when the daemon stops (stop_fd becomes
- * readable) so that no client can hold a shutdown up.  A vsock listener for
- * virtual machines would be a second transport_listen_* beside this one. */
+ * readable) so that no client can hold a shutdown up (transport.c); the
+ * sockets that serve virtual machines through vhost-device-vsock
+ * (transport_vsock.c). */
 #ifndef OPENPIM_DAEMON_TRANSPORT_H
 #define OPENPIM_DAEMON_TRANSPORT_H
 
@@ -12,6 +13,14 @@
 /* Binds and listens on path; refuses if a live daemon answers there, removes
  * a stale socket file.  The fd, or -1 with a message. */
 int transport_listen_unix(const char *path, char *err, size_t errlen);
+
+/* Listens on a guest socket: the UNIX socket <uds-path>_<port> to which
+ * vhost-device-vsock ("hybrid vsock") turns a guest's connection to the host
+ * (CID 2) on vsock port <port>; path must end in _<port>, which goes to
+ * *port.  Its connections come from the backend process, whose peer
+ * credentials say nothing of the guest: they must authenticate with a token.
+ * The fd, or -1 with a message. */
+int transport_listen_guest(const char *path, uint32_t *port, char *err, size_t errlen);
 
 struct peer {
     pid_t pid;

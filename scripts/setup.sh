@@ -7,7 +7,8 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${OPENPIM_BUILD:-$root/build}
 
 need=()
-for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev chromium; do
+for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 openmpi-bin libopenmpi-dev \
+           chromium libssl-dev; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -29,6 +30,10 @@ if ! python3 -c 'import pytest, numpy, seal, matplotlib' 2>/dev/null; then
     python3 -m pip install -q -r "$req" 2>/dev/null ||
         python3 -m pip install -q --break-system-packages -r "$req"
 fi
+
+# QEMU, vhost-device-vsock and a guest kernel for the virtual-machine test
+# (cached under build/vm-deps; OPENPIM_SKIP_VM=1 skips them and the test)
+"$root/scripts/setup_vm.sh"
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
 log="$build/build.log"

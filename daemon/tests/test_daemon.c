@@ -27,30 +27,18 @@
  * shutdown   SIGTERM: a waiting claim and an idle client are told, a libdpu
  *            program gets a clear error, the daemon exits 0 and removes its
  *            socket; a new daemon serves the same path */
-#include "harness.h"
+#include "scenario.h"
 
 #include <dpu.h>
 #include <openpim_ext.h>
 
-#include "check.h"
-
-static const char *daemon_path, *dpu_program;
-static char dir[64], sock[128], logpath[128], profile[256];
+static const char *dpu_program;
+static char profile[256];
 
 #define PER_RANK 8
 #define WORDS 2048
 
 /* ---- a libdpu tenant ----------------------------------------------------------- */
-
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
 
 /* rounds of: fresh data per DPU, step, launch, check sum and data against the
  * host's own arithmetic.  Returns the number of failed checks. */
@@ -102,19 +90,6 @@ static int tenant_rounds(struct dpu_set_t set, uint32_t seed, unsigned rounds)
 }
 
 /* ---- setup ------------------------------------------------------------------------- */
-
-static pid_t daemon_pid;
-
-static pid_t start(const char *const *args)
-{
-    pid_t pid = start_daemon(daemon_path, sock, args, logpath);
-    CHECK(pid > 0);
-    if (pid <= 0) {
-        fprintf(stderr, "cannot start %s\n", daemon_path);
-        exit(1);
-    }
-    return pid;
-}
 
 /* READ of len bytes (inline) of a DPU's region into buf: the reply. */
 static struct raw_reply read_mem(int fd, uint32_t dpu, uint32_t region, uint32_t off, uint32_t len, void *buf)
@@ -730,7 +705,7 @@ static void shutdown_scenario(void)
     if (f)
         fclose(f);
     CHECK(told); /* the program was told why */
-    CHECK(log_has(logpath, "stopping (Terminated)") && log_has(logpath, "stopped"));
+    CHECK(log_has("stopping (Terminated)") && log_has("stopped"));
     /* a new daemon serves the same path */
     daemon_pid = start(args);
     still_serving();
@@ -800,13 +775,19 @@ static void batch(void)
 {
     const char *args[] = {"--machine", "nrRanks=1,nrDpusPerRank=8", "--workers", "1", "--memory-limit-mb", "2", NULL};
     daemon_pid = start(args);
-    for (int batched = 0; batched < 2; batched++) {
-        if (batched)
+    for (int way = 0; way < 3; way++) { /* off; on by the environment; on by the profile key remoteBatch */
+        int batched = way > 0;
+        if (way == 1)
             setenv("OPENPIM_REMOTE_BATCH", "1", 1);
+        else
+            unsetenv("OPENPIM_REMOTE_BATCH");
+        char p[400];
+        /* the previous child's rank comes back once the daemon has seen it go: wait for it */
+        snprintf(p, sizeof p, "%s,allocWaitMs=10000%s", profile, way == 2 ? ",remoteBatch=true" : "");
         pid_t kid = fork();
         if (kid == 0) {
             struct dpu_set_t set, dpu;
-            CHECK_EQ(dpu_alloc_ranks(1, profile, &set), DPU_OK);
+            CHECK_EQ(dpu_alloc_ranks(1, p, &set), DPU_OK);
             CHECK_EQ(dpu_load(set, dpu_program, NULL), DPU_OK);
             DPU_FOREACH(set, dpu) {
                 break;
@@ -1025,7 +1006,7 @@ int main(int argc, char **argv)
     if (daemon_pid > 0)
         CHECK_EQ(stop_daemon(daemon_pid), 0);
     if (check_failures)
-        show_log(logpath);
+        show_log();
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!check_failures && system(cmd) != 0)

@@ -28,7 +28,7 @@
  * parallel  one client's requests for different ranks are in flight at once:
  *           while a launch runs on one rank, another thread writes, launches
  *           and reads on another rank, with exact results */
-#include "harness.h"
+#include "scenario.h"
 
 #include <dirent.h>
 #include <pthread.h>
@@ -38,27 +38,14 @@
 #include <dpu.h>
 #include <openpim_ext.h>
 
-#include "check.h"
 #include "sandbox/procs.h"
 
-static const char *daemon_path, *dpu_snoop, *dpu_tenant;
-static char dir[64], sock[128], logpath[128], profile[256];
-static pid_t daemon_pid;
+static const char *dpu_snoop, *dpu_tenant;
+static char profile[256];
 
 #define PER_RANK 8
 #define MB (1ull << 20)
 #define SKIP 77 /* ctest's SKIP_RETURN_CODE */
-
-static pid_t start(const char *const *args)
-{
-    pid_t pid = start_daemon(daemon_path, sock, args, logpath);
-    CHECK(pid > 0);
-    if (pid <= 0) {
-        fprintf(stderr, "cannot start %s\n", daemon_path);
-        exit(1);
-    }
-    return pid;
-}
 
 static void set_u32(struct dpu_set_t set, const char *sym, uint32_t v)
 {
@@ -659,7 +646,7 @@ static void fds(void)
     printf("daemon CPU over %.1f s with a connection waiting: %.3f s\n", (now_ms() - t0) / 1000, cpu);
     CHECK(cpu >= 0 && cpu < 0.5);
     close(waiting);
-    CHECK(log_has(logpath, "out of file descriptors"));
+    CHECK(log_has("out of file descriptors"));
     /* they let go: the daemon serves again */
     close(hold[1]);
     close(hold2[1]);
@@ -1045,7 +1032,7 @@ int main(int argc, char **argv)
     if (daemon_pid > 0)
         CHECK_EQ(stop_daemon(daemon_pid), 0);
     if (check_failures)
-        show_log(logpath);
+        show_log();
     char cmd[200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (!check_failures && system(cmd) != 0)
