@@ -126,9 +126,9 @@ int main(int argc, char **argv)
         return 1;
     }
     uint32_t per = info.info.dpus_per_rank;
-    struct opd_claim claim = {.wait_ms = 20000};
-    struct opd_rank mine;
-    if (call(OPD_CLAIM, &claim, sizeof claim, NULL, 0, NULL, 0, &mine, sizeof mine) != OPD_OK) {
+    struct opd_claim claim = {.wait_ms = 20000, .count = 1, .min = 1};
+    struct opd_rank mine = {0};
+    if (call(OPD_CLAIM, &claim, sizeof claim, NULL, 0, NULL, 0, &mine.rank, sizeof mine.rank) != OPD_OK) {
         fail("CLAIM of a rank of its own");
         return 1;
     }
