@@ -364,7 +364,7 @@ static int fill(struct remote *r, struct waiter *w, const struct opd_header *h, 
     w->got = a.len;
     w->rc = rc;
     if (rc)
-        snprintf(w->msg, sizeof w->msg, "openpimd: %s", msg);
+        snprintf(w->msg, sizeof w->msg, "openpimd: %.500s", msg);
     w->filling = false;
     w->done = true;
     pthread_cond_broadcast(&r->recv_cond);

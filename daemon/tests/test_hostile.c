@@ -27,7 +27,10 @@
  *           connection that never says HELLO is closed
  * parallel  one client's requests for different ranks are in flight at once:
  *           while a launch runs on one rank, another thread writes, launches
- *           and reads on another rank, with exact results */
+ *           and reads on another rank, with exact results
+ * timeouts  the remote backend against a "daemon" that accepts nothing, and
+ *           one that never answers HELLO: each allocation fails within
+ *           OPENPIM_REMOTE_TIMEOUT_MS with a message naming it */
 #include "scenario.h"
 
 #include <dirent.h>
@@ -997,6 +1000,74 @@ static void parallel(void)
     CHECK_EQ(dpu_free(set), DPU_OK);
 }
 
+/* ---- timeouts ---------------------------------------------------------------------------- */
+
+/* An allocation through the remote backend: how long it took, and its message. */
+static double alloc_fails_after(char *why, size_t cap)
+{
+    struct dpu_set_t set;
+    double t0 = now_ms();
+    dpu_error_t rc = dpu_alloc_ranks(1, profile, &set);
+    double took = now_ms() - t0;
+    CHECK(rc != DPU_OK);
+    snprintf(why, cap, "%s", openpim_last_error());
+    return took;
+}
+
+static void timeouts(void)
+{
+    setenv("OPENPIM_REMOTE_TIMEOUT_MS", "500", 1);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%.100s", sock);
+    int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    CHECK(lfd >= 0 && bind(lfd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(lfd, 0) == 0);
+    /* accepts nothing: its backlog full, connect fails until the timeout */
+    int filler[4], nf = 0;
+    for (; nf < 4; nf++) {
+        filler[nf] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (connect(filler[nf], (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(filler[nf]);
+            break;
+        }
+    }
+    char why[1024];
+    double took = alloc_fails_after(why, sizeof why);
+    printf("a daemon that accepts nothing (%d connections in its backlog): refused after %.0f ms: %s\n", nf, took,
+           why);
+    CHECK(took >= 450 && took < 5000);
+    CHECK(strstr(why, "accepted no connection within 500 ms") != NULL);
+    CHECK(strstr(why, "OPENPIM_REMOTE_TIMEOUT_MS") != NULL);
+    for (int k = 0; k < nf; k++)
+        close(filler[k]);
+    /* accepts, reads the HELLO, answers nothing */
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t mute = fork();
+    if (mute == 0) {
+        put(ready[1], 'R');
+        for (;;) {
+            int fd = accept(lfd, NULL, NULL);
+            if (fd < 0)
+                _exit(0);
+            char buf[4096];
+            while (read(fd, buf, sizeof buf) > 0) /* holds the connection until the client goes */
+                ;
+            close(fd);
+        }
+    }
+    CHECK_EQ(get(ready[0]), 'R');
+    took = alloc_fails_after(why, sizeof why);
+    printf("a daemon that never answers HELLO: refused after %.0f ms: %s\n", took, why);
+    CHECK(took >= 450 && took < 5000);
+    CHECK(strstr(why, "no word from the daemon for 500 ms") != NULL);
+    CHECK(strstr(why, "OPENPIM_REMOTE_TIMEOUT_MS") != NULL);
+    kill(mute, SIGKILL);
+    CHECK_EQ(wait_child(mute), 128 + SIGKILL);
+    close(lfd);
+    unlink(sock);
+    unsetenv("OPENPIM_REMOTE_TIMEOUT_MS");
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 5) {
@@ -1020,7 +1091,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } scenarios[] = {{"seal", seal},         {"fds", fds},       {"endless", endless}, {"claims", claims},
-                     {"oversize", oversize}, {"hello", hello}, {"parallel", parallel}};
+                     {"oversize", oversize}, {"hello", hello}, {"parallel", parallel}, {"timeouts", timeouts}};
     size_t k = 0;
     while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
         k++;
