@@ -216,7 +216,8 @@ static pid_t worker_mapping(uint64_t addr)
     return 0;
 }
 
-/* Whether an 8-byte value points into one of the worker's mappings above 4 GB. */
+/* Whether an 8-byte value points into one of the worker's mappings above 4 GB
+ * (not one larger than 256 MB: a sanitizer's shadow, where any number is). */
 static int worker_address(pid_t pid, uint64_t v)
 {
     if (v < (1ull << 32))
@@ -227,7 +228,7 @@ static int worker_address(pid_t pid, uint64_t v)
     int in = 0;
     while (f && !in && fgets(line, sizeof line, f)) {
         unsigned long long lo, hi;
-        in = sscanf(line, "%llx-%llx", &lo, &hi) == 2 && v >= lo && v < hi;
+        in = sscanf(line, "%llx-%llx", &lo, &hi) == 2 && v >= lo && v < hi && hi - lo <= 256 * MB;
     }
     if (f)
         fclose(f);
@@ -398,8 +399,10 @@ static void seal(void)
     plant_key(one, s0, s1, key);
     dpu_error_t rc = dpu_launch(one, DPU_SYNCHRONOUS);
     uint64_t at = get_u64(one, "found"), scanned = get_u64(one, "scanned");
+    char *how = dpu_error_to_string(rc); /* the caller's to free */
     printf("scan of the worker's memory: %d ranges, %.1f MB read: %s (launch %s)\n", nr, scanned / 1048576.0,
-           at ? "the secret FOUND" : "nothing", dpu_error_to_string(rc));
+           at ? "the secret FOUND" : "nothing", how);
+    free(how);
     CHECK_EQ(rc, DPU_OK);
     CHECK_EQ(at, 0);
     CHECK(scanned > MB);
@@ -993,8 +996,10 @@ static void parallel(void)
     }
     double other = now_ms();
     pthread_join(t, NULL);
+    char *how = dpu_error_to_string(s.rc); /* the caller's to free */
     printf("rank 1's round done %.0f ms in; rank 0's endless launch ended at %.0f ms (%s)\n", other - t0, s.end - t0,
-           dpu_error_to_string(s.rc));
+           how);
+    free(how);
     CHECK(s.rc != DPU_OK); /* the budget stopped it */
     CHECK(other < s.end - 1000);       /* rank 1 did not wait for rank 0 */
     CHECK_EQ(dpu_free(set), DPU_OK);
