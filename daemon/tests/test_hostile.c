@@ -28,6 +28,9 @@
  * parallel  one client's requests for different ranks are in flight at once:
  *           while a launch runs on one rank, another thread writes, launches
  *           and reads on another rank, with exact results
+ * windows   a tenant's streaming windows (kept in the daemon's memory) are
+ *           counted: over --max-window-mb the next is refused, naming it,
+ *           and a window given back makes room again
  * timeouts  the remote backend against a "daemon" that accepts nothing, and
  *           one that never answers HELLO: each allocation fails within
  *           OPENPIM_REMOTE_TIMEOUT_MS with a message naming it */
@@ -1005,6 +1008,43 @@ static void parallel(void)
     CHECK_EQ(dpu_free(set), DPU_OK);
 }
 
+/* ---- windows ---------------------------------------------------------------------------- */
+
+/* SHM_ATTACH of a window in the daemon's memory on connection fd: the reply. */
+static struct raw_reply daemon_window(int fd)
+{
+    struct opd_shm req = {.size = OPD_DAEMON_WINDOW_MAX, .kind = OPD_WINDOW_DAEMON};
+    struct raw_reply r = {0};
+    raw_call(fd, OPD_SHM_ATTACH, &req, sizeof req, NULL, 0, NULL, 0, -1, &r, NULL, 0);
+    return r;
+}
+
+static void windows(void)
+{
+    const char *args[] = {"--machine", "nrRanks=1,nrDpusPerRank=8", "--workers", "1", "--max-window-mb", "64", NULL};
+    daemon_pid = start(args);
+    int fd[3];
+    for (int k = 0; k < 3; k++) {
+        fd[k] = raw_hello(sock, NULL);
+        CHECK(fd[k] >= 0);
+    }
+    CHECK_EQ(daemon_window(fd[0]).status, OPD_OK);
+    CHECK_EQ(daemon_window(fd[1]).status, OPD_OK);
+    struct raw_reply r = daemon_window(fd[2]);
+    printf("a third 32 MB streaming window of one tenant under --max-window-mb 64: %s\n",
+           r.status == OPD_OK ? "granted" : r.msg);
+    CHECK_REFUSED(r, "(--max-window-mb");
+    CHECK(strstr(r.msg, "over its 64 MB") != NULL);
+    CHECK_EQ(daemon_window(fd[0]).status, OPD_OK); /* a connection's new window replaces its old one */
+    close(fd[1]); /* its window goes with it */
+    double end = now_ms() + 10000;
+    while ((r = daemon_window(fd[2])).status != OPD_OK && now_ms() < end)
+        usleep(20000);
+    CHECK_EQ(r.status, OPD_OK);
+    close(fd[0]);
+    close(fd[2]);
+}
+
 /* ---- timeouts ---------------------------------------------------------------------------- */
 
 /* An allocation through the remote backend: how long it took, and its message. */
@@ -1096,7 +1136,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } scenarios[] = {{"seal", seal},         {"fds", fds},       {"endless", endless}, {"claims", claims},
-                     {"oversize", oversize}, {"hello", hello}, {"parallel", parallel}, {"timeouts", timeouts}};
+                     {"oversize", oversize}, {"hello", hello}, {"parallel", parallel}, {"windows", windows}, {"timeouts", timeouts}};
     size_t k = 0;
     while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
         k++;
