@@ -17,7 +17,8 @@
  * endless   an endless kernel holds only its own session: another tenant's
  *           launches run meanwhile; kill -9 of its client reclaims the rank
  *           and ends its workers; SIGTERM then stops the daemon at once
- * claims    a multi-rank claim waits allocWaitMs once, not once per rank;
+ * claims    a multi-rank claim waits allocWaitMs once, not once per rank it
+ *           cannot have;
  *           two 2-rank claims queued while ranks free one by one are served
  *           in order, each with both its ranks (no starvation)
  * oversize  a PROGRAM_OPEN over the program limit, or a large one that is no
@@ -798,12 +799,13 @@ static int ready_within(int fd, int ms)
 
 static void claims(void)
 {
-    const char *args[] = {"--machine", "nrRanks=3,nrDpusPerRank=8", "--workers", "1", NULL};
-    daemon_pid = start(args);
-    /* 4 ranks asked of a 3-rank machine with 1 held: one wait of 2 s, not one per rank */
+    /* 4 ranks asked of a 4-rank machine with 2 held: one wait of 2 s, not
+     * one per rank it cannot have (4 s, claimed one by one) */
+    const char *four[] = {"--machine", "nrRanks=4,nrDpusPerRank=8", "--workers", "1", NULL};
+    daemon_pid = start(four);
     int rep[2], hold[2];
     CHECK(pipe(rep) == 0 && pipe(hold) == 0);
-    pid_t holder = claimer(1, 0, rep[1], hold[0]);
+    pid_t holder = claimer(2, 0, rep[1], hold[0]);
     CHECK_EQ(get(rep[0]), 'G');
     double t;
     CHECK_EQ(read(rep[0], &t, sizeof t), (ssize_t)sizeof t);
@@ -811,13 +813,16 @@ static void claims(void)
     char p[400];
     snprintf(p, sizeof p, "%s,allocWaitMs=2000", profile);
     double t0 = now_ms();
-    CHECK_EQ(dpu_alloc_ranks(3, p, &set), DPU_ERR_ALLOCATION);
+    CHECK_EQ(dpu_alloc_ranks(4, p, &set), DPU_ERR_ALLOCATION);
     double waited = now_ms() - t0;
-    printf("3 ranks with 2 free, allocWaitMs=2000: refused after %.0f ms: %s\n", waited, openpim_last_error());
+    printf("4 ranks with 2 free, allocWaitMs=2000: refused after %.0f ms: %s\n", waited, openpim_last_error());
     CHECK(waited >= 1900 && waited < 3500);
     CHECK(strstr(openpim_last_error(), "2000 ms") != NULL);
     put(hold[1], 'F');
     CHECK_EQ(wait_child(holder), 0);
+    CHECK_EQ(stop_daemon(daemon_pid), 0);
+    const char *args[] = {"--machine", "nrRanks=3,nrDpusPerRank=8", "--workers", "1", NULL};
+    daemon_pid = start(args);
 
     /* FIFO: all 3 ranks held one by one; W1 then W2 ask for 2 ranks each; the
      * ranks come free one at a time: W1 gets both first, then W2 */
