@@ -174,6 +174,8 @@ struct op_services {
 #define OP_DMA_COPY 2u  /* move the bytes; without it the call only records the DMA for the timing model */
 #define OP_DMA_YIELD 4u /* then yield (the tasklet waits for the engine), in the same call */
 #define OP_NR_SERVICES (sizeof(struct op_services) / sizeof(uint32_t))
+/* The index of the exit service (a tasklet whose main returns calls it). */
+#define OP_SERVICE_EXIT (__builtin_offsetof(struct op_services, exit) / sizeof(uint32_t))
 
 /* Per-worker environment, at OP_ENV_BASE; the image holds a pointer to it in
  * __op_env.  The worker rewrites it before each DPU run and at each switch, and

@@ -170,26 +170,52 @@ static int read_sections(struct op_image *img, const Elf32_Shdr *sh, unsigned sh
     return 0;
 }
 
+int op_image_check_header(const void *bytes, size_t len, char *err, size_t errlen)
+{
+    Elf32_Ehdr eh;
+    if (len < sizeof eh)
+        return fail(err, errlen, "file too small to be a DPU image");
+    memcpy(&eh, bytes, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+        return fail(err, errlen, "not an ELF file");
+    if (eh.e_ident[EI_CLASS] != ELFCLASS32 || eh.e_machine != EM_X86_64 || eh.e_type != ET_EXEC)
+        /* ELF32 x86-64: the x32 code the driver makes for the DPU's 32-bit data model */
+        return fail(err, errlen, "not an OpenPIM DPU image (build it with this OpenPIM's dpu-upmem-dpurte-clang)");
+    return 0;
+}
+
+static int parse(struct op_image *img, char *err, size_t errlen);
+
 int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen)
 {
     memset(img, 0, sizeof *img);
-    if (len < sizeof(Elf32_Ehdr))
-        return fail(err, errlen, "file too small to be a DPU image");
+    if (op_image_check_header(bytes, len, err, errlen) != 0)
+        return -1;
     img->bytes = malloc(len);
     if (!img->bytes)
         return fail(err, errlen, "out of memory");
     memcpy(img->bytes, bytes, len);
     img->len = len;
+    return parse(img, err, errlen);
+}
 
+int op_image_parse_in_place(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen)
+{
+    memset(img, 0, sizeof *img);
+    if (op_image_check_header(bytes, len, err, errlen) != 0)
+        return -1;
+    img->bytes = (uint8_t *)bytes;
+    img->len = len;
+    img->borrowed = 1;
+    return parse(img, err, errlen);
+}
+
+static int parse(struct op_image *img, char *err, size_t errlen)
+{
     const Elf32_Ehdr *eh = (const Elf32_Ehdr *)img->bytes;
     int rc = -1;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0) {
-        fail(err, errlen, "not an ELF file");
-    } else if (eh->e_ident[EI_CLASS] != ELFCLASS32 || eh->e_machine != EM_X86_64 || eh->e_type != ET_EXEC) {
-        /* ELF32 x86-64: the x32 code the driver makes for the DPU's 32-bit data model */
-        fail(err, errlen, "not an OpenPIM DPU image (build it with this OpenPIM's dpu-upmem-dpurte-clang)");
-    } else if (eh->e_shentsize != sizeof(Elf32_Shdr) || eh->e_shnum == 0 || eh->e_shoff % 4 ||
-               !in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr))) {
+    if (eh->e_shentsize != sizeof(Elf32_Shdr) || eh->e_shnum == 0 || eh->e_shoff % 4 ||
+        !in_file(img, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf32_Shdr))) {
         fail(err, errlen, "corrupt section header table");
     } else {
         const Elf32_Shdr *sh = (const Elf32_Shdr *)(img->bytes + eh->e_shoff);
@@ -274,7 +300,8 @@ int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *er
 
 void op_image_free(struct op_image *img)
 {
-    free(img->bytes);
+    if (!img->borrowed)
+        free(img->bytes);
     free(img->wram_init);
     free((void *)img->mram_init);
     free(img->syms);

@@ -19,8 +19,9 @@ struct op_symbol {
 };
 
 struct op_image {
-    uint8_t *bytes; /* the whole ELF file */
+    uint8_t *bytes; /* the whole ELF file (read only) */
     size_t len;
+    uint8_t borrowed; /* bytes are the caller's (op_image_parse_in_place) */
     /* WRAM window [OP_WRAM_BASE, OP_WRAM_BASE + wram_init_len): initial contents (bss included,
      * zeroed; the chip's WRAM starts at OP_WRAM_START(wram_size)); wram_lo: its lowest section */
     uint32_t wram_lo;
@@ -58,6 +59,12 @@ struct op_image {
 /* Parses an image from memory (the bytes are copied).  Returns 0, or -1 with a
  * message in err. */
 int op_image_parse(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen);
+/* The same without a copy: the image points into bytes, which must stay
+ * mapped and unchanged (a sealed memfd) until op_image_free. */
+int op_image_parse_in_place(const void *bytes, size_t len, struct op_image *img, char *err, size_t errlen);
+/* Whether bytes start like a DPU image (ELF32 x86-64 executable): 0, or -1
+ * with a message; what a receiver checks before it takes the rest. */
+int op_image_check_header(const void *bytes, size_t len, char *err, size_t errlen);
 void op_image_free(struct op_image *img);
 
 /* Looks a symbol up by name; NULL if absent. */

@@ -1,22 +1,30 @@
 /* Memory shared between the host process and its worker processes.
  *
- * Four memfds back the emulated machine: MRAM (nr_dpus x mram_size, sparse),
- * the store of shared MRAM chunks (same size, sparse), WRAM (nr_dpus x
- * OP_WRAM_STRIDE) and this control block.  Workers are separate processes, so
- * a faulting DPU program can never corrupt the host.
+ * The emulated memories live in one memfd per rank: the WRAM of its DPUs
+ * (dpus_per_rank x OP_WRAM_STRIDE), then their MRAM (dpus_per_rank x
+ * mram_size, sparse); see op_rank_wram_offset, op_rank_mram_offset.  Workers
+ * run in pools: a pool is a set of ranks, a control block (this file's struct
+ * op_ctrl), a store of shared MRAM chunks and the worker processes that run the
+ * DPU code of those ranks and of no others.  A worker holds the descriptors of
+ * its pool's ranks only, passed when it is started (OP_WORKER_FD_*), never one
+ * of another pool: what DPU code can reach in its worker is its own pool's.
+ * A pool whose set of ranks changes has its workers ended first.  Workers are
+ * separate processes, so a faulting DPU program can never corrupt the host;
+ * the host reads what workers write here (results, chunk maps, progress)
+ * as untrusted values and checks them before using them.
  *
  * Shared MRAM (copy-on-write).  A DPU's MRAM is OP_MRAM_CHUNK-sized chunks
  * (a tail shorter than a chunk is always its own).  A chunk is either the
- * DPU's own (its bytes in the MRAM memfd at dpu * mram_size + offset) or a
- * slot of the store, shared with every DPU that holds the same slot: a
- * broadcast stores its whole chunks once.  A process maps a shared chunk
- * read-only; the first write to it, by the host or by DPU code, copies the
- * slot into the DPU's own chunk (the worker does it in its fault handler) and
- * maps that instead.  chunk_ref says which (0: own, s + 1: slot s); slot_refs
- * counts the DPUs holding a slot (the host frees a slot no DPU holds);
- * dpu_gen changes whenever a DPU's chunk_ref changes, so that a process
- * remaps a DPU it mapped before.  Only one process changes a DPU's chunks at a
- * time: the host while no launch runs the DPU, the worker running it. */
+ * DPU's own (its bytes in its rank's memfd) or a slot of its pool's store,
+ * shared with every DPU of the pool that holds the same slot: a broadcast
+ * stores its whole chunks once.  A process maps a shared chunk read-only; the
+ * first write to it, by the host or by DPU code, copies the slot into the
+ * DPU's own chunk (the worker does it in its fault handler) and maps that
+ * instead.  chunk_ref says which (0: own, s + 1: slot s); slot_refs counts the
+ * DPUs holding a slot (the host frees a slot no DPU holds); dpu_gen changes
+ * whenever a DPU's chunk_ref changes, so that a process remaps a DPU it mapped
+ * before.  Only one process changes a DPU's chunks at a time: the host while
+ * no launch runs the DPU, the worker running it. */
 #ifndef OPENPIM_SHARED_H
 #define OPENPIM_SHARED_H
 
@@ -41,11 +49,12 @@ struct op_dpu_status {
     struct op_dpu_result model; /* modelled cycles, instructions, DMA traffic (timing/timing.h) */
 };
 
-/* Which program each DPU runs: the worker opens /proc/<host_pid>/fd/<fd>. */
+/* Which program each DPU runs; its bytes come with the launch (struct
+ * op_launch_cmd). */
 struct op_dpu_program {
     uint64_t id; /* unique per loaded image; 0 = none */
-    int32_t fd;
     uint32_t nr_tasklets;
+    uint32_t pad;
 };
 
 struct op_worker_slot {
@@ -81,15 +90,14 @@ struct op_launch_slot {
 
 struct op_ctrl {
     uint32_t magic, layout;
-    uint32_t nr_dpus;
+    uint32_t nr_dpus;         /* of the whole machine: the arrays below have an entry per DPU */
     uint32_t wram_size;
     uint64_t mram_size;
-    int32_t host_pid;
-    int32_t mram_fd, wram_fd; /* host fds, reopened through /proc by workers */
-    int32_t store_fd;         /* the shared MRAM chunks (see above) */
+    uint32_t dpus_per_rank;
     uint32_t nr_chunks;       /* whole chunks per DPU: mram_size / OP_MRAM_CHUNK */
     uint64_t budget_ns;      /* wall-clock budget per DPU, 0 = none */
-    uint64_t memory_limit;   /* host bytes the MRAM+WRAM memfds may use */
+    uint64_t memory_limit;   /* host bytes the emulated memories may use (all pools) */
+    _Atomic uint64_t memory_elsewhere; /* of those, what other pools use: the host sets it before each launch */
     uint32_t nr_workers;
     struct op_machine_desc desc; /* timing model constants for the workers */
     struct op_worker_slot workers[OP_MAX_WORKERS];
@@ -148,13 +156,44 @@ static inline uint32_t op_chunk_run(_Atomic uint32_t *map, uint32_t c, uint32_t 
     return e;
 }
 
-/* Commands on the host<->worker socket, one 32-bit word each: the host sends
- * OP_CMD_LAUNCH with a slot number in the bits above OP_CMD_SLOT_SHIFT, the
- * worker pulls DPUs from that slot's chunks until none is left and answers
- * OP_CMD_DONE. */
-enum { OP_CMD_LAUNCH = 1, OP_CMD_DONE = 2 };
+/* Where a rank's memories lie in its memfd. */
+static inline uint64_t op_rank_wram_offset(uint32_t local)
+{
+    return (uint64_t)local * OP_WRAM_STRIDE;
+}
+static inline uint64_t op_rank_mram_offset(uint32_t dpus_per_rank, uint32_t local, uint64_t mram_size)
+{
+    return (uint64_t)dpus_per_rank * OP_WRAM_STRIDE + (uint64_t)local * mram_size;
+}
+static inline uint64_t op_rank_memfd_size(uint32_t dpus_per_rank, uint64_t mram_size)
+{
+    return op_rank_mram_offset(dpus_per_rank, dpus_per_rank, mram_size);
+}
+
+/* A worker starts as "openpim-worker INDEX RANK..." with these descriptors
+ * open: its socket to the host, its pool's control block and store, and the
+ * memfd of the i-th RANK of its command line at OP_WORKER_FD_RANKS + i. */
+#define OP_WORKER_FD_SOCKET 3
+#define OP_WORKER_FD_CTRL 4
+#define OP_WORKER_FD_STORE 5
+#define OP_WORKER_FD_RANKS 6
+
+/* Messages on the host<->worker socket (SOCK_SEQPACKET).  The host sends a
+ * launch as struct op_launch_cmd messages: OP_CMD_PROGRAMS while more of the
+ * launch's programs follow, then OP_CMD_LAUNCH, each with nr_programs program
+ * ids and as many memfds (SCM_RIGHTS) holding their ELF bytes, and the launch
+ * slot in the bits above OP_CMD_SLOT_SHIFT.  The worker pulls DPUs from that
+ * slot's chunks until none is left, closes the programs' descriptors and
+ * answers the word OP_CMD_DONE. */
+enum { OP_CMD_LAUNCH = 1, OP_CMD_DONE = 2, OP_CMD_PROGRAMS = 3 };
 #define OP_CMD_MASK 0xffu
 #define OP_CMD_SLOT_SHIFT 8
-#define OP_CMD_PROTOCOL 2 /* changes with the command words' meaning (part of OP_CTRL_LAYOUT) */
+#define OP_CMD_MAX_PROGRAMS 64 /* per message */
+struct op_launch_cmd {
+    uint32_t cmd;
+    uint32_t nr_programs;
+    uint64_t ids[OP_CMD_MAX_PROGRAMS];
+};
+#define OP_CMD_PROTOCOL 3 /* changes with the messages' meaning (part of OP_CTRL_LAYOUT) */
 
 #endif

@@ -1,7 +1,7 @@
 /* The seam between the host library (sdk/) and a PIM machine: an operations
  * table, in the spirit of SQLite's VFS or NCCL's transports.  The embedded
  * emulator (machine/backend_local.c) is one backend; a client of the openpimd
- * daemon will be another.  sdk/ reaches a machine only through this table.
+ * daemon (backend/backend_remote.c) is another.  sdk/ reaches a machine only through this table.
  *
  * Data crosses the seam by copy (write/read), never as a pointer into the
  * machine's memory; the one fast path, the rank's physical view, is an
@@ -29,6 +29,9 @@ struct op_backend_info {
     uint32_t wram_size;
 };
 
+/* The longest token (openpimctl token add) a client may present, NUL included. */
+#define OP_TOKEN_MAX 128
+
 /* What the SDK asks of a machine when it opens one (the profile's machine part). */
 struct op_machine_config {
     /* Hardware and timing constants: chip, topology (nr_ranks, chips_per_rank x
@@ -38,13 +41,21 @@ struct op_machine_config {
     uint64_t budget_ns;    /* wall-clock limit of one DPU's run; 0 = none */
     uint64_t memory_limit; /* host bytes the emulated memories may use; 0 = 85% of available RAM */
     /* Where the machine is: "" for the embedded one, else the UNIX socket of
-     * an openpimd serving it (backend/backend_remote.c) */
+     * an openpimd serving it (backend/backend_remote.c), or "vsock:CID:PORT"
+     * when it is reached over AF_VSOCK from inside a virtual machine */
     char remote[108];
     uint32_t alloc_wait_ms; /* remote: how long a claim waits in the daemon's queue for a free rank */
+    uint32_t vsock_cid, vsock_port; /* remote over AF_VSOCK: vsock_port != 0 */
+    uint8_t stream;                 /* remote: bulk data streams over the connection instead of a shared-memory
+                                     * window (always so over AF_VSOCK: no descriptor crosses into a VM) */
+    uint8_t batch, prefetch;        /* remote: vPIM's batching of small writes, prefetch of small reads */
+    uint8_t pad[5];
+    char token[OP_TOKEN_MAX];       /* remote: the tenant's token, sent at HELLO ("": none) */
 };
 
 struct op_backend;
 struct op_backend_program; /* a program as the backend holds it */
+struct op_backend_pool;    /* processes running the DPU code of some ranks (see pool_open) */
 
 /* A progress report of a launch or a write: `done` of its DPUs have finished. */
 typedef void op_watch_fn(void *arg, uint32_t done);
@@ -60,11 +71,22 @@ struct op_backend_ops {
      * and WRAM read as zeros, so a claimed rank is always clean. */
     int (*claim_rank)(struct op_backend *b, uint32_t rank, char *err, size_t errlen);
     void (*release_rank)(struct op_backend *b, uint32_t rank);
+    /* Optional (NULL: claim_rank one by one): claims between min and n of the
+     * ranks listed, the first ones, in one step: all or none when min == n
+     * (a remote backend's claim waits once for all of them, in one queue).
+     * The number claimed, or -1 with a message (none claimed). */
+    int (*claim_ranks)(struct op_backend *b, const uint32_t *ranks, uint32_t min, uint32_t n, char *err,
+                       size_t errlen);
 
     /* Programs: the ELF bytes of a DPU image, validated by the backend. */
     struct op_backend_program *(*program_open)(struct op_backend *b, const void *elf, size_t len, char *err,
                                                size_t errlen);
     void (*program_close)(struct op_backend *b, struct op_backend_program *p);
+    /* Optional (NULL: program_open from a copy): the ELF bytes in a memfd,
+     * exactly len of them, sealed (F_SEAL_WRITE, SHRINK, GROW, SEAL); the
+     * backend keeps fd and parses it where it lies (closes it on failure). */
+    struct op_backend_program *(*program_open_fd)(struct op_backend *b, int fd, size_t len, char *err,
+                                                  size_t errlen);
     /* Loads p onto the DPUs (WRAM image, initialised MRAM variables); all or none. */
     int (*load)(struct op_backend *b, const uint32_t *dpus, uint32_t n, struct op_backend_program *p, char *err,
                 size_t errlen);
@@ -108,6 +130,21 @@ struct op_backend_ops {
 
     /* Host memory backing the machine's memories, and its limit. */
     void (*memory)(struct op_backend *b, uint64_t *used, uint64_t *limit);
+
+    /* Optional (NULL: the backend does not seal tenants from each other):
+     * pools, the unit of isolation between tenants.  The DPU code of the
+     * ranks bound to a pool runs in processes that hold nothing of any other
+     * rank (machine/machine.h); a rank that is released goes back to the
+     * backend's own pool, and the processes of the pool it leaves are ended
+     * before it is reset.  openpimd opens one pool per session and binds to
+     * it the ranks the session claims. */
+    struct op_backend_pool *(*pool_open)(struct op_backend *b, char *err, size_t errlen);
+    /* Binds a claimed rank to p (no launch of p may run). */
+    int (*pool_bind)(struct op_backend *b, uint32_t rank, struct op_backend_pool *p, char *err, size_t errlen);
+    /* Ends p's launches now (they fail with `why`, as do later ones). */
+    void (*pool_cancel)(struct op_backend *b, struct op_backend_pool *p, const char *why);
+    /* Frees p, whose ranks were all released. */
+    void (*pool_close)(struct op_backend *b, struct op_backend_pool *p);
 };
 
 struct op_backend {
@@ -120,7 +157,9 @@ struct op_backend *op_backend_local_open(const struct op_machine_config *cfg, ch
 /* A client of the openpimd daemon at cfg->remote (backend/backend_remote.c).
  * Its machine is the daemon's: cfg->desc must be the one describe() gives. */
 struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, char *err, size_t errlen);
-/* The machine the daemon at `socket` serves (one short connection). */
-int op_backend_remote_describe(const char *socket, struct op_machine_config *out, char *err, size_t errlen);
+/* The machine the daemon that cfg names (remote, vsock_*, token) serves
+ * (one short connection). */
+int op_backend_remote_describe(const struct op_machine_config *cfg, struct op_machine_config *out, char *err,
+                               size_t errlen);
 
 #endif

@@ -1,5 +1,7 @@
 /* vPIM's two optimisations of the remote backend: batching of small writes
- * and prefetch of small reads. */
+ * (every operation exclusive while it is on) and prefetch of small reads (per
+ * rank, under the rank's lock). */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +10,7 @@
 
 /* ---- batching of small writes ----------------------------------------------------- */
 
-/* vPIM's write batching, off unless OPENPIM_REMOTE_BATCH=1: a small write
+/* vPIM's write batching, off unless remoteBatch=true (OPENPIM_REMOTE_BATCH=1): a small write
  * whose DPUs, region and range check out here is kept and sent with the
  * others in one WRITE_BATCH before the next request of any other kind.  What
  * the daemon alone can refuse (its host memory limit) then fails that next
@@ -26,7 +28,7 @@ int cache_flush_writes(struct remote *r, char *err, size_t errlen)
     r->batch_len = 0;
     char why[400];
     if (rpc_call(r, OPD_WRITE_BATCH, &req, sizeof req, r->batch, len, NULL, 0, -1, NULL, 0, why, sizeof why) != 0) {
-        rpc_fail(err, errlen, "an earlier write (batched, OPENPIM_REMOTE_BATCH=1) failed: %s", why);
+        rpc_fail(err, errlen, "an earlier write (batched, remoteBatch) failed: %s", why);
         fprintf(stderr, "openpim: %s\n", err); /* also when the request that flushed cannot report it */
         return -1;
     }
@@ -69,10 +71,10 @@ int cache_batch_write(struct remote *r, const uint32_t *list, uint32_t n, enum o
 
 /* ---- the prefetch cache -------------------------------------------------------- */
 
-void cache_forget_prefetch(struct remote *r)
+void cache_forget_rank(struct remote *r, uint32_t vrank)
 {
-    for (uint32_t v = 0; r->pf && v < r->nr_vranks; v++)
-        r->pf[v].valid = r->pf[v].seen = false;
+    if (r->pf && vrank < r->nr_vranks)
+        r->pf[vrank].valid = r->pf[vrank].seen = false;
 }
 
 /* Serves a read from the cache, or fills the cache when the pattern repeats:
@@ -98,7 +100,7 @@ int cache_prefetch_read(struct remote *r, uint32_t dpu, uint32_t region, uint32_
         return 0;
     if (!p->data && !(p->data = malloc((size_t)r->per_rank * PREFETCH_MAX)))
         return 0;
-    if (!r->gather && !(r->gather = malloc((size_t)r->per_rank * PREFETCH_MAX)))
+    if (!p->gather && !(p->gather = malloc((size_t)r->per_rank * PREFETCH_MAX)))
         return 0;
     /* this DPU and the rank's later ones, as the SDK goes through them; only
      * DPUs with a program (the set's), so that no memory is read that the
@@ -111,18 +113,22 @@ int cache_prefetch_read(struct remote *r, uint32_t dpu, uint32_t region, uint32_
         }
     struct opd_gather req = {.region = region, .off = off, .n = n, .len = len};
     size_t total = (size_t)n * len;
-    uint8_t *into = r->gather;
+    uint8_t *into = p->gather;
     int rc;
     if (total <= OPD_INLINE_MAX) {
         rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, into, total, err, errlen);
-    } else if ((rc = rpc_window(r, err, errlen)) == 0) {
-        req.data.where = OPD_SHM;
-        rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
-        if (rc == 0)
-            memcpy(into, r->shm, total);
+    } else {
+        pthread_mutex_lock(&r->win_lock);
+        if ((rc = rpc_window(r, err, errlen)) == 0) {
+            req.data.where = OPD_SHM;
+            rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
+            if (rc == 0 && (rc = rpc_window_get(r, 0, into, total, err, errlen)) == 0)
+                rc = rpc_wait_all(r, err, errlen);
+        }
+        pthread_mutex_unlock(&r->win_lock);
     }
     if (rc != 0)
-        return r->dead[0] ? -1 : 0; /* the direct read reports what is wrong */
+        return rpc_dead(r) ? -1 : 0; /* the direct read reports what is wrong */
     memset(p->have, 0, r->per_rank);
     for (uint32_t k = 0; k < n; k++) {
         memcpy(p->data + (size_t)at[k] * len, into + (size_t)k * len, len);

@@ -23,7 +23,7 @@ static const char *const names[OPD_OP_END] = {
     [OPD_VIEW_WRITE] = "VIEW_WRITE", [OPD_VIEW_READ] = "VIEW_READ",   [OPD_LAUNCH] = "LAUNCH",
     [OPD_RESULT] = "RESULT",         [OPD_MEMORY] = "MEMORY",         [OPD_SHM_ATTACH] = "SHM_ATTACH",
     [OPD_READ_GATHER] = "READ_GATHER", [OPD_WRITE_BATCH] = "WRITE_BATCH", [OPD_STATUS] = "STATUS",
-    [OPD_DRAIN] = "DRAIN",
+    [OPD_DRAIN] = "DRAIN",           [OPD_WINDOW_PUT] = "WINDOW_PUT", [OPD_WINDOW_GET] = "WINDOW_GET",
 };
 
 const char *opd_op_name(unsigned op)
@@ -70,6 +70,8 @@ static size_t fixed_size(unsigned op)
     case OPD_READ_GATHER: return sizeof(struct opd_gather);
     case OPD_WRITE_BATCH: return sizeof(struct opd_batch);
     case OPD_DRAIN: return sizeof(struct opd_drain);
+    case OPD_WINDOW_PUT:
+    case OPD_WINDOW_GET: return sizeof(struct opd_window_io);
     default: return 0;
     }
 }
@@ -135,6 +137,9 @@ int opd_decode(const struct opd_header *h, const uint8_t *payload, struct opd_re
     case OPD_PROGRAM_OPEN:
         if (out->u.program.len == 0)
             return fail(err, errlen, "PROGRAM_OPEN: an empty program");
+        if (out->u.program.len > OPD_PROGRAM_MAX) /* before a byte of it is read */
+            return fail(err, errlen, "PROGRAM_OPEN: a program of %llu bytes, over the %llu MB one may have",
+                        (unsigned long long)out->u.program.len, OPD_PROGRAM_MAX >> 20);
         out->data = &out->u.program.data;
         out->data_len = out->u.program.len;
         if (take_data(out->data, out->data_len, rest, 1, err, errlen) != 0)
@@ -190,6 +195,24 @@ int opd_decode(const struct opd_header *h, const uint8_t *payload, struct opd_re
         if (pos != rest)
             return fail(err, errlen, "WRITE_BATCH: %llu stray bytes after %u entries",
                         (unsigned long long)(rest - pos), count);
+        return 0;
+    }
+    case OPD_WINDOW_PUT:
+    case OPD_WINDOW_GET: {
+        if (out->u.window.data.where != OPD_SHM || out->u.window.data.pad)
+            return fail(err, errlen, "%s: the data lies in the window (where %u, padding %u)", opd_op_name(h->op),
+                        out->u.window.data.where, out->u.window.data.pad);
+        if (out->u.window.len > OPD_INLINE_MAX)
+            return fail(err, errlen, "%s: %llu bytes, more than %u at once", opd_op_name(h->op),
+                        (unsigned long long)out->u.window.len, OPD_INLINE_MAX);
+        if (h->op == OPD_WINDOW_PUT && rest != out->u.window.len)
+            return fail(err, errlen, "WINDOW_PUT carries %llu bytes of data, its header says %llu",
+                        (unsigned long long)rest, (unsigned long long)out->u.window.len);
+        if (h->op == OPD_WINDOW_GET && rest != 0)
+            return fail(err, errlen, "WINDOW_GET: %llu stray bytes after the request", (unsigned long long)rest);
+        out->inline_data = h->op == OPD_WINDOW_PUT ? p : NULL;
+        out->data = &out->u.window.data;
+        out->data_len = out->u.window.len;
         return 0;
     }
     case OPD_VIEW_WRITE:
@@ -289,6 +312,15 @@ int opd_check(const struct opd_context *c, const struct opd_request *r, char *er
     if (check_window(c, r, err, errlen) != 0)
         return -1;
     switch (r->op) {
+    case OPD_CLAIM: {
+        const struct opd_claim *cl = &r->u.claim;
+        uint32_t nr_ranks = c->nr_dpus / c->dpus_per_rank;
+        if (cl->min == 0 || cl->min > cl->count || cl->pad)
+            return fail(err, errlen, "CLAIM: between %u and %u ranks", cl->min, cl->count);
+        if (cl->count > nr_ranks)
+            return fail(err, errlen, "CLAIM: %u ranks asked for, the machine has %u", cl->count, nr_ranks);
+        return 0;
+    }
     case OPD_RELEASE:
         if (r->u.rank.rank >= c->nr_dpus / c->dpus_per_rank || !c->owns(c->ctx, r->u.rank.rank))
             return fail(err, errlen, "RELEASE: rank %u is not yours", r->u.rank.rank);
@@ -348,8 +380,14 @@ int opd_check(const struct opd_context *c, const struct opd_request *r, char *er
     case OPD_RESULT:
         return check_dpus(c, &r->u.dpu.dpu, 1, what, err, errlen);
     case OPD_SHM_ATTACH:
+        if (r->u.shm.kind != OPD_WINDOW_MEMFD && r->u.shm.kind != OPD_WINDOW_DAEMON)
+            return fail(err, errlen, "SHM_ATTACH: window kind %u is neither a memfd (0) nor the daemon's (1)",
+                        r->u.shm.kind);
         if (r->u.shm.size == 0 || r->u.shm.size > OPD_SHM_MAX)
             return fail(err, errlen, "SHM_ATTACH: a window of %llu bytes", (unsigned long long)r->u.shm.size);
+        if (r->u.shm.kind == OPD_WINDOW_DAEMON && r->u.shm.size > OPD_DAEMON_WINDOW_MAX)
+            return fail(err, errlen, "SHM_ATTACH: a window of %llu bytes in the daemon's memory, more than %llu",
+                        (unsigned long long)r->u.shm.size, OPD_DAEMON_WINDOW_MAX);
         return 0;
     default:
         return 0;

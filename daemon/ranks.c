@@ -11,11 +11,13 @@
 
 struct rank_waiter {
     struct rank_waiter *next;
-    uint32_t uid;
+    const char *tenant;
+    uint32_t min; /* ranks it needs at once */
 };
 
 struct rank_usage {
-    uint32_t uid, held;
+    char tenant[RM_TENANT_MAX];
+    uint32_t held;
 };
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -58,10 +60,10 @@ void rm_destroy(struct rank_manager *rm)
     free(rm->usage);
 }
 
-static struct rank_usage *usage_of(struct rank_manager *rm, uint32_t uid, int create)
+static struct rank_usage *usage_of(struct rank_manager *rm, const char *tenant, int create)
 {
     for (uint32_t i = 0; i < rm->nr_usage; i++)
-        if (rm->usage[i].uid == uid)
+        if (!strcmp(rm->usage[i].tenant, tenant))
             return &rm->usage[i];
     if (!create)
         return NULL;
@@ -71,17 +73,26 @@ static struct rank_usage *usage_of(struct rank_manager *rm, uint32_t uid, int cr
         if (rm->usage[i].held)
             rm->usage[k++] = rm->usage[i];
     rm->nr_usage = k;
-    rm->usage[k] = (struct rank_usage){.uid = uid, .held = 0};
+    rm->usage[k] = (struct rank_usage){.held = 0};
+    snprintf(rm->usage[k].tenant, sizeof rm->usage[k].tenant, "%s", tenant);
     rm->nr_usage++;
     return &rm->usage[k];
 }
 
-static int first_available(struct rank_manager *rm)
+static uint32_t nr_available(struct rank_manager *rm)
 {
+    uint32_t n = 0;
     for (uint32_t r = 0; r < rm->nr_ranks; r++)
-        if (rm->ranks[r].state == RANK_AVAILABLE)
-            return (int)r;
-    return -1;
+        n += rm->ranks[r].state == RANK_AVAILABLE;
+    return n;
+}
+
+/* Ranks the tenant may still take under its quota. */
+static uint32_t room_of(struct rank_manager *rm, const char *tenant)
+{
+    struct rank_usage *u = usage_of(rm, tenant, 0);
+    uint32_t held = u ? u->held : 0;
+    return held < rm->quota ? rm->quota - held : 0;
 }
 
 static void dequeue(struct rank_manager *rm, struct rank_waiter *w)
@@ -99,20 +110,15 @@ static void dequeue(struct rank_manager *rm, struct rank_waiter *w)
         }
 }
 
-static bool under_quota(struct rank_manager *rm, uint32_t uid)
-{
-    struct rank_usage *u = usage_of(rm, uid, 0);
-    return !u || u->held < rm->quota;
-}
-
 /* First come, first served among the claims that could be served: an older
- * waiter blocked only by its own tenant's quota does not hold the others up. */
-static bool my_turn(struct rank_manager *rm, struct rank_waiter *me, uint32_t uid)
+ * waiter blocked only by its own tenant's quota does not hold the others up;
+ * one waiting for free ranks does (ranks freed one by one gather for it). */
+static bool my_turn(struct rank_manager *rm, struct rank_waiter *me, const char *tenant, uint32_t min)
 {
     for (struct rank_waiter *w = rm->head; w && w != me; w = w->next)
-        if (under_quota(rm, w->uid))
+        if (room_of(rm, w->tenant) >= w->min)
             return false;
-    return under_quota(rm, uid);
+    return room_of(rm, tenant) >= min;
 }
 
 static int before(const struct timespec *a, const struct timespec *b)
@@ -120,9 +126,15 @@ static int before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wait_ms, int (*gone)(void *ctx),
-             void *ctx, uint32_t *rank, char *err, size_t errlen)
+int rm_claim(struct rank_manager *rm, uint64_t owner, const char *tenant, uint32_t min, uint32_t count,
+             uint32_t wait_ms, int (*gone)(void *ctx), void *ctx, uint32_t *ranks, char *err, size_t errlen)
 {
+    if (min == 0 || min > count)
+        return fail(err, errlen, "a claim of %u to %u ranks", min, count);
+    if (min > rm->quota)
+        return fail(err, errlen, "%u rank(s) asked for, more than the %u one tenant may hold", min, rm->quota);
+    if (min > rm->nr_ranks)
+        return fail(err, errlen, "%u rank(s) asked for: the machine has %u", min, rm->nr_ranks);
     pthread_mutex_lock(&rm->lock);
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -133,7 +145,7 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
         deadline.tv_nsec -= 1000000000L;
     }
     /* a newcomer counts as the youngest waiter (NULL: it is not queued) */
-    struct rank_waiter me = {.uid = uid};
+    struct rank_waiter me = {.tenant = tenant, .min = min};
     bool queued = false, timed_out = false;
     int rc = -1;
     for (;;) {
@@ -145,32 +157,52 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, uint32_t uid, uint32_t wai
             fail(err, errlen, "the claimant has gone");
             break;
         }
-        int r = my_turn(rm, queued ? &me : NULL, uid) ? first_available(rm) : -1;
-        if (r >= 0) {
+        uint32_t free_now = nr_available(rm);
+        if (my_turn(rm, queued ? &me : NULL, tenant, min) && free_now >= min) {
+            uint32_t take = count, room = room_of(rm, tenant);
+            take = take < free_now ? take : free_now;
+            take = take < room ? take : room;
+            uint32_t got = 0;
             char berr[256];
-            if (rm->b->ops->claim_rank(rm->b, (uint32_t)r, berr, sizeof berr) != 0) {
-                fail(err, errlen, "rank %d: %s", r, berr); /* the machine disagrees: cannot happen */
+            for (uint32_t r = 0; r < rm->nr_ranks && got < take; r++) {
+                if (rm->ranks[r].state != RANK_AVAILABLE)
+                    continue;
+                if (rm->b->ops->claim_rank(rm->b, r, berr, sizeof berr) != 0) { /* the machine disagrees: cannot happen */
+                    fail(err, errlen, "rank %u: %s", r, berr);
+                    break;
+                }
+                rm->ranks[r].state = RANK_ALLOCATED;
+                rm->ranks[r].owner = owner;
+                snprintf(rm->ranks[r].tenant, sizeof rm->ranks[r].tenant, "%s", tenant);
+                ranks[got++] = r;
+            }
+            if (got < take) { /* all or nothing */
+                for (uint32_t i = 0; i < got; i++) {
+                    rm->b->ops->release_rank(rm->b, ranks[i]);
+                    rm->ranks[ranks[i]].state = RANK_AVAILABLE;
+                    rm->ranks[ranks[i]].owner = 0;
+                }
                 break;
             }
-            rm->ranks[r].state = RANK_ALLOCATED;
-            rm->ranks[r].owner = owner;
-            rm->ranks[r].uid = uid;
-            usage_of(rm, uid, 1)->held++;
-            *rank = (uint32_t)r;
-            rc = 0;
+            usage_of(rm, tenant, 1)->held += got;
+            rc = (int)got;
             break;
         }
         if (wait_ms == 0 || timed_out) {
             char within[64] = "";
             if (timed_out)
                 snprintf(within, sizeof within, " within %u ms", wait_ms);
-            if (!under_quota(rm, uid))
-                fail(err, errlen, "no rank%s: quota reached, uid %u holds %u rank(s), the most one tenant may "
-                     "[%u claim(s) waiting]", within, uid, rm->quota, rm->nr_waiting - queued);
-            else
-                fail(err, errlen, "%s%s: all %u ranks are in use [%u claim(s) waiting]",
-                     timed_out ? "no rank became free" : "no free rank", within, rm->nr_ranks,
+            if (room_of(rm, tenant) < min)
+                fail(err, errlen, "no rank%s: quota reached, tenant %s holds %u rank(s) of the %u one tenant may "
+                     "[%u claim(s) waiting]", within, tenant, rm->quota - room_of(rm, tenant), rm->quota,
                      rm->nr_waiting - queued);
+            else if (free_now < min)
+                fail(err, errlen, "%s%s: %u of the %u ranks are free, %u asked for [%u claim(s) waiting]",
+                     timed_out ? "no rank became free" : "no free rank", within, free_now, rm->nr_ranks, min,
+                     rm->nr_waiting - queued);
+            else
+                fail(err, errlen, "no rank%s: %u free, but %u earlier claim(s) come first [%u claim(s) waiting]",
+                     within, free_now, rm->nr_waiting - queued, rm->nr_waiting - queued);
             break;
         }
         if (!queued) {
@@ -214,7 +246,7 @@ int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
      * are claimed and released meanwhile */
     rm->b->ops->release_rank(rm->b, rank);
     pthread_mutex_lock(&rm->lock);
-    struct rank_usage *u = usage_of(rm, rm->ranks[rank].uid, 0);
+    struct rank_usage *u = usage_of(rm, rm->ranks[rank].tenant, 0);
     if (u && u->held)
         u->held--;
     rm->ranks[rank].state = rm->ranks[rank].drain ? RANK_DRAINED : RANK_AVAILABLE;
@@ -251,9 +283,11 @@ int rm_drain(struct rank_manager *rm, uint32_t rank, bool on)
 void rm_snapshot(struct rank_manager *rm, struct rm_rank_info *ranks, uint32_t *nr_waiting)
 {
     pthread_mutex_lock(&rm->lock);
-    for (uint32_t r = 0; r < rm->nr_ranks; r++)
-        ranks[r] = (struct rm_rank_info){.state = rm->ranks[r].state, .uid = rm->ranks[r].uid,
-                                         .owner = rm->ranks[r].owner, .drain = rm->ranks[r].drain};
+    for (uint32_t r = 0; r < rm->nr_ranks; r++) {
+        ranks[r] = (struct rm_rank_info){.state = rm->ranks[r].state, .owner = rm->ranks[r].owner,
+                                         .drain = rm->ranks[r].drain};
+        memcpy(ranks[r].tenant, rm->ranks[r].tenant, sizeof ranks[r].tenant);
+    }
     *nr_waiting = rm->nr_waiting;
     pthread_mutex_unlock(&rm->lock);
 }

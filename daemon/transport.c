@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -89,11 +90,28 @@ static int wait_ready(int fd, short events, int stop_fd, int timeout_ms)
 
 int transport_recv(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, int stop_fd)
 {
+    return transport_recv_within(fd, buf, len, fds, max_fds, nfds, stop_fd, -1);
+}
+
+int transport_recv_within(int fd, void *buf, size_t len, int *fds, int max_fds, int *nfds, int stop_fd,
+                          int timeout_ms)
+{
     size_t done = 0;
+    struct timespec end;
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec += timeout_ms / 1000;
+    end.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
     if (nfds)
         *nfds = 0;
     while (done < len) {
-        if (wait_ready(fd, POLLIN, stop_fd, -1) != 0)
+        int left = -1;
+        if (timeout_ms >= 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long long ms = (end.tv_sec - now.tv_sec) * 1000ll + (end.tv_nsec - now.tv_nsec) / 1000000;
+            left = ms > 0 ? (int)ms : 0;
+        }
+        if (wait_ready(fd, POLLIN, stop_fd, left) != 0)
             return -1;
         union {
             char buf[CMSG_SPACE(4 * sizeof(int))];

@@ -68,6 +68,10 @@ static int local_claim_rank(struct op_backend *b, uint32_t rank, char *err, size
     return taken ? fail(err, errlen, "rank %u is in use", rank) : 0;
 }
 
+/* The rank goes back to the default pool; a pool it leaves has its workers
+ * ended first (they had its memory mapped) and the rank is reset again after
+ * that, so that nothing one of them wrote meanwhile remains: the reset before
+ * only gives its shared chunks back (leaving a pool copies those it keeps). */
 static void local_release_rank(struct op_backend *b, uint32_t rank)
 {
     struct local *l = L(b);
@@ -77,6 +81,11 @@ static void local_release_rank(struct op_backend *b, uint32_t rank)
         op_machine_unload(l->m, rank * l->per_rank + i);
         op_machine_reset(l->m, rank * l->per_rank + i);
     }
+    char err[128];
+    if (op_machine_rank_pool(l->m, rank) != op_machine_default_pool(l->m) &&
+        op_machine_bind_rank(l->m, rank, op_machine_default_pool(l->m), err, sizeof err) == 0)
+        for (uint32_t i = 0; i < l->per_rank; i++)
+            op_machine_reset(l->m, rank * l->per_rank + i);
     pthread_mutex_lock(&l->lock);
     l->claimed[rank] = 0;
     pthread_mutex_unlock(&l->lock);
@@ -87,6 +96,13 @@ static struct op_backend_program *local_program_open(struct op_backend *b, const
 {
     (void)b;
     return (struct op_backend_program *)op_program_create(elf, len, err, errlen);
+}
+
+static struct op_backend_program *local_program_open_fd(struct op_backend *b, int fd, size_t len, char *err,
+                                                        size_t errlen)
+{
+    (void)b;
+    return (struct op_backend_program *)op_program_create_fd(fd, len, err, errlen);
 }
 
 static void local_program_close(struct op_backend *b, struct op_backend_program *p)
@@ -312,6 +328,36 @@ static void local_memory(struct op_backend *b, uint64_t *used, uint64_t *limit)
         *limit = op_machine_memory_limit(l->m);
 }
 
+static struct op_backend_pool *local_pool_open(struct op_backend *b, char *err, size_t errlen)
+{
+    return (struct op_backend_pool *)op_machine_pool_create(L(b)->m, err, errlen);
+}
+
+static int local_pool_bind(struct op_backend *b, uint32_t rank, struct op_backend_pool *p, char *err, size_t errlen)
+{
+    struct local *l = L(b);
+    if (rank >= l->nr_ranks)
+        return fail(err, errlen, "no rank %u: the machine has %u", rank, l->nr_ranks);
+    pthread_mutex_lock(&l->lock);
+    int claimed = l->claimed[rank];
+    pthread_mutex_unlock(&l->lock);
+    if (!claimed)
+        return fail(err, errlen, "rank %u is not claimed", rank);
+    return op_machine_bind_rank(l->m, rank, (struct op_pool *)p, err, errlen);
+}
+
+static void local_pool_cancel(struct op_backend *b, struct op_backend_pool *p, const char *why)
+{
+    (void)b;
+    op_machine_pool_cancel((struct op_pool *)p, why);
+}
+
+static void local_pool_close(struct op_backend *b, struct op_backend_pool *p)
+{
+    (void)b;
+    op_machine_pool_destroy((struct op_pool *)p);
+}
+
 static const struct op_backend_ops local_ops = {
     .name = "local",
     .close = local_close,
@@ -320,6 +366,7 @@ static const struct op_backend_ops local_ops = {
     .release_rank = local_release_rank,
     .program_open = local_program_open,
     .program_close = local_program_close,
+    .program_open_fd = local_program_open_fd,
     .load = local_load,
     .write = local_write,
     .write_watched = local_write_watched,
@@ -331,6 +378,10 @@ static const struct op_backend_ops local_ops = {
     .launch_watched = local_launch_watched,
     .result = local_result,
     .memory = local_memory,
+    .pool_open = local_pool_open,
+    .pool_bind = local_pool_bind,
+    .pool_cancel = local_pool_cancel,
+    .pool_close = local_pool_close,
 };
 
 struct op_backend *op_backend_local_open(const struct op_machine_config *cfg, char *err, size_t errlen)

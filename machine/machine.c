@@ -1,3 +1,7 @@
+/* The emulated machine, host side (machine.h): creation and the per-rank
+ * memories, programs, pools (the unit of isolation between tenants), the
+ * worker processes of each pool (starting, reaping and blaming a dead one),
+ * and launch scheduling.  MRAM storage and shared chunks are in mram.c. */
 #define _GNU_SOURCE
 #include "machine_internal.h"
 
@@ -15,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -73,6 +79,9 @@ static uint64_t default_memory_limit(void)
     return kb ? kb * 1024ull / 100 * 85 : 16ull << 30;
 }
 
+static void pool_destroy(struct op_pool *p);
+static struct op_pool *pool_create(struct op_machine *m, char *err, size_t errlen);
+
 struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *err, size_t errlen)
 {
     const struct op_machine_desc *d = &cfg->desc;
@@ -100,50 +109,62 @@ struct op_machine *op_machine_create(const struct op_machine_config *cfg, char *
         return NULL;
     }
     m->cfg = *cfg;
+    m->host_pid = getpid();
+    m->nr_ranks = d->nr_ranks;
+    m->per_rank = (uint32_t)per_rank;
     m->nr_dpus = d->nr_ranks * (uint32_t)per_rank;
     m->mram_size = d->mram_bytes;
     m->wram_size = d->wram_bytes;
+    m->nr_chunks = (uint32_t)(m->mram_size / OP_MRAM_CHUNK);
+    m->memory_limit = cfg->memory_limit ? cfg->memory_limit : default_memory_limit();
     m->nr_workers = cfg->workers ? cfg->workers : available_cores();
     if (m->nr_workers > OP_MAX_WORKERS)
         m->nr_workers = OP_MAX_WORKERS;
-    m->mram_fd = op_make_memfd("openpim-mram", (uint64_t)m->nr_dpus * m->mram_size);
-    m->wram_fd = op_make_memfd("openpim-wram", (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
-    m->nr_chunks = (uint32_t)(m->mram_size / OP_MRAM_CHUNK);
-    m->ctrl_fd = op_make_memfd("openpim-ctrl", op_ctrl_size(m->nr_dpus, m->nr_chunks));
+    m->rank_fd = malloc(m->nr_ranks * sizeof *m->rank_fd);
+    m->pool_of = calloc(m->nr_ranks, sizeof *m->pool_of);
     m->programs = calloc(m->nr_dpus, sizeof *m->programs);
     m->dpu_busy = calloc(m->nr_dpus, sizeof *m->dpu_busy);
     m->home = malloc(m->nr_dpus * sizeof *m->home);
-    if (m->home)
-        for (uint32_t d = 0; d < m->nr_dpus; d++)
-            m->home[d] = NO_HOME;
-    if (m->mram_fd < 0 || m->wram_fd < 0 || m->ctrl_fd < 0 || !m->programs || !m->dpu_busy || !m->home) {
-        op_fail(err, errlen, "cannot create the emulated memory: %s", strerror(errno));
+    if (!m->rank_fd || !m->pool_of || !m->programs || !m->dpu_busy || !m->home) {
+        op_fail(err, errlen, "out of memory");
         goto bad;
     }
-    m->mram = mmap(NULL, (uint64_t)m->nr_dpus * m->mram_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-                   m->mram_fd, 0);
-    m->wram = mmap(NULL, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, m->wram_fd, 0);
-    m->ctrl = mmap(NULL, op_ctrl_size(m->nr_dpus, m->nr_chunks), PROT_READ | PROT_WRITE, MAP_SHARED, m->ctrl_fd, 0);
-    if (m->mram == MAP_FAILED || m->wram == MAP_FAILED || m->ctrl == MAP_FAILED) {
-        op_fail(err, errlen, "cannot map the emulated memory of %u DPUs: %s", m->nr_dpus, strerror(errno));
+    for (uint32_t k = 0; k < m->nr_dpus; k++)
+        m->home[k] = NO_HOME;
+    for (uint32_t r = 0; r < m->nr_ranks; r++)
+        m->rank_fd[r] = -1;
+    /* one memfd per rank, mapped side by side in the host's views of every
+     * DPU's WRAM and MRAM */
+    uint64_t wram_part = op_rank_mram_offset(m->per_rank, 0, m->mram_size);
+    m->mram = mmap(NULL, (uint64_t)m->nr_dpus * m->mram_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    m->wram = mmap(NULL, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m->mram == MAP_FAILED || m->wram == MAP_FAILED) {
+        op_fail(err, errlen, "cannot reserve the emulated memory of %u DPUs: %s", m->nr_dpus, strerror(errno));
         goto bad;
     }
-    m->ctrl->magic = OP_CTRL_MAGIC;
-    m->ctrl->layout = OP_CTRL_LAYOUT;
-    m->ctrl->nr_dpus = m->nr_dpus;
-    m->ctrl->wram_size = m->wram_size;
-    m->ctrl->mram_size = m->mram_size;
-    m->ctrl->host_pid = getpid();
-    m->ctrl->mram_fd = m->mram_fd;
-    m->ctrl->wram_fd = m->wram_fd;
-    m->ctrl->budget_ns = cfg->budget_ns;
-    m->ctrl->memory_limit = cfg->memory_limit ? cfg->memory_limit : default_memory_limit();
-    m->ctrl->nr_workers = m->nr_workers;
-    m->ctrl->desc = cfg->desc;
+    for (uint32_t r = 0; r < m->nr_ranks; r++) {
+        char name[32];
+        snprintf(name, sizeof name, "openpim-rank-%u", r);
+        m->rank_fd[r] = op_make_memfd(name, op_rank_memfd_size(m->per_rank, m->mram_size));
+        if (m->rank_fd[r] < 0 ||
+            mmap(m->wram + (uint64_t)r * m->per_rank * OP_WRAM_STRIDE, wram_part, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, m->rank_fd[r], 0) == MAP_FAILED ||
+            mmap(m->mram + (uint64_t)r * m->per_rank * m->mram_size, (uint64_t)m->per_rank * m->mram_size,
+                 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE, m->rank_fd[r], (off_t)wram_part) ==
+                MAP_FAILED) {
+            op_fail(err, errlen, "cannot create the emulated memory of rank %u: %s", r, strerror(errno));
+            goto bad;
+        }
+    }
     if (op_mram_init(m, err, errlen) != 0)
         goto bad;
-    for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
-        atomic_store(&m->ctrl->workers[i].current_dpu, -1);
+    /* the default pool: every rank, until a rank is bound to another one */
+    if (!pool_create(m, err, errlen))
+        goto bad;
+    for (uint32_t r = 0; r < m->nr_ranks; r++)
+        atomic_store(&m->pool_of[r], m->pools);
     /* the spawner takes no signal meant for the program's own threads */
     sigset_t all, mask;
     sigfillset(&all);
@@ -161,15 +182,20 @@ bad:
     return NULL;
 }
 
-static void stop_worker(struct worker *w)
+/* Ends worker i of the pool (not held by a launch, or held by the caller's):
+ * SIGKILL, so that no DPU code that took its worker over can outlive it. */
+static void end_worker(struct op_pool *p, unsigned i)
 {
+    struct worker *w = &p->workers[i];
     if (!w->pid)
         return;
+    kill(w->pid, SIGKILL);
     close(w->sock);
     int st;
     while (waitpid(w->pid, &st, 0) < 0 && errno == EINTR)
         ;
     w->pid = 0;
+    p->ctrl->workers[i].pid = 0;
 }
 
 void op_machine_destroy(struct op_machine *m)
@@ -180,8 +206,9 @@ void op_machine_destroy(struct op_machine *m)
     while (m->launches)
         pthread_cond_wait(&m->changed, &m->lock);
     pthread_mutex_unlock(&m->lock);
-    for (unsigned i = 0; i < m->nr_workers; i++)
-        stop_worker(&m->workers[i]);
+    for (struct op_pool *p = m->pools; p; p = p->next)
+        for (unsigned i = 0; i < m->nr_workers; i++)
+            end_worker(p, i);
     if (m->has_spawner) {
         pthread_mutex_lock(&m->spawn_lock);
         m->spawn_quit = 1;
@@ -192,17 +219,21 @@ void op_machine_destroy(struct op_machine *m)
     if (m->programs)
         for (uint32_t d = 0; d < m->nr_dpus; d++)
             op_machine_unload(m, d);
+    while (m->pools) {
+        struct op_pool *p = m->pools;
+        m->pools = p->next;
+        pool_destroy(p);
+    }
     if (m->mram && m->mram != MAP_FAILED)
         munmap(m->mram, (uint64_t)m->nr_dpus * m->mram_size);
     if (m->wram && m->wram != MAP_FAILED)
         munmap(m->wram, (uint64_t)m->nr_dpus * OP_WRAM_STRIDE);
-    if (m->ctrl && m->ctrl != MAP_FAILED)
-        munmap(m->ctrl, op_ctrl_size(m->nr_dpus, m->nr_chunks));
     op_mram_fini(m);
-    int fds[] = {m->mram_fd, m->wram_fd, m->ctrl_fd};
-    for (int i = 0; i < 3; i++)
-        if (fds[i] > 0)
-            close(fds[i]);
+    for (uint32_t r = 0; m->rank_fd && r < m->nr_ranks; r++)
+        if (m->rank_fd[r] >= 0)
+            close(m->rank_fd[r]);
+    free(m->rank_fd);
+    free(m->pool_of);
     free(m->programs);
     free(m->dpu_busy);
     free(m->home);
@@ -217,7 +248,7 @@ const struct op_machine_config *op_machine_config(const struct op_machine *m) { 
 uint32_t op_machine_nr_dpus(const struct op_machine *m) { return m->nr_dpus; }
 uint64_t op_machine_mram_size(const struct op_machine *m) { return m->mram_size; }
 uint32_t op_machine_wram_size(const struct op_machine *m) { return m->wram_size; }
-uint32_t op_machine_dpus_per_rank(const struct op_machine *m) { return m->cfg.desc.chips_per_rank * m->cfg.desc.dpus_per_chip; }
+uint32_t op_machine_dpus_per_rank(const struct op_machine *m) { return m->per_rank; }
 uint32_t op_machine_max_tasklets(const struct op_machine *m) { return m->cfg.desc.nr_tasklets; }
 uint32_t op_machine_frequency_mhz(const struct op_machine *m) { return (uint32_t)m->cfg.desc.freq_mhz; }
 unsigned op_machine_workers(const struct op_machine *m) { return m->nr_workers; }
@@ -229,9 +260,10 @@ uint8_t *op_machine_wram(struct op_machine *m, uint32_t dpu)
 
 /* ---- programs -------------------------------------------------------------- */
 
+static _Atomic uint64_t next_program_id = 1;
+
 struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen)
 {
-    static _Atomic uint64_t next_id = 1;
     struct op_program *p = calloc(1, sizeof *p);
     if (!p) {
         op_fail(err, errlen, "out of memory");
@@ -250,7 +282,7 @@ struct op_program *op_program_create(const void *bytes, size_t len, char *err, s
         free(p);
         return NULL;
     }
-    p->id = atomic_fetch_add(&next_id, 1);
+    p->id = atomic_fetch_add(&next_program_id, 1);
     p->refs = 1;
     return p;
 }
@@ -260,11 +292,46 @@ void op_program_get(struct op_program *p)
     p->refs++;
 }
 
+struct op_program *op_program_create_fd(int fd, size_t len, char *err, size_t errlen)
+{
+    static const int seals = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_size != len || (fcntl(fd, F_GET_SEALS) & seals) != seals) {
+        op_fail(err, errlen, "a program's memfd must hold its %zu bytes and be sealed", len);
+        close(fd);
+        return NULL;
+    }
+    struct op_program *p = calloc(1, sizeof *p);
+    void *map = len ? mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    if (!p || map == MAP_FAILED) {
+        op_fail(err, errlen, "cannot map the program: %s", p ? strerror(errno) : "out of memory");
+        if (map != MAP_FAILED)
+            munmap(map, len);
+        free(p);
+        close(fd);
+        return NULL;
+    }
+    if (op_image_parse_in_place(map, len, &p->img, err, errlen) != 0) {
+        munmap(map, len);
+        free(p);
+        close(fd);
+        return NULL;
+    }
+    p->fd = fd;
+    p->map = map;
+    p->map_len = len;
+    p->id = atomic_fetch_add(&next_program_id, 1);
+    p->refs = 1;
+    return p;
+}
+
 void op_program_put(struct op_program *p)
 {
     if (p && --p->refs == 0) {
         close(p->fd);
         op_image_free(&p->img);
+        if (p->map)
+            munmap(p->map, p->map_len);
         free(p);
     }
 }
@@ -292,10 +359,9 @@ int op_machine_load(struct op_machine *m, uint32_t dpu, struct op_program *p, ch
     op_program_get(p);
     op_machine_unload(m, dpu);
     m->programs[dpu] = p;
-    struct op_dpu_program *cp = &op_ctrl_prog(m->ctrl)[dpu];
-    cp->id = p->id;
-    cp->fd = p->fd;
-    cp->nr_tasklets = img->nr_tasklets;
+    struct op_pool *pool = op_pool_of(m, dpu);
+    if (pool) /* else written when the rank joins a pool */
+        op_ctrl_prog(pool->ctrl)[dpu] = (struct op_dpu_program){.id = p->id, .nr_tasklets = img->nr_tasklets};
     return 0;
 }
 
@@ -309,13 +375,15 @@ void op_machine_unload(struct op_machine *m, uint32_t dpu)
     if (m->programs[dpu]) {
         op_program_put(m->programs[dpu]);
         m->programs[dpu] = NULL;
-        memset(&op_ctrl_prog(m->ctrl)[dpu], 0, sizeof(struct op_dpu_program));
+        struct op_pool *pool = op_pool_of(m, dpu);
+        if (pool)
+            memset(&op_ctrl_prog(pool->ctrl)[dpu], 0, sizeof(struct op_dpu_program));
     }
 }
 
 uint64_t op_machine_memory_limit(const struct op_machine *m)
 {
-    return m->ctrl->memory_limit;
+    return m->memory_limit;
 }
 
 /* ---- workers -------------------------------------------------------------- */
@@ -341,21 +409,56 @@ static int worker_path(char *out, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static int spawn_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
+/* Starts worker i of pool p with its descriptors in place (abi/shared.h,
+ * OP_WORKER_FD_*): its socket, the pool's control block and store, the memfds
+ * of the pool's ranks; nothing else of the host's (every other descriptor is
+ * close-on-exec). */
+static int spawn_worker(struct op_pool *p, unsigned i, char *err, size_t errlen)
 {
+    struct op_machine *m = p->m;
     char path[PATH_MAX];
     if (worker_path(path, sizeof path) != 0 || access(path, X_OK) != 0)
         return op_fail(err, errlen, "cannot find openpim-worker next to libdpu (set OPENPIM_WORKER)");
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
-        return op_fail(err, errlen, "socketpair: %s", strerror(errno));
+    uint32_t nr = 0;
+    for (uint32_t r = 0; r < m->nr_ranks; r++)
+        nr += atomic_load(&m->pool_of[r]) == p;
+    /* "INDEX RANK...": 11 characters per number at most */
+    char *args = malloc(12 * ((size_t)nr + 1)), **argv = malloc(((size_t)nr + 3) * sizeof *argv);
+    int *from = malloc(((size_t)nr + 3) * sizeof *from), sv[2] = {-1, -1};
+    unsigned nfrom = 0;
+    int rc = -1;
+    if (!args || !argv || !from) {
+        op_fail(err, errlen, "out of memory");
+        goto out;
+    }
+    if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
+        op_fail(err, errlen, "socketpair: %s", strerror(errno));
+        goto out;
+    }
+    /* the sources first go above every target, so that no dup2 overwrites a
+     * source and none is a dup2 onto itself (which would keep close-on-exec) */
+    int above = OP_WORKER_FD_RANKS + (int)nr;
+    int src[] = {sv[1], p->ctrl_fd, p->store_fd};
+    unsigned a = 0;
+    argv[0] = path;
+    argv[1] = args;
+    a += (unsigned)sprintf(args, "%u", i) + 1;
+    unsigned na = 2;
+    for (unsigned k = 0; k < 3; k++)
+        if ((from[nfrom++] = fcntl(src[k], F_DUPFD_CLOEXEC, above)) < 0)
+            goto dup_failed;
+    for (uint32_t r = 0; r < m->nr_ranks; r++)
+        if (atomic_load(&m->pool_of[r]) == p) {
+            argv[na++] = args + a;
+            a += (unsigned)sprintf(args + a, "%u", r) + 1;
+            if ((from[nfrom++] = fcntl(m->rank_fd[r], F_DUPFD_CLOEXEC, above)) < 0)
+                goto dup_failed;
+        }
+    argv[na] = NULL;
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 3); /* the worker's socket is fd 3 */
-    char a_ctrl[16], a_idx[16];
-    snprintf(a_ctrl, sizeof a_ctrl, "%d", m->ctrl_fd);
-    snprintf(a_idx, sizeof a_idx, "%u", i);
-    char *argv[] = {path, a_ctrl, "3", a_idx, NULL};
+    for (unsigned k = 0; k < nfrom; k++)
+        posix_spawn_file_actions_adddup2(&fa, from[k], OP_WORKER_FD_SOCKET + (int)k);
     /* the spawner blocks every signal; the worker starts with none blocked
      * (its budget timer's SIGALRM must arrive) */
     posix_spawnattr_t at;
@@ -365,18 +468,32 @@ static int spawn_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     posix_spawnattr_setsigmask(&at, &none);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
     pid_t pid;
-    int rc = posix_spawn(&pid, path, &fa, &at, argv, environ);
+    int e = posix_spawn(&pid, path, &fa, &at, argv, environ);
     posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);
-    close(sv[1]);
-    if (rc != 0) {
-        close(sv[0]);
-        return op_fail(err, errlen, "cannot start %s: %s", path, strerror(rc));
+    if (e != 0) {
+        op_fail(err, errlen, "cannot start %s: %s", path, strerror(e));
+        goto out;
     }
-    m->workers[i].pid = pid;
-    m->workers[i].sock = sv[0];
-    m->ctrl->workers[i].pid = pid;
-    return 0;
+    p->workers[i] = (struct worker){.pid = pid, .sock = sv[0], .ranks_gen = p->ranks_gen};
+    p->ctrl->workers[i].pid = pid;
+    sv[0] = -1;
+    rc = 0;
+    goto out;
+dup_failed:
+    op_fail(err, errlen, "cannot pass a descriptor to a worker: %s", strerror(errno));
+    nfrom--;
+out:
+    for (unsigned k = 0; k < nfrom; k++)
+        close(from[k]);
+    if (sv[0] >= 0)
+        close(sv[0]);
+    if (sv[1] >= 0)
+        close(sv[1]);
+    free(args);
+    free(argv);
+    free(from);
+    return rc;
 }
 
 /* A worker gets SIGKILL when the thread that started it ends (PR_SET_PDEATHSIG
@@ -392,7 +509,7 @@ static void *spawner_main(void *arg)
             pthread_cond_wait(&m->spawn_cond, &m->spawn_lock);
         if (m->spawn_state != SPAWN_ASKED)
             break;
-        m->spawn_rc = spawn_worker(m, m->spawn_index, m->spawn_err, sizeof m->spawn_err);
+        m->spawn_rc = spawn_worker(m->spawn_pool, m->spawn_index, m->spawn_err, sizeof m->spawn_err);
         m->spawn_state = SPAWN_DONE;
         pthread_cond_broadcast(&m->spawn_cond);
     }
@@ -400,15 +517,17 @@ static void *spawner_main(void *arg)
     return NULL;
 }
 
-/* Starts worker i (held by the caller's launch) on the spawner thread. */
-static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errlen)
+/* Starts worker i of pool p (held by the caller's launch) on the spawner thread. */
+static int start_worker(struct op_pool *p, unsigned i, char *err, size_t errlen)
 {
-    if (getpid() != m->ctrl->host_pid) /* a fork has no spawner thread: it would wait for ever */
+    struct op_machine *m = p->m;
+    if (getpid() != m->host_pid) /* a fork has no spawner thread: it would wait for ever */
         return op_fail(err, errlen, "this machine belongs to process %d: a forked process cannot run its launches",
-                    (int)m->ctrl->host_pid);
+                    (int)m->host_pid);
     pthread_mutex_lock(&m->spawn_lock);
     while (m->spawn_state != SPAWN_IDLE)
         pthread_cond_wait(&m->spawn_cond, &m->spawn_lock);
+    m->spawn_pool = p;
     m->spawn_index = i;
     m->spawn_state = SPAWN_ASKED;
     pthread_cond_broadcast(&m->spawn_cond);
@@ -421,6 +540,187 @@ static int start_worker(struct op_machine *m, unsigned i, char *err, size_t errl
     pthread_cond_broadcast(&m->spawn_cond);
     pthread_mutex_unlock(&m->spawn_lock);
     return rc;
+}
+
+/* ---- pools -------------------------------------------------------------------
+ * A pool's workers run the DPU code of its ranks and hold nothing of any
+ * other rank (abi/shared.h).  A rank changes pools only between launches of
+ * both: the workers of both pools are ended first (a worker holds the
+ * descriptors its pool had when it started; the pool the rank leaves must keep
+ * none of its memory), and the next launches start new ones. */
+
+static struct op_pool *pool_create(struct op_machine *m, char *err, size_t errlen)
+{
+    struct op_pool *p = calloc(1, sizeof *p);
+    if (!p) {
+        op_fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    p->m = m;
+    p->store_fd = -1;
+    p->ctrl_fd = op_make_memfd("openpim-ctrl", op_ctrl_size(m->nr_dpus, m->nr_chunks));
+    p->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (p->ctrl_fd >= 0)
+        p->ctrl = mmap(NULL, op_ctrl_size(m->nr_dpus, m->nr_chunks), PROT_READ | PROT_WRITE, MAP_SHARED, p->ctrl_fd, 0);
+    if (p->ctrl_fd < 0 || p->wake_fd < 0 || !p->ctrl || p->ctrl == MAP_FAILED) {
+        op_fail(err, errlen, "cannot create a pool's control block: %s", strerror(errno));
+        if (p->ctrl == MAP_FAILED)
+            p->ctrl = NULL;
+        pool_destroy(p);
+        return NULL;
+    }
+    struct op_ctrl *c = p->ctrl;
+    c->magic = OP_CTRL_MAGIC;
+    c->layout = OP_CTRL_LAYOUT;
+    c->nr_dpus = m->nr_dpus;
+    c->dpus_per_rank = m->per_rank;
+    c->wram_size = m->wram_size;
+    c->mram_size = m->mram_size;
+    c->nr_chunks = m->nr_chunks;
+    c->budget_ns = m->cfg.budget_ns;
+    c->memory_limit = m->memory_limit;
+    c->nr_workers = m->nr_workers;
+    c->desc = m->cfg.desc;
+    for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
+        atomic_store(&c->workers[i].current_dpu, -1);
+    if (op_store_init(p, err, errlen) != 0) {
+        pool_destroy(p);
+        return NULL;
+    }
+    pthread_mutex_lock(&m->lock);
+    struct op_pool **at = &m->pools;
+    while (*at)
+        at = &(*at)->next;
+    *at = p;
+    pthread_mutex_unlock(&m->lock);
+    return p;
+}
+
+static void pool_destroy(struct op_pool *p)
+{
+    for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
+        end_worker(p, i);
+    op_store_fini(p);
+    if (p->ctrl)
+        munmap(p->ctrl, op_ctrl_size(p->m->nr_dpus, p->m->nr_chunks));
+    if (p->ctrl_fd >= 0)
+        close(p->ctrl_fd);
+    if (p->wake_fd >= 0)
+        close(p->wake_fd);
+    free(p);
+}
+
+struct op_pool *op_machine_pool_create(struct op_machine *m, char *err, size_t errlen)
+{
+    return pool_create(m, err, errlen);
+}
+
+struct op_pool *op_machine_default_pool(struct op_machine *m)
+{
+    return m->pools;
+}
+
+struct op_pool *op_machine_rank_pool(struct op_machine *m, uint32_t rank)
+{
+    pthread_mutex_lock(&m->lock);
+    struct op_pool *p = rank < m->nr_ranks ? atomic_load(&m->pool_of[rank]) : NULL;
+    pthread_mutex_unlock(&m->lock);
+    return p;
+}
+
+/* Ends the pool's idle workers (under m->lock, with no launch of the pool
+ * running: every worker is idle). */
+static void end_workers(struct op_pool *p)
+{
+    for (unsigned i = 0; i < OP_MAX_WORKERS; i++)
+        end_worker(p, i);
+}
+
+int op_machine_bind_rank(struct op_machine *m, uint32_t rank, struct op_pool *to, char *err, size_t errlen)
+{
+    if (rank >= m->nr_ranks)
+        return op_fail(err, errlen, "no rank %u: the machine has %u", rank, m->nr_ranks);
+    pthread_mutex_lock(&m->lock);
+    struct op_pool *from = atomic_load(&m->pool_of[rank]);
+    if (from == to) {
+        pthread_mutex_unlock(&m->lock);
+        return 0;
+    }
+    /* no launch of either pool may run while they change */
+    while ((from && from->launches) || (to && to->launches))
+        pthread_cond_wait(&m->changed, &m->lock);
+    if (from) {
+        end_workers(from);
+        from->ranks_gen++;
+    }
+    if (to) {
+        end_workers(to);
+        to->ranks_gen++;
+    }
+    /* what the rank's DPUs hold in the pool they leave goes with them (under
+     * the lock: no launch of either pool starts workers meanwhile) */
+    op_mram_leave_pool(m, rank);
+    atomic_store(&m->pool_of[rank], to);
+    for (uint32_t i = 0; i < m->per_rank; i++) {
+        uint32_t dpu = rank * m->per_rank + i;
+        m->home[dpu] = NO_HOME;
+        op_machine_mram(m, dpu); /* the host's mapping as the chunk map says: all its own */
+        if (!to)
+            continue;
+        /* workers of `to` may have written anything here: the host's values */
+        struct op_ctrl *c = to->ctrl;
+        _Atomic uint32_t *map = op_ctrl_chunks(c, dpu);
+        for (uint32_t k = 0; k < m->nr_chunks; k++)
+            atomic_store(&map[k], 0);
+        atomic_store(&op_ctrl_gen(c)[dpu], m->host_gen[dpu]);
+        memset(&op_ctrl_status(c)[dpu], 0, sizeof(struct op_dpu_status));
+        op_ctrl_prog(c)[dpu] = m->programs[dpu] ? (struct op_dpu_program){.id = m->programs[dpu]->id,
+                                                  .nr_tasklets = m->programs[dpu]->img.nr_tasklets}
+                                                : (struct op_dpu_program){0};
+    }
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+    return 0;
+}
+
+void op_machine_pool_cancel(struct op_pool *p, const char *why)
+{
+    struct op_machine *m = p->m;
+    pthread_mutex_lock(&m->lock);
+    if (!p->cancelled[0])
+        snprintf(p->cancelled, sizeof p->cancelled, "%s", why && *why ? why : "launch cancelled");
+    for (unsigned i = 0; i < OP_MAX_WORKERS; i++) /* a launch holding a worker ends it itself */
+        if (!p->worker_busy[i])
+            end_worker(p, i);
+    uint64_t one = 1;
+    if (write(p->wake_fd, &one, sizeof one) != (ssize_t)sizeof one) { /* already signalled */
+    }
+    pthread_cond_broadcast(&m->changed);
+    pthread_mutex_unlock(&m->lock);
+}
+
+void op_machine_pool_destroy(struct op_pool *p)
+{
+    if (!p)
+        return;
+    struct op_machine *m = p->m;
+    pthread_mutex_lock(&m->lock);
+    while (p->launches)
+        pthread_cond_wait(&m->changed, &m->lock);
+    int bound = 0;
+    for (uint32_t r = 0; r < m->nr_ranks; r++)
+        bound |= atomic_load(&m->pool_of[r]) == p;
+    if (bound || p == m->pools) { /* the caller's mistake: keep it rather than leave ranks without */
+        pthread_mutex_unlock(&m->lock);
+        return;
+    }
+    for (struct op_pool **at = &m->pools; *at; at = &(*at)->next)
+        if (*at == p) {
+            *at = p->next;
+            break;
+        }
+    pthread_mutex_unlock(&m->lock);
+    pool_destroy(p);
 }
 
 /* The worker's own timer stops a DPU at its budget; the host steps in only
@@ -437,17 +737,18 @@ static uint64_t overrun_limit(uint64_t budget)
     return budget + (budget > GRACE_MIN_NS ? budget : GRACE_MIN_NS);
 }
 
-/* Kills worker i if asked, closes its socket and reaps it; its wait status. */
-static int reap_worker(struct op_machine *m, unsigned i, int kill_it)
+/* Kills worker i of the pool if asked, closes its socket and reaps it; its
+ * wait status. */
+static int reap_worker(struct op_pool *p, unsigned i, int kill_it)
 {
     int status = 0;
     if (kill_it)
-        kill(m->workers[i].pid, SIGKILL);
-    close(m->workers[i].sock);
-    while (waitpid(m->workers[i].pid, &status, 0) < 0 && errno == EINTR)
+        kill(p->workers[i].pid, SIGKILL);
+    close(p->workers[i].sock);
+    while (waitpid(p->workers[i].pid, &status, 0) < 0 && errno == EINTR)
         ;
-    m->workers[i].pid = 0;
-    m->ctrl->workers[i].pid = 0;
+    p->workers[i].pid = 0;
+    p->ctrl->workers[i].pid = 0;
     return status;
 }
 
@@ -473,18 +774,23 @@ static void blame_death(struct op_ctrl *c, int32_t dpu, int status)
               WEXITSTATUS(status));
 }
 
-/* The DPU worker slot s is running and since when, or -1 when it runs none
- * (or is switching DPUs right now: the caller looks again soon). */
-static int32_t running_dpu(struct op_worker_slot *s, uint64_t *since)
+/* The DPU worker i of pool p is running and since when, or -1 when it runs
+ * none (or is switching DPUs right now: the caller looks again soon).  The
+ * worker writes these: a DPU that is not one of its pool's is none. */
+static int32_t running_dpu(struct op_pool *p, unsigned i, uint64_t *since)
 {
+    struct op_worker_slot *s = &p->ctrl->workers[i];
     int32_t d = atomic_load(&s->current_dpu);
     *since = atomic_load(&s->started_ns);
+    if (d < 0 || (uint32_t)d >= p->m->nr_dpus || op_pool_of(p->m, (uint32_t)d) != p)
+        return -1;
     return atomic_load(&s->current_dpu) == d ? d : -1;
 }
 
 /* ---- launches ----------------------------------------------------------------
- * Launches on disjoint DPU sets run at once.  Each one claims, under m->lock,
- * its DPUs, a launch slot, a region of launch_list and some free workers (at
+ * A launch runs on the workers of the pool its DPUs belong to.  Launches on
+ * disjoint DPU sets run at once.  Each one claims, under m->lock, its DPUs, a
+ * launch slot, a region of launch_list and some free workers of the pool (at
  * least one, at most one per DPU); a launch that shares a DPU with a running
  * one waits for it, as does one that finds no worker free.  The claimed
  * workers are the launch's alone until each answers: only its thread talks to
@@ -499,6 +805,8 @@ struct claim {
     unsigned want;                  /* workers, one per chunk */
     uint16_t ws[OP_MAX_WORKERS];    /* chunk k's worker */
     uint8_t held[OP_MAX_WORKERS];   /* ws[k] not yet given back */
+    struct op_program **progs;      /* the launch's programs, each once */
+    uint32_t nr_progs;
 };
 
 /* DPUs of the launch's slices no worker has taken yet. */
@@ -507,8 +815,8 @@ static uint64_t work_left(struct op_launch_slot *s, const struct claim *c)
     uint64_t left = 0;
     for (unsigned k = 0; k < c->want; k++) {
         struct op_chunk *ch = &s->chunks[c->ws[k]];
-        uint32_t next = atomic_load(&ch->next);
-        left += next < ch->end ? ch->end - next : 0;
+        uint32_t next = atomic_load(&ch->next), end = ch->end;
+        left += next < end ? end - next : 0;
     }
     return left;
 }
@@ -519,25 +827,26 @@ static uint32_t slice_start(uint32_t n, unsigned want, unsigned k)
     return (uint32_t)((uint64_t)n * k / want);
 }
 
-/* The lowest start of n free entries of launch_list, or -1 if none (the free
- * entries may be split between running launches: the launch then waits for
- * one of them to end).  A region starts at 0 or where another one ends. */
-static int64_t free_region(const struct op_machine *m, uint32_t n)
+/* The lowest start of n free entries of the pool's launch_list, or -1 if none
+ * (the free entries may be split between running launches: the launch then
+ * waits for one of them to end).  A region starts at 0 or where another one
+ * ends. */
+static int64_t free_region(const struct op_pool *p, uint32_t n)
 {
     for (unsigned cand = 0; cand <= OP_MAX_WORKERS; cand++) {
         uint64_t lo;
         if (cand == OP_MAX_WORKERS)
             lo = 0;
-        else if (m->slots[cand].used)
-            lo = (uint64_t)m->slots[cand].base + m->slots[cand].count;
+        else if (p->slots[cand].used)
+            lo = (uint64_t)p->slots[cand].base + p->slots[cand].count;
         else
             continue;
-        if (lo + n > m->nr_dpus)
+        if (lo + n > p->m->nr_dpus)
             continue;
         int clash = 0;
         for (unsigned s = 0; s < OP_MAX_WORKERS && !clash; s++)
-            clash = m->slots[s].used && lo < (uint64_t)m->slots[s].base + m->slots[s].count &&
-                    m->slots[s].base < lo + n;
+            clash = p->slots[s].used && lo < (uint64_t)p->slots[s].base + p->slots[s].count &&
+                    p->slots[s].base < lo + n;
         if (!clash)
             return (int64_t)lo;
     }
@@ -545,21 +854,25 @@ static int64_t free_region(const struct op_machine *m, uint32_t n)
 }
 
 /* Waits (holding m->lock) until the launch can run, then claims what it
- * needs.  0, or -1 if a DPU is listed twice (nothing claimed). */
-static int claim(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct claim *c, char *err, size_t errlen)
+ * needs.  0, or -1 if a DPU is listed twice or the pool was cancelled
+ * (nothing claimed). */
+static int claim(struct op_pool *p, const uint32_t *dpus, uint32_t n, struct claim *c, char *err, size_t errlen)
 {
+    struct op_machine *m = p->m;
     int64_t base = -1;
     unsigned nfree = 0, slot = OP_MAX_WORKERS;
     for (;;) {
+        if (p->cancelled[0])
+            return op_fail(err, errlen, "%s", p->cancelled);
         int shared = 0;
         for (uint32_t i = 0; i < n && !shared; i++)
             shared = m->dpu_busy[dpus[i]];
         nfree = 0;
         for (unsigned w = 0; w < m->nr_workers; w++)
-            nfree += !m->worker_busy[w];
-        for (slot = 0; slot < OP_MAX_WORKERS && m->slots[slot].used; slot++)
+            nfree += !p->worker_busy[w];
+        for (slot = 0; slot < OP_MAX_WORKERS && p->slots[slot].used; slot++)
             ;
-        if (!shared && nfree && slot < OP_MAX_WORKERS && (base = free_region(m, n)) >= 0)
+        if (!shared && nfree && slot < OP_MAX_WORKERS && (base = free_region(p, n)) >= 0)
             break;
         pthread_cond_wait(&m->changed, &m->lock);
     }
@@ -574,7 +887,7 @@ static int claim(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct 
     }
     c->slot = slot;
     c->base = (uint32_t)base;
-    m->slots[slot] = (struct slot){.used = 1, .base = c->base, .count = n};
+    p->slots[slot] = (struct slot){.used = 1, .base = c->base, .count = n};
     /* Chunk k goes to the worker that had its first DPU last time, if free:
      * a launch repeated under the same conditions keeps every DPU on its
      * worker (the first launch, alone, takes workers 0, 1, ...). */
@@ -582,19 +895,19 @@ static int claim(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct 
     for (unsigned k = 0; k < c->want; k++) {
         uint16_t h = m->home[dpus[slice_start(n, c->want, k)]];
         c->ws[k] = NO_HOME;
-        if (h < m->nr_workers && !m->worker_busy[h]) {
+        if (h < m->nr_workers && !p->worker_busy[h]) {
             c->ws[k] = h;
-            m->worker_busy[h] = 1;
+            p->worker_busy[h] = 1;
         }
     }
     unsigned w = 0;
     for (unsigned k = 0; k < c->want; k++) {
         if (c->ws[k] != NO_HOME)
             continue;
-        while (m->worker_busy[w])
+        while (p->worker_busy[w])
             w++;
         c->ws[k] = (uint16_t)w;
-        m->worker_busy[w] = 1;
+        p->worker_busy[w] = 1;
     }
     for (unsigned k = 0; k < c->want; k++) {
         c->held[k] = 1;
@@ -606,22 +919,88 @@ static int claim(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct 
 
 /* Gives worker ws[k] back as soon as it answered: another launch may use it
  * while this one waits for its other workers. */
-static void give_back_worker(struct op_machine *m, struct claim *c, unsigned k)
+static void give_back_worker(struct op_pool *p, struct claim *c, unsigned k)
 {
-    pthread_mutex_lock(&m->lock);
-    m->worker_busy[c->ws[k]] = 0;
+    pthread_mutex_lock(&p->m->lock);
+    p->worker_busy[c->ws[k]] = 0;
     c->held[k] = 0;
-    pthread_cond_broadcast(&m->changed);
-    pthread_mutex_unlock(&m->lock);
+    pthread_cond_broadcast(&p->m->changed);
+    pthread_mutex_unlock(&p->m->lock);
+}
+
+/* The launch's programs, each once (the workers get their descriptors with
+ * the launch). */
+static int collect_programs(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct claim *c, char *err,
+                            size_t errlen)
+{
+    c->progs = malloc((n ? n : 1) * sizeof *c->progs);
+    if (!c->progs)
+        return op_fail(err, errlen, "out of memory");
+    c->nr_progs = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        struct op_program *prog = m->programs[dpus[i]];
+        uint32_t k = c->nr_progs;
+        if (!prog || (k && c->progs[k - 1] == prog))
+            continue;
+        while (k && c->progs[k - 1] != prog)
+            k--;
+        if (!k)
+            c->progs[c->nr_progs++] = prog;
+    }
+    return 0;
+}
+
+/* Sends the launch to a worker: its programs (OP_CMD_MAX_PROGRAMS per
+ * message, their memfds attached), the last message saying LAUNCH.  0, or -1
+ * if the worker is gone. */
+static int send_launch(int sock, const struct claim *c)
+{
+    uint32_t sent = 0;
+    do {
+        uint32_t k = c->nr_progs - sent < OP_CMD_MAX_PROGRAMS ? c->nr_progs - sent : OP_CMD_MAX_PROGRAMS;
+        struct op_launch_cmd cmd = {.nr_programs = k};
+        cmd.cmd = (sent + k == c->nr_progs ? OP_CMD_LAUNCH : OP_CMD_PROGRAMS) | (uint32_t)c->slot << OP_CMD_SLOT_SHIFT;
+        union {
+            char buf[CMSG_SPACE(OP_CMD_MAX_PROGRAMS * sizeof(int))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = {&cmd, offsetof(struct op_launch_cmd, ids) + k * sizeof cmd.ids[0]};
+        struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+        if (k) {
+            msg.msg_control = ctl.buf;
+            msg.msg_controllen = CMSG_SPACE(k * sizeof(int));
+            struct cmsghdr *h = CMSG_FIRSTHDR(&msg);
+            h->cmsg_level = SOL_SOCKET;
+            h->cmsg_type = SCM_RIGHTS;
+            h->cmsg_len = CMSG_LEN(k * sizeof(int));
+            for (uint32_t j = 0; j < k; j++) {
+                cmd.ids[j] = c->progs[sent + j]->id;
+                memcpy(CMSG_DATA(h) + j * sizeof(int), &c->progs[sent + j]->fd, sizeof(int));
+            }
+        }
+        if (sendmsg(sock, &msg, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
+            return -1;
+        sent += k;
+    } while (sent < c->nr_progs);
+    return 0;
+}
+
+/* Whether the pool was cancelled (its wake_fd read). */
+static int cancelled(struct op_pool *p)
+{
+    pthread_mutex_lock(&p->m->lock);
+    int yes = p->cancelled[0] != 0;
+    pthread_mutex_unlock(&p->m->lock);
+    return yes;
 }
 
 /* Runs a claimed launch: sends it to its workers and watches them until they
  * answer, die or overrun their deadlines; rounds repeat while workers die
- * with DPUs left to run. */
-static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, struct claim *c, char *err,
+ * with DPUs left to run.  A cancelled pool ends it at once. */
+static int run_claimed(struct op_pool *p, const uint32_t *dpus, uint32_t n, struct claim *c, char *err,
                        size_t errlen)
 {
-    struct op_ctrl *ctl = m->ctrl;
+    struct op_ctrl *ctl = p->ctrl;
     struct op_launch_slot *s = &ctl->slots[c->slot];
     /* A DPU taken by a worker that dies before it starts the DPU keeps this
      * outcome rather than the previous launch's (running it rewrites it). */
@@ -634,7 +1013,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         r->fault_pc = 0;
         memcpy(r->fault_msg, lost, sizeof lost);
     }
-    for (unsigned w = 0; w < m->nr_workers; w++) {
+    for (unsigned w = 0; w < p->m->nr_workers; w++) {
         s->chunks[w].end = 0;
         atomic_store(&s->chunks[w].next, 0);
     }
@@ -644,7 +1023,6 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         s->chunks[c->ws[k]].end = c->base + slice_start(n, c->want, k + 1);
         atomic_store(&s->chunks[c->ws[k]].next, c->base + slice_start(n, c->want, k));
     }
-    const uint32_t cmd = OP_CMD_LAUNCH | (uint32_t)c->slot << OP_CMD_SLOT_SHIFT;
     const uint64_t budget = ctl->budget_ns, limit = budget ? overrun_limit(budget) : 0;
     const uint64_t stuck = limit > STUCK_NS ? limit : STUCK_NS;
     unsigned stalls = 0; /* rounds in a row in which no worker took a DPU */
@@ -652,23 +1030,29 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         unsigned busy = 0;
         uint8_t active[OP_MAX_WORKERS] = {0};
         uint64_t idle_since[OP_MAX_WORKERS] = {0}; /* when first seen active without a DPU */
+        if (cancelled(p))
+            goto cancel;
         /* every worker first, so that a failure leaves none running the launch */
-        for (unsigned k = 0; k < c->want; k++)
-            if (c->held[k] && !m->workers[c->ws[k]].pid && start_worker(m, c->ws[k], err, errlen) != 0)
+        for (unsigned k = 0; k < c->want; k++) {
+            unsigned i = c->ws[k];
+            if (c->held[k] && p->workers[i].pid && p->workers[i].ranks_gen != p->ranks_gen)
+                reap_worker(p, i, 1); /* started before its pool's ranks changed */
+            if (c->held[k] && !p->workers[i].pid && start_worker(p, i, err, errlen) != 0)
                 return -1;
+        }
         for (unsigned k = 0; k < c->want; k++) {
             if (!c->held[k])
                 continue;
             unsigned i = c->ws[k];
-            if (send(m->workers[i].sock, &cmd, sizeof cmd, MSG_NOSIGNAL) == (ssize_t)sizeof cmd) {
+            if (send_launch(p->workers[i].sock, c) == 0) {
                 active[k] = 1;
                 busy++;
             } else {
-                reap_worker(m, i, 1);
+                reap_worker(p, i, 1);
             }
         }
         while (busy) {
-            struct pollfd pfd[OP_MAX_WORKERS];
+            struct pollfd pfd[OP_MAX_WORKERS + 1];
             unsigned idx[OP_MAX_WORKERS], np = 0;
             int timeout_ms = -1; /* no budget: a dead worker still closes its socket */
             uint64_t now = op_raw_monotonic_ns();
@@ -676,19 +1060,19 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
                 if (!active[k])
                     continue;
                 unsigned i = c->ws[k];
-                pfd[np].fd = m->workers[i].sock;
+                pfd[np].fd = p->workers[i].sock;
                 pfd[np].events = POLLIN;
                 idx[np++] = k;
                 if (!budget)
                     continue;
                 uint64_t since, wait_ns = 10000000u; /* between two DPUs: look again soon */
-                int32_t dpu = running_dpu(&ctl->workers[i], &since);
+                int32_t dpu = running_dpu(p, i, &since);
                 if (dpu >= 0) {
                     idle_since[k] = 0;
                 } else if (!idle_since[k]) {
                     idle_since[k] = now;
                 } else if (now - idle_since[k] >= stuck) {
-                    reap_worker(m, i, 1); /* stuck outside any DPU: nothing to blame */
+                    reap_worker(p, i, 1); /* stuck outside any DPU: nothing to blame */
                     active[k] = 0;
                     busy--;
                     np--;
@@ -697,7 +1081,7 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
                 if (dpu >= 0 && now > since && now - since >= limit) {
                     /* its timer did not stop the DPU: end the worker, the
                      * others (or a new one) run what it had not started */
-                    reap_worker(m, i, 1);
+                    reap_worker(p, i, 1);
                     blame(ctl, dpu, OP_FAULT_TIMEOUT,
                           "DPU %d ran past its time budget of %.3f s and did not stop within %.3f s more: "
                           "its worker was killed", dpu, budget / 1e9, (limit - budget) / 1e9);
@@ -724,33 +1108,44 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
                 if (timeout_ms < 0 || timeout_ms > OP_WATCH_PERIOD_MS)
                     timeout_ms = OP_WATCH_PERIOD_MS;
             }
-            if (poll(pfd, np, timeout_ms) < 0) {
+            pfd[np] = (struct pollfd){.fd = p->wake_fd, .events = POLLIN}; /* the pool's cancellation */
+            if (poll(pfd, np + 1, timeout_ms) < 0) {
                 if (errno == EINTR)
                     continue;
                 int e = errno;
                 for (unsigned k = 0; k < c->want; k++) /* none may go on with this launch */
                     if (active[k])
-                        reap_worker(m, c->ws[k], 1);
+                        reap_worker(p, c->ws[k], 1);
                 return op_fail(err, errlen, "poll: %s", strerror(e));
             }
-            for (unsigned p = 0; p < np; p++) {
-                if (!pfd[p].revents)
+            if (pfd[np].revents && cancelled(p)) {
+                for (unsigned k = 0; k < c->want; k++)
+                    if (active[k]) {
+                        int32_t dpu = atomic_exchange(&ctl->workers[c->ws[k]].current_dpu, -1);
+                        reap_worker(p, c->ws[k], 1);
+                        if (dpu >= 0 && (uint32_t)dpu < p->m->nr_dpus && op_pool_of(p->m, (uint32_t)dpu) == p)
+                            blame(ctl, dpu, OP_FAULT_WORKER, "stopped: %s", p->cancelled);
+                    }
+                goto cancel;
+            }
+            for (unsigned q = 0; q < np; q++) {
+                if (!pfd[q].revents)
                     continue;
-                unsigned k = idx[p], i = c->ws[k];
+                unsigned k = idx[q], i = c->ws[k];
                 uint32_t reply = 0;
-                ssize_t got = recv(m->workers[i].sock, &reply, sizeof reply, 0);
+                ssize_t got = recv(p->workers[i].sock, &reply, sizeof reply, 0);
                 if (got < 0 && errno == EINTR)
                     continue;
                 active[k] = 0;
                 busy--;
                 if (got == (ssize_t)sizeof reply && reply == OP_CMD_DONE) {
-                    give_back_worker(m, c, k); /* it found nothing left to take */
+                    give_back_worker(p, c, k); /* it found nothing left to take */
                     continue;
                 }
                 /* the worker died: blame the DPU it was running */
                 int32_t dpu = atomic_exchange(&ctl->workers[i].current_dpu, -1);
-                int status = reap_worker(m, i, 1);
-                if (dpu >= 0)
+                int status = reap_worker(p, i, 1);
+                if (dpu >= 0 && (uint32_t)dpu < p->m->nr_dpus && op_pool_of(p->m, (uint32_t)dpu) == p)
                     blame_death(ctl, dpu, status);
             }
         }
@@ -761,6 +1156,11 @@ static int run_claimed(struct op_machine *m, const uint32_t *dpus, uint32_t n, s
         left = now_left;
     }
     return 0;
+cancel:
+    pthread_mutex_lock(&p->m->lock);
+    op_fail(err, errlen, "%s", p->cancelled);
+    pthread_mutex_unlock(&p->m->lock);
+    return -1;
 }
 
 int op_machine_launch(struct op_machine *m, const uint32_t *dpus, uint32_t n, char *err, size_t errlen)
@@ -779,31 +1179,56 @@ int op_machine_launch_watched(struct op_machine *m, const uint32_t *dpus, uint32
         if (dpus[i] >= m->nr_dpus)
             return op_fail(err, errlen, "DPU %u does not exist (the machine has %u)", dpus[i], m->nr_dpus);
     struct claim c = {.want = 0, .watch = watch, .watch_arg = watch_arg};
+    if (collect_programs(m, dpus, n, &c, err, errlen) != 0)
+        return -1;
     pthread_mutex_lock(&m->lock);
+    struct op_pool *p = op_pool_of(m, dpus[0]);
+    for (uint32_t i = 1; p && i < n; i++)
+        if (op_pool_of(m, dpus[i]) != p) {
+            pthread_mutex_unlock(&m->lock);
+            free(c.progs);
+            return op_fail(err, errlen, "DPUs %u and %u are in ranks of different pools: one launch runs one pool's",
+                           dpus[0], dpus[i]);
+        }
+    if (!p) {
+        pthread_mutex_unlock(&m->lock);
+        free(c.progs);
+        return op_fail(err, errlen, "DPU %u is in rank %u, which belongs to no pool", dpus[0], dpus[0] / m->per_rank);
+    }
     m->launches++;
-    int rc = claim(m, dpus, n, &c, err, errlen);
+    p->launches++;
+    int rc = claim(p, dpus, n, &c, err, errlen);
+    if (rc == 0)
+        atomic_store(&p->ctrl->memory_elsewhere, op_machine_memory_elsewhere(m, p));
     pthread_mutex_unlock(&m->lock);
     int claimed = rc == 0;
     if (claimed) {
-        rc = run_claimed(m, dpus, n, &c, err, errlen);
-        op_mram_reclaim(m); /* chunks that DPU code wrote may have left shared slots unheld */
+        rc = run_claimed(p, dpus, n, &c, err, errlen);
+        op_mram_reclaim(p); /* chunks that DPU code wrote may have left shared slots unheld */
     }
     pthread_mutex_lock(&m->lock);
     if (claimed) {
         for (unsigned k = 0; k < c.want; k++)
-            if (c.held[k])
-                m->worker_busy[c.ws[k]] = 0;
+            if (c.held[k]) {
+                if (p->cancelled[0] && p->workers[c.ws[k]].pid)
+                    reap_worker(p, c.ws[k], 1);
+                p->worker_busy[c.ws[k]] = 0;
+            }
         for (uint32_t i = 0; i < n; i++)
             m->dpu_busy[dpus[i]] = 0;
-        m->slots[c.slot].used = 0;
+        p->slots[c.slot].used = 0;
     }
     m->launches--;
+    p->launches--;
     pthread_cond_broadcast(&m->changed);
     pthread_mutex_unlock(&m->lock);
+    free(c.progs);
     return rc;
 }
 
 const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu)
 {
-    return &op_ctrl_status(m->ctrl)[dpu];
+    static const struct op_dpu_status none;
+    struct op_pool *p = op_pool_of(m, dpu);
+    return p ? &op_ctrl_status(p->ctrl)[dpu] : &none;
 }

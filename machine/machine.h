@@ -21,7 +21,9 @@ struct op_machine;
 /* A loaded DPU program; shared by every DPU it is loaded on. */
 struct op_program {
     struct op_image img;
-    int fd;      /* memfd holding the file bytes, opened by workers */
+    int fd;      /* memfd holding the file bytes, passed to the workers with a launch */
+    void *map;   /* op_program_create_fd: the memfd mapped, which img points into */
+    size_t map_len;
     uint64_t id;
     unsigned refs;
 };
@@ -59,6 +61,10 @@ int op_machine_mram_write_watched(struct op_machine *m, const uint32_t *dpus, ui
 
 /* Programs: parsed from bytes; reference counted. */
 struct op_program *op_program_create(const void *bytes, size_t len, char *err, size_t errlen);
+/* The same from a memfd holding exactly the len bytes of the file and sealed
+ * (F_SEAL_WRITE, SHRINK, GROW, SEAL): parsed where it lies, no copy made; the
+ * program keeps fd (closed with it, or at once on failure). */
+struct op_program *op_program_create_fd(int fd, size_t len, char *err, size_t errlen);
 void op_program_get(struct op_program *p);
 void op_program_put(struct op_program *p);
 
@@ -101,7 +107,32 @@ int op_machine_launch_watched(struct op_machine *m, const uint32_t *dpus, uint32
                               void *watch_arg, char *err, size_t errlen);
 const struct op_dpu_status *op_machine_result(const struct op_machine *m, uint32_t dpu);
 
-/* Number of worker processes (all launches together). */
+/* Worker processes of a pool, at most (its launches together). */
 unsigned op_machine_workers(const struct op_machine *m);
+
+/* ---- pools ---------------------------------------------------------------------
+ * A pool is the unit of isolation between the tenants of a machine: the DPU
+ * code of its ranks runs in worker processes of its own, which map the
+ * memories of its ranks and of no others and hold no descriptor of another
+ * rank's memory (abi/shared.h).  A new machine has one pool, the default one,
+ * holding every rank; openpimd gives each session a pool of its own and binds
+ * the ranks it claims to it.  Launches run on the pool of their DPUs (all in
+ * one pool).  Thread-safe. */
+struct op_pool;
+struct op_pool *op_machine_pool_create(struct op_machine *m, char *err, size_t errlen);
+struct op_pool *op_machine_default_pool(struct op_machine *m);
+/* The pool a rank is bound to (NULL: none). */
+struct op_pool *op_machine_rank_pool(struct op_machine *m, uint32_t rank);
+/* Moves a rank to pool `to` (NULL: none; its DPUs cannot be launched then).
+ * Waits until neither pool runs a launch, ends the workers of both (the pool
+ * the rank leaves keeps nothing of it; the next launches start new workers),
+ * and keeps the rank's memories and programs (shared MRAM becomes its own).
+ * 0, or -1 (no such rank). */
+int op_machine_bind_rank(struct op_machine *m, uint32_t rank, struct op_pool *to, char *err, size_t errlen);
+/* Ends the pool's launches now (their workers are killed; the DPUs they were
+ * running report `why`) and makes its later launches fail with `why`. */
+void op_machine_pool_cancel(struct op_pool *p, const char *why);
+/* Frees a pool that holds no rank any more (waits for its launches). */
+void op_machine_pool_destroy(struct op_pool *p);
 
 #endif

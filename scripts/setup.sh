@@ -15,7 +15,7 @@ build=${OPENPIM_BUILD:-$root/build}
 
 need=()
 for pkg in cmake make gcc clang-14 llvm-14-dev libclang-rt-14-dev pkg-config python3 python3-venv openmpi-bin \
-    libopenmpi-dev chromium libdw-dev; do
+    libopenmpi-dev chromium libdw-dev libssl-dev; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg")
 done
 if ((${#need[@]})); then
@@ -38,6 +38,10 @@ if ! "$venv/bin/python3" -c 'import pytest, numpy, seal, matplotlib' 2>/dev/null
     echo "setup: installing Python packages into $venv ($req)"
     "$venv/bin/python3" -m pip install -q -r "$req"
 fi
+
+# QEMU, vhost-device-vsock and a guest kernel for the virtual-machine test
+# (cached under build/vm-deps; OPENPIM_SKIP_VM=1 skips them and the test)
+"$root/scripts/setup_vm.sh"
 
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$venv/bin/python3" "$@" >/dev/null
 log="$build/build.log"

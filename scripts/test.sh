@@ -43,7 +43,7 @@ run_tsan() { # build-dir label
     mkdir -p "$build"
     if ! { cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPENPIM_TSAN=ON \
                  -DPython3_EXECUTABLE="$OPENPIM_VENV/bin/python3" >/dev/null &&
-           cmake --build "$build" -j "$jobs" --target "${tsan_tests[@]}" test_daemon; } >"$build/build.log" 2>&1; then
+           cmake --build "$build" -j "$jobs" --target "${tsan_tests[@]}" test_daemon test_guest test_tokens test_hostile; } >"$build/build.log" 2>&1; then
         grep -B2 -A12 -m5 'error' "$build/build.log" >&2 || tail -40 "$build/build.log" >&2
         echo "$label: build failed (full log: $build/build.log)" >&2
         failed=$((failed + 1))

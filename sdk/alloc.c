@@ -247,15 +247,47 @@ static dpu_error_t alloc_common(uint32_t nr_ranks_wanted, uint32_t nr_dpus, cons
     struct dpu_rank_t **list = entry->ranks;
     uint32_t got = 0, dpus = 0;
     err[0] = 0;
-    for (uint32_t r = 0; r < s->nr_ranks; r++) {
-        if (nr_ranks_wanted != DPU_ALLOCATE_ALL && got == nr_ranks_wanted)
-            break;
-        if (nr_dpus != DPU_ALLOCATE_ALL && nr_dpus != 0 && dpus >= nr_dpus)
-            break;
-        if (s->ranks[r].allocated || s->backend->ops->claim_rank(s->backend, r, err, sizeof err) != 0)
-            continue; /* ours already, or another client's */
-        list[got++] = &s->ranks[r];
-        dpus += s->ranks[r].nr_dpus;
+    if (s->backend->ops->claim_ranks) {
+        /* the ranks wanted, claimed in one step (a remote backend: one
+         * request, one wait in the daemon's queue, all or none) */
+        uint32_t *free_ranks = malloc((s->nr_ranks ? s->nr_ranks : 1) * sizeof *free_ranks), nfree = 0, need = 0;
+        if (!free_ranks)
+            return DPU_ERR_SYSTEM;
+        for (uint32_t r = 0; r < s->nr_ranks; r++)
+            if (!s->ranks[r].allocated)
+                free_ranks[nfree++] = r;
+        uint32_t min = 1, max = nfree;
+        if (nr_ranks_wanted != DPU_ALLOCATE_ALL) {
+            min = max = nr_ranks_wanted;
+        } else if (nr_dpus != DPU_ALLOCATE_ALL) {
+            for (uint32_t d = 0; need < nfree && d < nr_dpus; need++)
+                d += s->ranks[free_ranks[need]].nr_dpus;
+            min = max = need;
+            for (uint32_t i = 0; i < need; i++)
+                dpus += s->ranks[free_ranks[i]].nr_dpus;
+            if (dpus < nr_dpus)
+                min = max = nfree + 1; /* more than there are */
+            dpus = 0;
+        }
+        int k = min > nfree || min == 0 ? -1 : s->backend->ops->claim_ranks(s->backend, free_ranks, min, max, err, sizeof err);
+        for (int i = 0; i < k; i++) {
+            list[got++] = &s->ranks[free_ranks[i]];
+            dpus += s->ranks[free_ranks[i]].nr_dpus;
+        }
+        if (k < 0 && !err[0] && min > nfree)
+            snprintf(err, sizeof err, "%u free here", nfree);
+        free(free_ranks);
+    } else {
+        for (uint32_t r = 0; r < s->nr_ranks; r++) {
+            if (nr_ranks_wanted != DPU_ALLOCATE_ALL && got == nr_ranks_wanted)
+                break;
+            if (nr_dpus != DPU_ALLOCATE_ALL && nr_dpus != 0 && dpus >= nr_dpus)
+                break;
+            if (s->ranks[r].allocated || s->backend->ops->claim_rank(s->backend, r, err, sizeof err) != 0)
+                continue; /* ours already, or another client's */
+            list[got++] = &s->ranks[r];
+            dpus += s->ranks[r].nr_dpus;
+        }
     }
     int enough = got > 0;
     if (nr_ranks_wanted != DPU_ALLOCATE_ALL)

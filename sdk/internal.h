@@ -43,6 +43,7 @@ struct dpu_rank_t {
 struct op_profile {
     struct op_machine_config machine; /* machine.remote: the openpimd socket with backend=remote */
     bool remote;                      /* backend=remote */
+    int8_t batch, prefetch;           /* remoteBatch, remotePrefetch: -1 unset, the environment decides */
     bool sg_enabled;
     uint32_t sg_max_blocks;
 };

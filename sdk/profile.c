@@ -12,8 +12,15 @@
  *   workers, timeoutMs, hostMemoryLimitMB, sgXferEnable, sgXferMaxBlocksPerDpu,
  *   disableResetOnAlloc, backend (hw|simulator: both mean the embedded emulator;
  *   remote: the machine of an openpimd daemon, at socket=PATH, else
- *   $OPENPIM_SOCKET, else $XDG_RUNTIME_DIR/openpimd.sock or /run/openpimd.sock;
- *   allocWaitMs=N: how long a claim waits in the daemon's queue). */
+ *   $OPENPIM_SOCKET, else $XDG_RUNTIME_DIR/openpimd.sock or /run/openpimd.sock,
+ *   or from inside a virtual machine at vsock=CID:PORT (AF_VSOCK; the host is
+ *   CID 2); token=TOKEN, else $OPENPIM_TOKEN: the tenant's token (required
+ *   over vsock); remoteStream=true: bulk data streams over the connection, not
+ *   through shared memory (always so over vsock); remoteBatch=BOOL, else
+ *   $OPENPIM_REMOTE_BATCH=1 (default off), and remotePrefetch=BOOL, else
+ *   $OPENPIM_REMOTE_PREFETCH=0 (default on): vPIM's batching of small writes
+ *   and prefetch of small reads; allocWaitMs=N: how long a claim waits in the
+ *   daemon's queue). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
@@ -47,6 +54,30 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
     if (!*v || *end || errno == ERANGE || x < lo || x > hi)
         return -1;
     *out = (uint32_t)x;
+    return 0;
+}
+
+/* vsock=CID:PORT, both decimal: CID 0 is the hypervisor and 2^32 - 1 "any",
+ * neither a peer; port 0 and 2^32 - 1 ("any") name no service.  0, or -1
+ * with the reason in why. */
+static int parse_vsock(const char *v, uint32_t *cid, uint32_t *port, char *why, size_t whylen)
+{
+    char copy[64];
+    const char *colon = strchr(v, ':');
+    if (!colon || strlen(v) >= sizeof copy) {
+        snprintf(why, whylen, "'%s' is not CID:PORT (the host is CID 2, e.g. vsock=2:5000)", v);
+        return -1;
+    }
+    snprintf(copy, sizeof copy, "%.*s", (int)(colon - v), v);
+    if (parse_u32(copy, 1, UINT32_MAX - 1, cid) != 0) {
+        snprintf(why, whylen, "CID '%s' is not a number from 1 to %u (0 is the hypervisor, %u any)", copy,
+                 UINT32_MAX - 1, UINT32_MAX);
+        return -1;
+    }
+    if (parse_u32(colon + 1, 1, UINT32_MAX - 1, port) != 0) {
+        snprintf(why, whylen, "port '%s' is not a number from 1 to %u", colon + 1, UINT32_MAX - 1);
+        return -1;
+    }
     return 0;
 }
 
@@ -107,6 +138,24 @@ static int apply(struct op_profile *p, const char *key, const char *val, int pas
         snprintf(p->machine.remote, sizeof p->machine.remote, "%s", val);
         return 0;
     }
+    if (!strcmp(key, "vsock"))
+        return parse_vsock(val, &p->machine.vsock_cid, &p->machine.vsock_port, kv, sizeof kv);
+    if (!strcmp(key, "token")) {
+        if (!*val || strlen(val) >= sizeof p->machine.token || strpbrk(val, " \t\r\n"))
+            return -1;
+        snprintf(p->machine.token, sizeof p->machine.token, "%s", val);
+        return 0;
+    }
+    if (!strcmp(key, "remoteStream") || !strcmp(key, "remoteBatch") || !strcmp(key, "remotePrefetch")) {
+        bool on;
+        if (parse_bool(val, &on))
+            return -1;
+        if (!strcmp(key, "remoteStream"))
+            p->machine.stream = on;
+        else
+            *(!strcmp(key, "remoteBatch") ? &p->batch : &p->prefetch) = on;
+        return 0;
+    }
     if (!strcmp(key, "allocWaitMs"))
         return parse_u32(val, 0, UINT32_MAX, &p->machine.alloc_wait_ms);
     /* a key of the machine description, or unknown (ignored) */
@@ -119,7 +168,27 @@ static int apply(struct op_profile *p, const char *key, const char *val, int pas
  * Host workers, the run budget and the memory limit are the daemon's. */
 static dpu_error_t remote_machine(struct op_profile *p, char *err, size_t errlen)
 {
-    if (!p->machine.remote[0]) {
+    const char *token = getenv("OPENPIM_TOKEN");
+    if (!p->machine.token[0] && token && *token) {
+        if (strlen(token) >= sizeof p->machine.token) {
+            snprintf(err, errlen, "OPENPIM_TOKEN is longer than %zu characters", sizeof p->machine.token - 1);
+            return DPU_ERR_INVALID_PROFILE;
+        }
+        snprintf(p->machine.token, sizeof p->machine.token, "%s", token);
+    }
+    const char *batch = getenv("OPENPIM_REMOTE_BATCH"), *prefetch = getenv("OPENPIM_REMOTE_PREFETCH");
+    p->machine.batch = p->batch >= 0 ? p->batch : batch && !strcmp(batch, "1");
+    p->machine.prefetch = p->prefetch >= 0 ? p->prefetch : !(prefetch && !strcmp(prefetch, "0"));
+    if (p->machine.vsock_port && p->machine.remote[0]) {
+        snprintf(err, errlen, "the profile names both socket=%s and vsock=%u:%u: one openpimd, one way to reach it",
+                 p->machine.remote, p->machine.vsock_cid, p->machine.vsock_port);
+        return DPU_ERR_INVALID_PROFILE;
+    }
+    if (p->machine.vsock_port) {
+        p->machine.stream = 1; /* no descriptor crosses into a virtual machine */
+        snprintf(p->machine.remote, sizeof p->machine.remote, "vsock:%u:%u", p->machine.vsock_cid,
+                 p->machine.vsock_port);
+    } else if (!p->machine.remote[0]) {
         const char *env = getenv("OPENPIM_SOCKET"), *rt = getenv("XDG_RUNTIME_DIR");
         if (env && *env)
             snprintf(p->machine.remote, sizeof p->machine.remote, "%s", env);
@@ -127,7 +196,7 @@ static dpu_error_t remote_machine(struct op_profile *p, char *err, size_t errlen
             snprintf(p->machine.remote, sizeof p->machine.remote, "%s/openpimd.sock", rt && *rt ? rt : "/run");
     }
     struct op_machine_config daemon;
-    if (op_backend_remote_describe(p->machine.remote, &daemon, err, errlen) != 0)
+    if (op_backend_remote_describe(&p->machine, &daemon, err, errlen) != 0)
         return DPU_ERR_ALLOCATION;
     struct op_machine_desc dflt;
     memset(&dflt, 0, sizeof dflt);
@@ -172,8 +241,14 @@ static dpu_error_t parse_into(const char *text, struct op_profile *p, int pass, 
         if (apply(p, item, eq + 1, pass) != 0) {
             char why[256];
             struct op_machine_desc scratch = p->machine.desc;
+            uint32_t cid, port;
             if (!strcmp(item, "server") && op_machine_desc_server(&scratch, eq + 1, why, sizeof why) != 0)
                 snprintf(err, errlen, "profile key 'server': %s", why);
+            else if (!strcmp(item, "vsock") && parse_vsock(eq + 1, &cid, &port, why, sizeof why) != 0)
+                snprintf(err, errlen, "profile key 'vsock': %s", why);
+            else if (!strcmp(item, "token"))
+                snprintf(err, errlen, "profile key 'token': empty, longer than %d characters or with white space",
+                         OP_TOKEN_MAX - 1);
             else
                 snprintf(err, errlen, "profile key '%s' has an invalid value '%s'", item, eq + 1);
             rc = DPU_ERR_INVALID_PROFILE;
@@ -187,6 +262,7 @@ static dpu_error_t parse_into(const char *text, struct op_profile *p, int pass, 
 dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *err, size_t errlen)
 {
     memset(out, 0, sizeof *out);
+    out->batch = out->prefetch = -1;
     op_machine_desc_preset("v1A", &out->machine.desc); /* the embedded default: a 2560-DPU server */
     out->sg_max_blocks = UINT32_MAX;
     const char *parts[] = {getenv("UPMEM_PROFILE_BASE"), profile, getenv("UPMEM_PROFILE")};
@@ -198,5 +274,8 @@ dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *
         }
     if (op_machine_desc_validate(&out->machine.desc, err, errlen) != 0)
         return DPU_ERR_INVALID_PROFILE;
-    return out->remote ? remote_machine(out, err, errlen) : (out->machine.remote[0] = 0, DPU_OK);
+    if (out->remote)
+        return remote_machine(out, err, errlen);
+    out->machine.remote[0] = 0;
+    return DPU_OK;
 }

@@ -4,7 +4,9 @@
  *      its numbers mean other calls, nothing below may judge it;
  *   2. a call made from below 4 GB (DPU code) traps;
  *   3. a call number with the x32 bit traps (the worker is x86-64 code);
- *   4. the worker's own calls: allowed if listed, trapped otherwise. */
+ *   4. the worker's own calls: allowed if listed (with mmap and mprotect of
+ *      executable memory only below 4 GB, tgkill only of itself), trapped
+ *      otherwise; no call that opens a file is among them. */
 #define _GNU_SOURCE
 #include "sandbox.h"
 
@@ -21,21 +23,37 @@
 #include <unistd.h>
 
 #define X32_SYSCALL_BIT 0x40000000u
-#define TMPFILE_BIT 020000000u /* O_TMPFILE without its O_DIRECTORY */
 
 /* What the worker itself calls once serving (found by tracing the test
- * suite): socket traffic with the host; opening and mapping a newly loaded
- * program (/proc/<host>/fd/N; openat, mmap, mprotect are checked further
- * below); malloc's and realloc's memory; resetting tasklet stacks; the memory-limit check
- * (fstat); copying a shared MRAM chunk on its first write (mmap, mincore,
- * munmap); the launch budget's timer; restoring the signal mask when a fault
- * leaves DPU code; the GS base where FSGSBASE is missing; and the exit paths,
- * dying by its own signal included (rt_sigaction, write, getpid, gettid, and
- * tgkill below).  clock_gettime is normally the vDSO's. */
-static const int allowed[] = {
-    SYS_recvfrom, SYS_sendto, SYS_close, SYS_munmap, SYS_mremap, SYS_madvise, SYS_mincore, SYS_brk, SYS_fstat, SYS_newfstatat,
-    SYS_setitimer, SYS_rt_sigprocmask, SYS_rt_sigreturn, SYS_clock_gettime, SYS_arch_prctl, SYS_write,
-    SYS_rt_sigaction, SYS_getpid, SYS_gettid, SYS_exit_group,
+ * suite), each with its reason.  Nothing here opens a file: the worker gets
+ * every descriptor it needs from the host (its pool's memories when it is
+ * started, programs with each launch), so that no call it may make reaches
+ * anything but what its pool was given.  clock_gettime is normally the
+ * vDSO's. */
+static const struct {
+    int nr;
+    const char *why;
+} allowed[] = {
+    {SYS_recvfrom, "commands from the host on its socket"},
+    {SYS_recvmsg, "a launch's messages, with the programs' memfds (SCM_RIGHTS) from the host"},
+    {SYS_sendto, "answers to the host"},
+    {SYS_close, "the programs' memfds after a launch"},
+    {SYS_munmap, "unmapping a program's file after parsing it; malloc"},
+    {SYS_mremap, "realloc of large blocks"},
+    {SYS_madvise, "malloc giving memory back"},
+    {SYS_mincore, "copying a shared MRAM chunk on its first write: only its written pages"},
+    {SYS_brk, "malloc"},
+    {SYS_fstat, "a program's size; the memory-limit check (st_blocks of the pool's memfds)"},
+    {SYS_setitimer, "the launch budget's timer"},
+    {SYS_rt_sigprocmask, "restoring the signal mask when a fault leaves DPU code (siglongjmp)"},
+    {SYS_rt_sigreturn, "returning from the fault handler (a shared chunk copied, an MRAM alias mapped)"},
+    {SYS_clock_gettime, "the start of each DPU's run, when the vDSO is not used"},
+    {SYS_arch_prctl, "the GS base (the running DPU's MRAM) where FSGSBASE is missing"},
+    {SYS_write, "the message of a worker that dies (stderr)"},
+    {SYS_rt_sigaction, "dying by its own signal (a bug of the worker itself), so that the host names it"},
+    {SYS_getpid, "raise(), as above"},
+    {SYS_gettid, "raise(), as above"},
+    {SYS_exit_group, "exit"},
 };
 
 /* In sanitized builds (ASan, UBSan) the runtimes make calls of their own
@@ -106,7 +124,7 @@ int op_sandbox_install(char *err, size_t errlen)
     emit(&p, (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, X32_SYSCALL_BIT, 0, 1));
     ret(&p, SECCOMP_RET_TRAP);
     for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
-        ret_if_eq(&p, (uint32_t)allowed[i], SECCOMP_RET_ALLOW);
+        ret_if_eq(&p, (uint32_t)allowed[i].nr, SECCOMP_RET_ALLOW);
     /* Executable memory only below 4 GB (the program's code, mapped at its
      * fixed link address), so that no new code appears among the worker's.
      * Offsets: jumps count the instructions they skip. */
@@ -126,14 +144,6 @@ int op_sandbox_install(char *err, size_t errlen)
     jump(&p, BPF_JMP | BPF_JSET | BPF_K, PROT_EXEC, 0, 2);
     load(&p, arg0_hi);
     jump(&p, BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
-    ret(&p, SECCOMP_RET_ALLOW);
-    ret(&p, WORKER_DEFAULT);
-    /* openat never creates or truncates a file (the worker only reopens the
-     * host's descriptors) */
-    load(&p, offsetof(struct seccomp_data, nr));
-    jump(&p, BPF_JMP | BPF_JEQ | BPF_K, SYS_openat, 0, 4);
-    load(&p, offsetof(struct seccomp_data, args[2]));
-    jump(&p, BPF_JMP | BPF_JSET | BPF_K, O_CREAT | O_TRUNC | TMPFILE_BIT, 1, 0);
     ret(&p, SECCOMP_RET_ALLOW);
     ret(&p, WORKER_DEFAULT);
     /* tgkill only to this process: raise(), abort() */

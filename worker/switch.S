@@ -1,15 +1,22 @@
 /* Coroutine switch for tasklets (System V x86-64).
  * op_switch(void **save_sp, void *next_sp): saves the callee-saved registers on
  * the current stack, stores its stack pointer in *save_sp and resumes next_sp.
- * op_tasklet_start: first frame of a new tasklet; calls r12() (DPU code), then
- * r13() (the worker's tasklet end) through op_service_entry.
- * op_call_on_stack: runs one function of the image on a given stack (boot).
- * op_service_entry: how DPU code reaches a worker service (r11 = the service):
- * the service runs on the current tasklet's service stack (op_service_sp), so
- * that no worker frame, return address or saved register is ever left in
- * memory DPU code can read (its stack lies below 4 GB, service stacks above).
- * The image reaches a service through a trampoline (worker.c, map_env) that
- * puts the service in r11 and jumps to one of the two entries below. */
+ * op_tasklet_start: first frame of a new tasklet, on its service stack: moves
+ * to its stack in WRAM (r14), calls r12() (DPU code), then the exit service
+ * (index r13) through op_service_entry.  Nothing of the worker is written on
+ * the WRAM stack, and DPU code starts with no worker address in a register.
+ * op_service_entry: how DPU code reaches a worker service (r11 = the
+ * service's index, checked): the service runs on the current tasklet's
+ * service stack (op_service_sp), so that no worker frame, return address or
+ * saved register is ever left in memory DPU code can read (its stack lies
+ * below 4 GB, service stacks above); the registers a service may leave worker
+ * values in (the caller-saved ones but rax, its result) are cleared before
+ * DPU code runs again.
+ * op_service_entry_all: the same for the services DPU code calls with LLVM's
+ * preserve_most convention (switch points and race checks, from any point of
+ * its code): every general register but r11 survives; the vector registers,
+ * which that convention does not keep, are cleared.
+ * op_call_on_stack: runs one function of the image on a given stack (boot). */
     .text
     .globl op_switch
     .type op_switch, @function
@@ -34,14 +41,8 @@ op_switch:
     .globl op_tasklet_start
     .type op_tasklet_start, @function
 op_tasklet_start:
-    /* forget the worker values op_switch just popped from this stack */
-    movq $0, -8(%rsp)
-    movq $0, -16(%rsp)
-    movq $0, -24(%rsp)
-    movq $0, -32(%rsp)
-    movq $0, -40(%rsp)
-    movq $0, -48(%rsp)
-    movq $0, -56(%rsp)
+    movq %r14, %rsp
+    xorl %r14d, %r14d
     andq $-16, %rsp
     callq *%r12
     movq %r13, %r11
@@ -56,15 +57,42 @@ op_service_entry:
     movq op_service_sp(%rip), %rsp
     pushq %rax
     subq $8, %rsp
-    callq *%r11
+    cmpq op_service_count(%rip), %r11
+    jae 1f
+    leaq op_service_table(%rip), %rax
+    callq *(%rax,%r11,8)
+    xorl %ecx, %ecx
+    xorl %edx, %edx
+    xorl %esi, %esi
+    xorl %edi, %edi
+    xorl %r8d, %r8d
+    xorl %r9d, %r9d
+    xorl %r10d, %r10d
+    xorl %r11d, %r11d
+    pxor %xmm0, %xmm0
+    pxor %xmm1, %xmm1
+    pxor %xmm2, %xmm2
+    pxor %xmm3, %xmm3
+    pxor %xmm4, %xmm4
+    pxor %xmm5, %xmm5
+    pxor %xmm6, %xmm6
+    pxor %xmm7, %xmm7
+    pxor %xmm8, %xmm8
+    pxor %xmm9, %xmm9
+    pxor %xmm10, %xmm10
+    pxor %xmm11, %xmm11
+    pxor %xmm12, %xmm12
+    pxor %xmm13, %xmm13
+    pxor %xmm14, %xmm14
+    pxor %xmm15, %xmm15
     addq $8, %rsp
     popq %rsp
     ret
+1:
+    callq op_service_bad
+    ud2
     .size op_service_entry, .-op_service_entry
 
-    /* op_service_entry_all: the same for the services DPU code calls with
-     * LLVM's preserve_most convention (switch points and race checks, from
-     * any point of its code): every general register but r11 survives. */
     .globl op_service_entry_all
     .type op_service_entry_all, @function
 op_service_entry_all:
@@ -81,7 +109,27 @@ op_service_entry_all:
     pushq %r9
     pushq %r10
     subq $8, %rsp
-    callq *%r11
+    cmpq op_service_count(%rip), %r11
+    jae 1f
+    leaq op_service_table(%rip), %rax
+    callq *(%rax,%r11,8)
+    xorl %r11d, %r11d
+    pxor %xmm0, %xmm0
+    pxor %xmm1, %xmm1
+    pxor %xmm2, %xmm2
+    pxor %xmm3, %xmm3
+    pxor %xmm4, %xmm4
+    pxor %xmm5, %xmm5
+    pxor %xmm6, %xmm6
+    pxor %xmm7, %xmm7
+    pxor %xmm8, %xmm8
+    pxor %xmm9, %xmm9
+    pxor %xmm10, %xmm10
+    pxor %xmm11, %xmm11
+    pxor %xmm12, %xmm12
+    pxor %xmm13, %xmm13
+    pxor %xmm14, %xmm14
+    pxor %xmm15, %xmm15
     addq $8, %rsp
     popq %r10
     popq %r9
@@ -93,6 +141,9 @@ op_service_entry_all:
     popq %rax
     popq %rsp
     ret
+1:
+    callq op_service_bad
+    ud2
     .size op_service_entry_all, .-op_service_entry_all
 
     /* op_call_on_stack(void (*fn)(void), void *sp): calls fn() with the

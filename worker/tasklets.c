@@ -14,6 +14,24 @@
 #include <stddef.h>
 #include <sys/mman.h>
 
+/* Under AddressSanitizer, a launch that ended with tasklets stopped inside a
+ * service (a fault, a deadline) leaves the redzones of their frames marked on
+ * the service stacks; the next launch clears them before it builds its first
+ * frames there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define OP_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define OP_ASAN 1
+#endif
+#endif
+#ifdef OP_ASAN
+#include <sanitizer/asan_interface.h>
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 void op_switch(void **save_sp, void *next_sp);
 void op_tasklet_start(void);
 
@@ -326,10 +344,12 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
     s->icount = icount;
     for (unsigned i = 0; i < nr; i++) {
         struct op_tasklet *t = &s->t[i];
-        uint64_t *sp = (uint64_t *)((uintptr_t)t->stack_hi & ~(uintptr_t)15) - 8; /* 16-byte aligned at entry */
+        /* the first frame lies on its service stack, not in WRAM (switch.S) */
+        uint64_t *sp = (uint64_t *)(service_stacks + (uint64_t)(i + 1) * (SERVICE_STACK + GUARD)) - 8;
+        UNPOISON(service_stacks + (uint64_t)i * (SERVICE_STACK + GUARD) + GUARD, SERVICE_STACK);
         sp[0] = 0;                                   /* r15 */
-        sp[1] = 0;                                   /* r14 */
-        sp[2] = (uint64_t)(uintptr_t)tasklet_exit;   /* r13 */
+        sp[1] = ((uintptr_t)t->stack_hi & ~(uintptr_t)15) - 8; /* r14: its WRAM stack (16-byte aligned at entry) */
+        sp[2] = OP_SERVICE_EXIT;                     /* r13 */
         sp[3] = (uint64_t)(uintptr_t)entry;          /* r12 */
         sp[4] = 0;                                   /* rbx */
         sp[5] = 0;                                   /* rbp */

@@ -1,8 +1,10 @@
-/* openpim-worker: the process that plays DPUs.  The host spawns one per host
- * core; each maps the machine's shared memory, loads DPU images at their link
- * addresses and runs the DPUs it pulls from the current launch.  A DPU fault
- * (signal or runtime check) ends that DPU's run, is reported in its result and
- * leaves the worker ready for the next DPU. */
+/* openpim-worker: the process that plays DPUs.  The host spawns up to one per
+ * host core for each pool of ranks (abi/shared.h); each maps its pool's
+ * control block and the memories of its pool's ranks (the only ones whose
+ * descriptors it holds), loads DPU images at their link addresses and runs the
+ * DPUs it pulls from the current launch.  A DPU fault (signal or runtime
+ * check) ends that DPU's run, is reported in its result and leaves the worker
+ * ready for the next DPU. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +47,10 @@
 #endif
 
 static struct op_ctrl *ctrl;
-static uint8_t *wram_shm;
-static int mram_fd, wram_fd, store_fd;
+static uint32_t nr_ranks;      /* of the machine */
+static int *rank_fd;           /* per rank: its memfd if it is one of the pool's, else -1 */
+static uint8_t **rank_wram;    /* per rank of the pool: the WRAM of its DPUs, mapped */
+static int store_fd;
 static uint8_t *windows;       /* nr_dpus x WINDOW, PROT_NONE except mapped MRAM */
 static uint8_t *window_mapped; /* per DPU: MRAM mapped into its window */
 static uint32_t *window_gen;   /* per DPU: the dpu_gen its window shows (abi/shared.h, "Shared MRAM") */
@@ -55,6 +59,11 @@ static int have_fsgsbase;
 
 static struct op_image img;
 static uint64_t img_id;
+
+/* The programs of the current launch: their ids and memfds (struct op_launch_cmd). */
+static uint64_t *prog_ids;
+static int *prog_fds;
+static uint32_t nr_progs, cap_progs;
 
 static struct op_env *env; /* at OP_ENV_BASE, where the image's 32-bit code reaches it */
 static uint32_t cost_slots[OP_COST_COUNT]; /* the machine description's operation costs, filled once */
@@ -74,11 +83,20 @@ static _Noreturn void die(const char *fmt, ...)
     exit(2);
 }
 
-static int open_host_fd(int fd)
+/* fstat without the C library, whose fstat is newfstatat: a call with a path
+ * the sandbox does not allow. */
+static int fd_stat(int fd, struct stat *st)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", ctrl ? ctrl->host_pid : getppid(), fd);
-    return open(path, O_RDWR | O_CLOEXEC);
+    return (int)syscall(SYS_fstat, fd, st);
+}
+
+/* The memfd of the DPU's rank and where its MRAM lies in it; -1 if the rank
+ * is not one of this worker's pool. */
+static int mram_file(uint32_t dpu, uint64_t *off)
+{
+    uint32_t per = ctrl->dpus_per_rank, r = dpu / per;
+    *off = op_rank_mram_offset(per, dpu % per, ctrl->mram_size);
+    return r < nr_ranks ? rank_fd[r] : -1;
 }
 
 static void set_gs(uint8_t *base)
@@ -230,9 +248,9 @@ static void stack_message(char *buf, size_t len, int native)
 static int map_mram(uint32_t dpu, uint8_t *at)
 {
     _Atomic uint32_t *map = op_ctrl_chunks(ctrl, dpu);
-    uint64_t size = ctrl->mram_size, whole = (uint64_t)ctrl->nr_chunks * OP_MRAM_CHUNK;
-    if (mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd, (off_t)((uint64_t)dpu * size)) ==
-        MAP_FAILED)
+    uint64_t size = ctrl->mram_size, whole = (uint64_t)ctrl->nr_chunks * OP_MRAM_CHUNK, own;
+    int fd = mram_file(dpu, &own);
+    if (fd < 0 || mmap(at, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, (off_t)own) == MAP_FAILED)
         return -1;
     for (uint32_t c = 0, e; (uint64_t)c * OP_MRAM_CHUNK < whole; c = e) {
         e = op_chunk_run(map, c, ctrl->nr_chunks);
@@ -290,9 +308,11 @@ static int own_shared_chunk(uintptr_t a)
     uint32_t r = c < ctrl->nr_chunks ? atomic_load(&map[c]) : 0;
     if (!r)
         return 0;
-    off_t own = (off_t)((uint64_t)dpu * size + c * OP_MRAM_CHUNK);
+    uint64_t base;
+    int fd = mram_file(dpu, &base);
+    off_t own = (off_t)(base + c * OP_MRAM_CHUNK);
     uint8_t *at = win + OP_MRAM_BASE + c * OP_MRAM_CHUNK; /* shows the shared bytes */
-    void *copy = mmap(NULL, OP_MRAM_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, mram_fd, own);
+    void *copy = fd < 0 ? MAP_FAILED : mmap(NULL, OP_MRAM_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED, fd, own);
     unsigned char vec[OP_MRAM_CHUNK / 4096];
     if (copy == MAP_FAILED)
         return 0;
@@ -302,7 +322,7 @@ static int own_shared_chunk(uintptr_t a)
         if (vec[p] & 1)
             memcpy((uint8_t *)copy + p * 4096, at + p * 4096, 4096);
     munmap(copy, OP_MRAM_CHUNK);
-    if (mmap(at, OP_MRAM_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mram_fd, own) == MAP_FAILED)
+    if (mmap(at, OP_MRAM_CHUNK, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, own) == MAP_FAILED)
         return 0;
     atomic_store(&map[c], 0);
     atomic_fetch_sub(&op_ctrl_slot_refs(ctrl)[r - 1], 1);
@@ -435,16 +455,16 @@ static int load_program(const struct op_dpu_program *p, char *err, size_t errlen
         op_image_free(&img);
         img_id = 0;
     }
-    int fd = open_host_fd(p->fd);
+    int fd = -1;
+    for (uint32_t k = 0; k < nr_progs && fd < 0; k++)
+        if (prog_ids[k] == p->id)
+            fd = prog_fds[k];
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "cannot open the program: %s", strerror(errno));
-        if (fd >= 0)
-            close(fd);
+    if (fd < 0 || fd_stat(fd, &st) != 0) {
+        snprintf(err, errlen, "the program of this DPU did not come with the launch");
         return -1;
     }
     void *bytes = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
     if (bytes == MAP_FAILED) {
         snprintf(err, errlen, "cannot map the program: %s", strerror(errno));
         return -1;
@@ -588,22 +608,37 @@ static void svc_race_access(uint64_t address, uint64_t bytes, uint32_t flags, ui
 
 /* The services, in the field order of struct op_services.  The image calls
  * them through trampolines in the read-only, executable half of the
- * environment page: "movabs $fn, %r11; jmp *entry(%rip)" with the address of
- * op_service_entry (C calls) or op_service_entry_all (preserve_most calls of
- * the accounting pass's switch points and race checks) after the jump (r11
- * carries no argument in either convention; 32-bit arguments arrive
- * zero-extended, as x32 passes them). */
-static void (*const services[])(void) = {
+ * environment page.  A trampoline holds no address of the worker (DPU code
+ * can read it): "mov $i, %r11d; jmp *%fs:OFF", where OFF is where the
+ * thread's TLS keeps the entry's address: op_service_entry for C calls,
+ * op_service_entry_all for the preserve_most calls of the accounting pass's
+ * switch points and race checks (switch.S: either checks i and calls
+ * op_service_table[i] on the tasklet's service stack; r11 and rax carry no
+ * arguments in either ABI; 32-bit arguments arrive zero-extended, as x32
+ * passes them). */
+void (*const op_service_table[])(void) = {
     (void (*)(void))op_sched_yield, (void (*)(void))op_sched_block, (void (*)(void))op_sched_wake,
     (void (*)(void))op_sched_waiters, (void (*)(void))svc_fault_img, (void (*)(void))svc_dma,
     (void (*)(void))op_sched_exit,  (void (*)(void))svc_cycles,  (void (*)(void))svc_instructions,
     (void (*)(void))svc_rt_event,   (void (*)(void))op_sched_point, (void (*)(void))svc_race_access,
 };
-_Static_assert(sizeof services / sizeof *services == OP_NR_SERVICES, "one worker function per service");
+_Static_assert(sizeof op_service_table / sizeof *op_service_table == OP_NR_SERVICES, "one worker function per service");
+const uint64_t op_service_count = OP_NR_SERVICES; /* switch.S checks indices against it */
 
-void op_service_entry(void);     /* switch.S: runs r11() on the tasklet's service stack */
-void op_service_entry_all(void); /* the same, saving every register but r11 */
+#define ENV_PAGE 4096u
+#define TRAMPOLINE 32u
+void op_service_entry(void);     /* switch.S */
+void op_service_entry_all(void); /* the same, saving every general register but r11 */
 void op_call_on_stack(void (*fn)(void), void *sp); /* switch.S */
+/* what the trampolines jump to, through %fs */
+static __thread void (*service_entry_tls)(void), (*service_entry_all_tls)(void);
+
+/* A service index DPU code made up (it may jump into op_service_entry with
+ * any r11): that tasklet's fault. */
+void op_service_bad(void)
+{
+    svc_fault(OP_FAULT_RUNTIME, "a call to a worker service that does not exist");
+}
 
 /* Maps the environment page pair at OP_ENV_BASE: op_env (read-write, the image
  * updates perf_mode/perf_base), then the services table and trampolines
@@ -615,20 +650,28 @@ static void map_env(void)
     if (p == MAP_FAILED)
         die("cannot map the environment page: %s", strerror(errno));
     env = (struct op_env *)p;
+    service_entry_tls = op_service_entry;
+    service_entry_all_tls = op_service_entry_all;
+    uintptr_t tp;
+    __asm__("movq %%fs:0, %0" : "=r"(tp)); /* the thread pointer (x86-64 TLS: the TCB points at itself) */
+    int64_t off = (int64_t)((uintptr_t)&service_entry_tls - tp);
+    int64_t off_all = (int64_t)((uintptr_t)&service_entry_all_tls - tp);
+    if (off < INT32_MIN || off > INT32_MAX || off_all < INT32_MIN || off_all > INT32_MAX)
+        die("the worker's TLS is out of a 32-bit displacement's reach");
+    int32_t disp = (int32_t)off, disp_all = (int32_t)off_all;
     uint8_t *code = p + ENV_PAGE;
     uint32_t *table = (uint32_t *)(code + ENV_PAGE - sizeof(struct op_services));
     for (unsigned i = 0; i < OP_NR_SERVICES; i++) {
         uint8_t *t = code + i * TRAMPOLINE;
-        uint64_t fn = (uint64_t)(uintptr_t)services[i];
-        int all = services[i] == (void (*)(void))op_sched_point || services[i] == (void (*)(void))svc_race_access;
-        uint64_t entry = (uint64_t)(uintptr_t)(all ? op_service_entry_all : op_service_entry);
+        int all = op_service_table[i] == (void (*)(void))op_sched_point ||
+                  op_service_table[i] == (void (*)(void))svc_race_access;
         memset(t, 0xcc, TRAMPOLINE); /* int3 */
-        t[0] = 0x49, t[1] = 0xbb; /* movabs $fn, %r11 */
-        memcpy(t + 2, &fn, 8);
-        t[10] = 0xff, t[11] = 0x25; /* jmp *0(%rip): to the address that follows */
-        memset(t + 12, 0, 4);
-        memcpy(t + 16, &entry, 8);
-        table[i] = trampoline(i * sizeof(uint32_t));
+        t[0] = 0x41, t[1] = 0xbb; /* mov $i, %r11d */
+        uint32_t idx = i;
+        memcpy(t + 2, &idx, 4);
+        t[6] = 0x64, t[7] = 0xff, t[8] = 0x24, t[9] = 0x25; /* jmp *%fs:disp32 */
+        memcpy(t + 10, all ? &disp_all : &disp, 4);
+        table[i] = OP_ENV_BASE + ENV_PAGE + i * TRAMPOLINE;
     }
     env->svc = (uint32_t)(OP_ENV_BASE + (uint32_t)((uint8_t *)table - p));
     if (mprotect(code, ENV_PAGE, PROT_READ | PROT_EXEC) != 0)
@@ -683,10 +726,13 @@ static void set_stack_accounts(unsigned nr, uint32_t budget)
  * let the kernel's OOM killer end the host program. */
 static int memory_would_overflow(char *msg, size_t len)
 {
-    struct stat a, b;
-    if (fstat(mram_fd, &a) != 0 || fstat(wram_fd, &b) != 0)
-        return 0;
-    uint64_t used = ((uint64_t)a.st_blocks + (uint64_t)b.st_blocks) * 512u;
+    uint64_t used = atomic_load(&ctrl->memory_elsewhere);
+    struct stat st;
+    for (uint32_t r = 0; r < nr_ranks; r++)
+        if (rank_fd[r] >= 0 && fd_stat(rank_fd[r], &st) == 0)
+            used += (uint64_t)st.st_blocks * 512u;
+    if (fd_stat(store_fd, &st) == 0)
+        used += (uint64_t)st.st_blocks * 512u;
     uint64_t margin = ctrl->mram_size * (ctrl->nr_workers ? ctrl->nr_workers : 1);
     if (used + margin <= ctrl->memory_limit)
         return 0;
@@ -731,7 +777,13 @@ static void run_dpu(uint32_t dpu)
         snprintf(res->fault_msg, sizeof res->fault_msg, "%s", err);
         return;
     }
-    uint8_t *wram = wram_shm + (uint64_t)dpu * OP_WRAM_STRIDE;
+    uint32_t per = ctrl->dpus_per_rank;
+    if (dpu / per >= nr_ranks || !rank_wram[dpu / per]) { /* the launch list is the pool's: cannot happen */
+        res->fault = OP_FAULT_RUNTIME;
+        snprintf(res->fault_msg, sizeof res->fault_msg, "DPU %u is not one of this worker's pool", dpu);
+        return;
+    }
+    uint8_t *wram = rank_wram[dpu / per] + op_rank_wram_offset(dpu % per);
     uint32_t wram_off = OP_WRAM_START(ctrl->wram_size) - OP_WRAM_BASE; /* its place in the window */
     memcpy((void *)(uintptr_t)(OP_WRAM_BASE + wram_off), wram + wram_off, ctrl->wram_size);
     memset((void *)(uintptr_t)OP_WRAM_BASE, BELOW_WRAM_FILL, wram_off); /* see below_wram_written */
@@ -810,19 +862,58 @@ static int take(struct op_launch_slot *slot, unsigned index, uint32_t *item)
     return 0;
 }
 
+/* Receives one message of a launch (struct op_launch_cmd) and the program
+ * descriptors that come with it; its command word, 0 when the host closed
+ * the socket. */
+static uint32_t receive_launch(int sock)
+{
+    struct op_launch_cmd cmd;
+    union {
+        char buf[CMSG_SPACE(OP_CMD_MAX_PROGRAMS * sizeof(int))];
+        struct cmsghdr align;
+    } ctl;
+    for (;;) {
+        struct iovec iov = {&cmd, sizeof cmd};
+        struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof ctl.buf};
+        ssize_t n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
+        if (n == 0)
+            return 0;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < (ssize_t)offsetof(struct op_launch_cmd, ids) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
+            die("bad command");
+        uint32_t k = 0;
+        int fds[OP_CMD_MAX_PROGRAMS];
+        for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c))
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+                for (size_t i = 0; i < (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) && k < OP_CMD_MAX_PROGRAMS; i++)
+                    memcpy(&fds[k++], CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+        if (cmd.nr_programs != k || (size_t)n != offsetof(struct op_launch_cmd, ids) + k * sizeof cmd.ids[0])
+            die("a launch message with %u programs and %u descriptors", cmd.nr_programs, k);
+        if (nr_progs + k > cap_progs) {
+            cap_progs = (nr_progs + k) * 2;
+            prog_ids = realloc(prog_ids, cap_progs * sizeof *prog_ids);
+            prog_fds = realloc(prog_fds, cap_progs * sizeof *prog_fds);
+            if (!prog_ids || !prog_fds)
+                die("out of memory");
+        }
+        for (uint32_t i = 0; i < k; i++) {
+            prog_ids[nr_progs] = cmd.ids[i];
+            prog_fds[nr_progs++] = fds[i];
+        }
+        return cmd.cmd;
+    }
+}
+
 static void serve(int sock, unsigned index)
 {
     struct op_worker_slot *slot = &ctrl->workers[index];
     for (;;) {
-        uint32_t cmd;
-        ssize_t n = recv(sock, &cmd, sizeof cmd, 0);
-        if (n == 0)
+        uint32_t cmd = receive_launch(sock);
+        if (cmd == 0)
             exit(0); /* host closed the socket */
-        if (n != (ssize_t)sizeof cmd) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            die("bad command");
-        }
+        if ((cmd & OP_CMD_MASK) == OP_CMD_PROGRAMS)
+            continue; /* more of the launch's programs follow */
         uint32_t at = cmd >> OP_CMD_SLOT_SHIFT;
         if ((cmd & OP_CMD_MASK) != OP_CMD_LAUNCH || at >= OP_MAX_WORKERS || ctrl->nr_workers > OP_MAX_WORKERS)
             die("unknown command 0x%x", cmd);
@@ -831,49 +922,79 @@ static void serve(int sock, unsigned index)
             /* the host's deadline for this DPU counts from here */
             atomic_store(&slot->started_ns, op_raw_monotonic_ns());
             atomic_store(&slot->current_dpu, (int32_t)dpu);
-            run_dpu(dpu);
+            if (dpu < ctrl->nr_dpus)
+                run_dpu(dpu);
             atomic_fetch_add(&ctrl->slots[at].done, 1);
         }
         atomic_store(&slot->current_dpu, -1);
+        for (uint32_t k = 0; k < nr_progs; k++) /* the loaded image stays mapped; its bytes are not needed */
+            close(prog_fds[k]);
+        nr_progs = 0;
         uint32_t done = OP_CMD_DONE;
         if (send(sock, &done, sizeof done, MSG_NOSIGNAL) != (ssize_t)sizeof done)
             exit(0);
     }
 }
 
+/* A descriptor the host passed, checked to be a file of at least `size` bytes. */
+static int passed_fd(int fd, uint64_t size, const char *what)
+{
+    struct stat st;
+    if (fd_stat(fd, &st) != 0 || (uint64_t)st.st_size < size)
+        die("%s: descriptor %d is not the %llu-byte file it should be (started by libdpu?)", what, fd,
+            (unsigned long long)size);
+    return fd;
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 4)
-        die("usage: openpim-worker CTRL_FD SOCKET_FD INDEX (started by libdpu)");
-    int ctrl_host_fd = atoi(argv[1]), sock = atoi(argv[2]);
-    unsigned index = (unsigned)atoi(argv[3]);
+    if (argc < 2)
+        die("usage: openpim-worker INDEX RANK... (started by libdpu, abi/shared.h)");
+    char *end;
+    unsigned long index = strtoul(argv[1], &end, 10);
+    if (*end || index >= OP_MAX_WORKERS)
+        die("worker index %s", argv[1]);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     have_fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
 
-    int cfd = open_host_fd(ctrl_host_fd);
     struct stat st;
-    if (cfd < 0 || fstat(cfd, &st) != 0)
-        die("cannot open the control block: %s", strerror(errno));
-    ctrl = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, cfd, 0);
-    close(cfd);
-    if (ctrl == MAP_FAILED || index >= OP_MAX_WORKERS)
+    if (fd_stat(OP_WORKER_FD_CTRL, &st) != 0)
+        die("no control block at descriptor %d: %s", OP_WORKER_FD_CTRL, strerror(errno));
+    ctrl = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, OP_WORKER_FD_CTRL, 0);
+    close(OP_WORKER_FD_CTRL);
+    if (ctrl == MAP_FAILED || (size_t)st.st_size < sizeof *ctrl)
         die("cannot map the control block");
     if (ctrl->magic != OP_CTRL_MAGIC || ctrl->layout != OP_CTRL_LAYOUT)
         die("this worker and libdpu come from different OpenPIM builds (rebuild, or set OPENPIM_WORKER)");
     char why[160];
     if (op_race_init(ctrl, why, sizeof why) != 0)
         die("%s", why);
-    mram_fd = open_host_fd(ctrl->mram_fd);
-    store_fd = open_host_fd(ctrl->store_fd);
-    int wfd = wram_fd = open_host_fd(ctrl->wram_fd);
-    if (mram_fd < 0 || wfd < 0 || store_fd < 0)
-        die("cannot open the machine's memory: %s", strerror(errno));
-    wram_shm = mmap(NULL, (size_t)ctrl->nr_dpus * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, wfd, 0);
+    uint32_t per = ctrl->dpus_per_rank;
+    if (per == 0 || ctrl->nr_dpus % per || (uint64_t)st.st_size < op_ctrl_size(ctrl->nr_dpus, ctrl->nr_chunks))
+        die("an inconsistent control block");
+    nr_ranks = ctrl->nr_dpus / per;
+    store_fd = passed_fd(OP_WORKER_FD_STORE, (uint64_t)ctrl->nr_dpus * ctrl->nr_chunks * OP_MRAM_CHUNK, "store");
+    rank_fd = malloc(nr_ranks * sizeof *rank_fd);
+    rank_wram = calloc(nr_ranks, sizeof *rank_wram);
+    if (!rank_fd || !rank_wram)
+        die("out of memory");
+    for (uint32_t r = 0; r < nr_ranks; r++)
+        rank_fd[r] = -1;
+    for (int a = 2; a < argc; a++) {
+        unsigned long r = strtoul(argv[a], &end, 10);
+        if (*end || r >= nr_ranks || rank_fd[r] >= 0)
+            die("rank %s", argv[a]);
+        int fd = passed_fd(OP_WORKER_FD_RANKS + a - 2, op_rank_memfd_size(per, ctrl->mram_size), "rank memory");
+        rank_fd[r] = fd;
+        rank_wram[r] = mmap(NULL, (size_t)per * OP_WRAM_STRIDE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (rank_wram[r] == MAP_FAILED)
+            die("cannot map the WRAM of rank %lu: %s", r, strerror(errno));
+    }
     windows = mmap(NULL, (uint64_t)ctrl->nr_dpus * WINDOW, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     window_mapped = calloc(ctrl->nr_dpus, 1);
     window_gen = calloc(ctrl->nr_dpus, sizeof *window_gen);
     alias_blocks = calloc(ctrl->nr_dpus, sizeof *alias_blocks);
-    if (wram_shm == MAP_FAILED || windows == MAP_FAILED || !window_mapped || !window_gen || !alias_blocks)
+    if (windows == MAP_FAILED || !window_mapped || !window_gen || !alias_blocks)
         die("cannot reserve address space for %u DPUs: %s", ctrl->nr_dpus, strerror(errno));
     /* DPU code forms only 32-bit addresses: the low 4 GB hold nothing but the
      * running DPU's WRAM, its tasklets' stacks, its program and the
@@ -892,5 +1013,5 @@ int main(int argc, char **argv)
     char err[256];
     if (op_sandbox_install(err, sizeof err) != 0)
         die("%s", err);
-    serve(sock, index);
+    serve(OP_WORKER_FD_SOCKET, (unsigned)index);
 }

@@ -487,8 +487,8 @@ static void planner_error(uint32_t scale)
         model_make(&m, type, nt, rows, dim, pool, batch);
         model_indices(&m, batch, 0, 0);
         void *cpu = malloc((size_t)batch * m.total_dim * 4);
-        double mn;
-        cpu_time(&m, batch, cpu, &mn);
+        double mn, mx;
+        cpu_time(&m, batch, cpu, &mn, &mx);
         for (size_t d = 0; d < sizeof dpus / sizeof *dpus; d++) {
             struct dpu_set_t set;
             if (dpu_alloc(dpus[d], NULL, &set) != DPU_OK) {

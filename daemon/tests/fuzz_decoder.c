@@ -158,7 +158,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case OPD_RESULT: require_dpus(&r.u.dpu.dpu, 1); break;
         case OPD_RELEASE: REQUIRE(r.u.rank.rank < NR_DPUS / PER_RANK && owns(NULL, r.u.rank.rank)); break;
         case OPD_PROGRAM_CLOSE: REQUIRE(has_program(NULL, r.u.handle.handle)); break;
-        case OPD_SHM_ATTACH: REQUIRE(r.u.shm.size > 0 && r.u.shm.size <= OPD_SHM_MAX); break;
+        case OPD_SHM_ATTACH:
+            REQUIRE(r.u.shm.size > 0 && r.u.shm.size <= OPD_SHM_MAX);
+            REQUIRE(r.u.shm.kind == OPD_WINDOW_MEMFD ||
+                    (r.u.shm.kind == OPD_WINDOW_DAEMON && r.u.shm.size <= OPD_DAEMON_WINDOW_MAX));
+            break;
+        case OPD_WINDOW_PUT:
+        case OPD_WINDOW_GET: /* inside the window (checked above), at most one inline piece */
+            REQUIRE(r.data == &r.u.window.data && r.data->where == OPD_SHM && r.data_len <= OPD_INLINE_MAX);
+            REQUIRE(r.op == OPD_WINDOW_GET ? !r.inline_data : r.inline_data != NULL);
+            break;
         default: break;
         }
     } else {
@@ -206,7 +215,7 @@ static size_t seeds(struct seed *out)
     uint32_t dpus[4] = {0, 1, 17, 63 - 8};
     struct opd_hello hello = {.layout = OPD_LAYOUT};
     out[n++] = make(OPD_HELLO, &hello, sizeof hello, NULL, 0, 0, 0);
-    struct opd_claim claim = {.wait_ms = 100};
+    struct opd_claim claim = {.wait_ms = 100, .count = 1, .min = 1};
     out[n++] = make(OPD_CLAIM, &claim, sizeof claim, NULL, 0, 0, 0);
     struct opd_rank rank = {.rank = 2};
     out[n++] = make(OPD_RELEASE, &rank, sizeof rank, NULL, 0, 0, 0);
@@ -274,6 +283,12 @@ static size_t seeds(struct seed *out)
     out[n++] = make(OPD_MEMORY, NULL, 0, NULL, 0, 0, 0);
     struct opd_shm shm = {.size = 1 << 20};
     out[n++] = make(OPD_SHM_ATTACH, &shm, sizeof shm, NULL, 0, 0, 0);
+    shm.kind = OPD_WINDOW_DAEMON;
+    out[n++] = make(OPD_SHM_ATTACH, &shm, sizeof shm, NULL, 0, 0, 0);
+    struct opd_window_io io = {.len = 96, .data = {.where = OPD_SHM, .shm_off = 4000}};
+    out[n++] = make(OPD_WINDOW_PUT, &io, sizeof io, NULL, 0, 96, 2);
+    io.len = 4096;
+    out[n++] = make(OPD_WINDOW_GET, &io, sizeof io, NULL, 0, 0, 2);
     return n;
 }
 

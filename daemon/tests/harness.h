@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -25,6 +26,9 @@
 #include "../../backend/remote_protocol.h"
 
 #define READY_TIMEOUT_MS 120000 /* a loaded CI machine may take long to spawn workers */
+
+/* If set, the daemon starts with this many file descriptors at most (soft and hard). */
+static unsigned daemon_nofile;
 
 static inline double now_ms(void)
 {
@@ -57,6 +61,10 @@ static inline pid_t start_daemon(const char *daemon, const char *sock, const cha
             int fd = open(log, O_WRONLY | O_CREAT | O_APPEND, 0644);
             if (fd >= 0)
                 dup2(fd, 2);
+        }
+        if (daemon_nofile) {
+            struct rlimit rl = {daemon_nofile, daemon_nofile};
+            setrlimit(RLIMIT_NOFILE, &rl);
         }
         const char *argv[32];
         int n = 0;
@@ -102,6 +110,21 @@ static inline int stop_daemon(pid_t pid)
     if (waitpid(pid, &st, 0) != pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* A byte through a pipe between a test and its children (a step done). */
+static inline void put(int fd, char c)
+{
+    if (write(fd, &c, 1) != 1)
+        _exit(90);
+}
+
+static inline char get(int fd)
+{
+    char c = 0;
+    if (read(fd, &c, 1) != 1)
+        return 0;
+    return c;
 }
 
 /* ---- a raw client ------------------------------------------------------------ */
@@ -209,7 +232,8 @@ static inline int raw_call(int fd, uint16_t op, const void *fixed, size_t fixed_
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = op, .seq = ++seq,
                            .len = len - sizeof h};
     memcpy(msg, &h, sizeof h);
-    memcpy(msg + sizeof h, fixed, fixed_len);
+    if (fixed_len)
+        memcpy(msg + sizeof h, fixed, fixed_len);
     if (n)
         memcpy(msg + sizeof h + fixed_len, dpus, (size_t)n * 4);
     if (data_len)
@@ -238,15 +262,15 @@ static inline int raw_hello(const char *sock, struct opd_hello_reply *out)
     return fd;
 }
 
-/* CLAIM: the rank, or -1 (message in r). */
+/* CLAIM of one rank: the rank, or -1 (message in r). */
 static inline int64_t raw_claim(int fd, uint32_t wait_ms, struct raw_reply *r)
 {
-    struct opd_claim req = {.wait_ms = wait_ms};
-    struct opd_rank got = {0};
+    struct opd_claim req = {.wait_ms = wait_ms, .count = 1, .min = 1};
+    uint32_t got = 0;
     if (raw_call(fd, OPD_CLAIM, &req, sizeof req, NULL, 0, NULL, 0, -1, r, &got, sizeof got) != 0 ||
-        r->status != OPD_OK)
+        r->status != OPD_OK || r->len != sizeof got)
         return -1;
-    return got.rank;
+    return got;
 }
 
 /* A shared-memory window as the remote backend makes it. */

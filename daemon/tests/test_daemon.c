@@ -27,30 +27,18 @@
  * shutdown   SIGTERM: a waiting claim and an idle client are told, a libdpu
  *            program gets a clear error, the daemon exits 0 and removes its
  *            socket; a new daemon serves the same path */
-#include "harness.h"
+#include "scenario.h"
 
 #include <dpu.h>
 #include <openpim_ext.h>
 
-#include "check.h"
-
-static const char *daemon_path, *dpu_program;
-static char dir[64], sock[128], logpath[128], profile[256];
+static const char *dpu_program;
+static char profile[256];
 
 #define PER_RANK 8
 #define WORDS 2048
 
 /* ---- a libdpu tenant ----------------------------------------------------------- */
-
-static uint32_t mix(uint32_t x)
-{
-    x ^= x >> 16;
-    x *= 0x7feb352du;
-    x ^= x >> 15;
-    x *= 0x846ca68bu;
-    x ^= x >> 16;
-    return x;
-}
 
 /* rounds of: fresh data per DPU, step, launch, check sum and data against the
  * host's own arithmetic.  Returns the number of failed checks. */
@@ -101,75 +89,7 @@ static int tenant_rounds(struct dpu_set_t set, uint32_t seed, unsigned rounds)
     return check_failures;
 }
 
-static void put(int fd, char c)
-{
-    if (write(fd, &c, 1) != 1)
-        _exit(90);
-}
-
-static char get(int fd)
-{
-    char c = 0;
-    if (read(fd, &c, 1) != 1)
-        return 0;
-    return c;
-}
-
 /* ---- setup ------------------------------------------------------------------------- */
-
-static pid_t daemon_pid;
-
-static pid_t start(const char *const *args)
-{
-    pid_t pid = start_daemon(daemon_path, sock, args, logpath);
-    CHECK(pid > 0);
-    if (pid <= 0) {
-        fprintf(stderr, "cannot start %s\n", daemon_path);
-        exit(1);
-    }
-    return pid;
-}
-
-static void show_log(void)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    fprintf(stderr, "---- daemon log ----\n");
-    while (f && fgets(line, sizeof line, f))
-        fputs(line, stderr);
-    if (f)
-        fclose(f);
-}
-
-static int log_has(const char *what)
-{
-    FILE *f = fopen(logpath, "r");
-    char line[512];
-    int found = 0;
-    while (f && !found && fgets(line, sizeof line, f))
-        found = strstr(line, what) != NULL;
-    if (f)
-        fclose(f);
-    return found;
-}
-
-static int wait_child(pid_t pid)
-{
-    int st;
-    if (waitpid(pid, &st, 0) != pid)
-        return -1;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* An error reply whose message contains `what`. */
-#define CHECK_REFUSED(r, what)                                                                  \
-    do {                                                                                        \
-        CHECK((r).ok && (r).status == OPD_ERROR);                                               \
-        if (!strstr((r).msg, (what))) {                                                         \
-            fprintf(stderr, "%s:%d: message '%s' lacks '%s'\n", __FILE__, __LINE__, (r).msg, (what)); \
-            CHECK(0);                                                                           \
-        }                                                                                       \
-    } while (0)
 
 /* READ of len bytes (inline) of a DPU's region into buf: the reply. */
 static struct raw_reply read_mem(int fd, uint32_t dpu, uint32_t region, uint32_t off, uint32_t len, void *buf)
@@ -477,7 +397,7 @@ static void queue(void)
     /* FIFO: c2 then c3 wait; a release serves c2 first, then c3 only when c2 is done */
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = OPD_CLAIM, .seq = 1,
                            .len = sizeof(struct opd_claim)};
-    struct opd_claim cl = {.wait_ms = 60000};
+    struct opd_claim cl = {.wait_ms = 60000, .count = 1, .min = 1};
     uint8_t msg[sizeof h + sizeof cl];
     memcpy(msg, &h, sizeof h);
     memcpy(msg + sizeof h, &cl, sizeof cl);
@@ -491,14 +411,14 @@ static void queue(void)
     CHECK_EQ(waiting_claims(probe), 2);
     raw_call(c1, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0);
     CHECK_EQ(r.status, OPD_OK);
-    struct opd_rank got = {99, 0};
+    uint32_t got = 99;
     CHECK_EQ(raw_reply(c2, &r, &got, sizeof got), 0);
-    CHECK(r.status == OPD_OK && got.rank < 2);
+    CHECK(r.status == OPD_OK && got < 2);
     CHECK_EQ(waiting_claims(probe), 1); /* c3 still waits: a rank is free, the tenant's quota is not */
     close(c2);                          /* c2 goes: its rank is reclaimed, c3 is served */
-    got.rank = 99;
+    got = 99;
     CHECK_EQ(raw_reply(c3, &r, &got, sizeof got), 0);
-    CHECK(r.status == OPD_OK && got.rank < 2);
+    CHECK(r.status == OPD_OK && got < 2);
     close(c1);
     close(c3);
     /* a claimant that goes while it waits leaves the queue within
@@ -753,7 +673,7 @@ static void shutdown_scenario(void)
     CHECK_EQ(raw_claim(idle, 0, &r) >= 0, 1);
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = OPD_CLAIM, .seq = 1,
                            .len = sizeof(struct opd_claim)};
-    struct opd_claim cl = {.wait_ms = 60000};
+    struct opd_claim cl = {.wait_ms = 60000, .count = 1, .min = 1};
     uint8_t msg[sizeof h + sizeof cl];
     memcpy(msg, &h, sizeof h);
     memcpy(msg + sizeof h, &cl, sizeof cl);
@@ -855,13 +775,19 @@ static void batch(void)
 {
     const char *args[] = {"--machine", "nrRanks=1,nrDpusPerRank=8", "--workers", "1", "--memory-limit-mb", "2", NULL};
     daemon_pid = start(args);
-    for (int batched = 0; batched < 2; batched++) {
-        if (batched)
+    for (int way = 0; way < 3; way++) { /* off; on by the environment; on by the profile key remoteBatch */
+        int batched = way > 0;
+        if (way == 1)
             setenv("OPENPIM_REMOTE_BATCH", "1", 1);
+        else
+            unsetenv("OPENPIM_REMOTE_BATCH");
+        char p[400];
+        /* the previous child's rank comes back once the daemon has seen it go: wait for it */
+        snprintf(p, sizeof p, "%s,allocWaitMs=10000%s", profile, way == 2 ? ",remoteBatch=true" : "");
         pid_t kid = fork();
         if (kid == 0) {
             struct dpu_set_t set, dpu;
-            CHECK_EQ(dpu_alloc_ranks(1, profile, &set), DPU_OK);
+            CHECK_EQ(dpu_alloc_ranks(1, p, &set), DPU_OK);
             CHECK_EQ(dpu_load(set, dpu_program, NULL), DPU_OK);
             DPU_FOREACH(set, dpu) {
                 break;
@@ -979,7 +905,7 @@ static void ctl(void)
     CHECK(strstr(out, "0      available") && strstr(out, "2      available") && strstr(out, "claims waiting: 0"));
     CHECK_EQ(openpimctl("drain 1", out, sizeof out), 0);
     CHECK_EQ(openpimctl("status", out, sizeof out), 0);
-    CHECK(strstr(out, "1      drained    -        -          yes") != NULL);
+    CHECK(strstr(out, "1      drained    -                -          yes") != NULL);
     struct dpu_set_t set, more;
     snprintf(p, sizeof p, "%s,allocWaitMs=200", profile);
     CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK); /* ranks 0 and 2: 1 is drained */
@@ -987,9 +913,9 @@ static void ctl(void)
     CHECK(strstr(openpim_last_error(), "no rank became free within 200 ms") != NULL);
     CHECK_EQ(openpimctl("status", out, sizeof out), 0);
     char line[128];
-    snprintf(line, sizeof line, "2      allocated  %u", (unsigned)getuid());
+    snprintf(line, sizeof line, "2      allocated  uid:%u", (unsigned)getuid());
     CHECK(strstr(out, line) != NULL);
-    snprintf(line, sizeof line, "tenant uid %u holds 2 rank(s)", (unsigned)getuid());
+    snprintf(line, sizeof line, "tenant uid:%u holds 2 rank(s)", (unsigned)getuid());
     CHECK(strstr(out, line) != NULL);
     /* drained while allocated: the tenant keeps it until it lets go */
     CHECK_EQ(openpimctl("drain 2", out, sizeof out), 0);

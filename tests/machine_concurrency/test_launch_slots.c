@@ -357,17 +357,19 @@ static int workers(struct proc *out)
     return k;
 }
 
-/* Whether worker pid has DPU dpu's MRAM mapped (it ran the DPU once). */
-static int maps_mram_of(pid_t pid, uint32_t dpu, uint64_t mram_size)
+/* Whether worker pid has DPU dpu's MRAM mapped (it ran the DPU once): its
+ * part of its rank's memfd (abi/shared.h). */
+static int maps_mram_of(pid_t pid, uint32_t dpu, uint32_t per_rank, uint64_t mram_size)
 {
-    char path[64], line[512];
+    char path[64], line[512], name[48];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+    snprintf(name, sizeof name, "openpim-rank-%u ", dpu / per_rank);
     FILE *f = fopen(path, "r");
     int found = 0;
     while (f && fgets(line, sizeof line, f)) {
         unsigned long long lo, hi, off;
-        if (strstr(line, "openpim-mram") && sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
-            off == dpu * mram_size)
+        if (strstr(line, name) && sscanf(line, "%llx-%llx %*s %llx", &lo, &hi, &off) == 3 &&
+            off == op_rank_mram_offset(per_rank, dpu % per_rank, mram_size))
             found = 1;
     }
     if (f)
@@ -401,13 +403,14 @@ static void test_affinity(void)
     struct proc w[MAX_PROCS];
     CHECK_EQ(workers(w), 2);
     uint64_t size = op_machine_mram_size(m);
+    uint32_t per = op_machine_dpus_per_rank(m);
     for (uint32_t d = 0; d < 2; d++) {
-        int in = maps_mram_of(w[0].pid, d, size) + maps_mram_of(w[1].pid, d, size);
+        int in = maps_mram_of(w[0].pid, d, per, size) + maps_mram_of(w[1].pid, d, per, size);
         if (in != 1)
             fprintf(stderr, "DPU %u ran on %d workers\n", d, in);
         CHECK_EQ(in, 1);
     }
-    CHECK(maps_mram_of(w[0].pid, 0, size) != maps_mram_of(w[0].pid, 1, size));
+    CHECK(maps_mram_of(w[0].pid, 0, per, size) != maps_mram_of(w[0].pid, 1, per, size));
     op_machine_destroy(m);
 }
 

@@ -1,8 +1,9 @@
 /* The worker's seccomp filter (worker/sandbox.c) decision by decision, in a
  * child process that installs it: calls from below 4 GB ("DPU code") always
  * trap, even those the worker may make; the worker's own calls are allowed
- * only as listed (no file creation, no executable memory above 4 GB, tgkill
- * only of itself, no x32 numbers); another ABI kills the process. */
+ * only as listed (no file opened or looked up by path at all: the worker gets
+ * its descriptors from the host; no executable memory above 4 GB, tgkill only
+ * of itself, no x32 numbers); another ABI kills the process. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <ucontext.h>
@@ -91,9 +93,9 @@ static int sandboxed(const char *dir, pid_t parent)
     /* the worker's own calls */
     CHECK(syscall(SYS_getpid) == getpid());
     CHECK(not_trapped());
-    int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
-    CHECK(fd >= 0 && not_trapped());
-    CHECK_EQ(close(fd), 0);
+    struct stat st;
+    CHECK_EQ(syscall(SYS_fstat, 1, &st), 0);
+    CHECK(not_trapped());
     void *m = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     CHECK(m != MAP_FAILED && not_trapped());
     CHECK_EQ(syscall(SYS_tgkill, getpid(), gettid(), 0), 0);
@@ -101,6 +103,13 @@ static int sandboxed(const char *dir, pid_t parent)
     if (strict) {
         CHECK(REFUSED(syscall(SYS_getppid)));
         CHECK(trapped(SYS_getppid, 0));
+        /* not even reading: another pool's memory is a file of the host's (/proc/<pid>/fd/N) */
+        CHECK(REFUSED(open("/proc/self/status", O_RDONLY | O_CLOEXEC)));
+        CHECK(trapped(SYS_openat, 0));
+        CHECK(REFUSED(syscall(SYS_openat, AT_FDCWD, "/proc/self/status", O_RDONLY)));
+        CHECK(trapped(SYS_openat, 0));
+        CHECK(REFUSED(syscall(SYS_newfstatat, AT_FDCWD, "/proc/self/status", &st, 0)));
+        CHECK(trapped(SYS_newfstatat, 0));
         CHECK(REFUSED(open(file, O_WRONLY | O_CREAT, 0644)));
         CHECK(trapped(SYS_openat, 0));
         CHECK(REFUSED(open("/proc/self/status", O_RDONLY | O_TRUNC)));
