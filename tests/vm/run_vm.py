@@ -44,7 +44,7 @@ def build_programs(a, work, env):
         if not os.path.isfile(os.path.join(src, "Makefile")):
             continue
         shutil.copytree(src, os.path.join(work, "apps", name), ignore=shutil.ignore_patterns("bin"))
-        run(["make", "-C", os.path.join(work, "apps", name), "CC=gcc -static"], env=senv)
+        run(["make", "-C", os.path.join(work, "apps", name), "CC=gcc -static", "CXX=g++ -static"], env=senv)
         names.append(name)
     if not names:
         raise Failure("no example under %s/examples" % a.source)

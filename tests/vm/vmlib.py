@@ -66,11 +66,13 @@ def sdk_env(build):
 def static_env(work, build, env, libdpu, optiming):
     """env with a dpu-pkg-config in front of the SDK's that links libdpu
     statically (a guest has no SDK): a UPMEM Makefile built with CC='gcc
-    -static' then makes a program a guest can run."""
+    -static' (CXX='g++ -static' for a C++ host) then makes a program a guest
+    can run."""
     shim = os.path.join(work, "shim")
     os.makedirs(shim, exist_ok=True)
     with open(os.path.join(shim, "dpu-pkg-config"), "w") as f:
-        f.write("#!/bin/sh\necho -I%s %s %s -lpthread -ldl -lm\n" %
+        # libdw and its own dependencies: libdpu reads a faulting DPU's source line with it
+        f.write("#!/bin/sh\necho -I%s %s %s -ldw -lelf -lz -llzma -lbz2 -lpthread -ldl -lm\n" %
                 (os.path.join(build, "sdk", "include", "dpu"), libdpu, optiming))
     os.chmod(os.path.join(shim, "dpu-pkg-config"), 0o755)
     return dict(env, PATH=shim + ":" + env["PATH"])
