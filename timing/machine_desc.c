@@ -1,7 +1,7 @@
 /* Machine description: presets, text-file and profile-string parsers, writer.
  *
- * Every constant has a source: "ref §N" = shared/reference/timing-calibration.md,
- * "fit §3.3" = least-squares/minimax fit of this model to the tables of ref §3.3
+ * Every constant has a source: "calibration-sources §N" = docs/calibration-sources.md,
+ * "fit §3.3" = least-squares/minimax fit of this model to the tables of calibration-sources §3.3
  * (see timing/tests/test_xfer.c), "estimate" = no measurement available.
  */
 #include "timing.h"
@@ -18,7 +18,7 @@
 /* ------------------------------------------------------------------------ */
 
 /* Rank allocation order of the 40-rank (20 dual-rank DIMMs) reference server,
- * inferred from ref §3.3: 2 ranks (one DIMM) serialise fully (654 vs 327 ms at
+ * inferred from calibration-sources §3.3: 2 ranks (one DIMM) serialise fully (654 vs 327 ms at
  * 32 MB/DPU), 5 ranks take as long as 2, 10 and 20 ranks about 4x one rank.
  * That fits 2 sockets x 2 memory controllers x 3 channels = 12 channels, PIM
  * DIMMs numbered across the 3 channels of a controller first (6 DIMMs on
@@ -32,7 +32,7 @@ static unsigned ref_server_channel(unsigned rank)
     return socket * 6 + 3 + (j - 6) % 3;
 }
 
-/* The server of the compiled presets (ref §3.3/§3.4): its constants are the
+/* The server of the compiled presets (calibration-sources §3.3/§3.4): its constants are the
  * ones below, listed key by key in presets/v1A.desc; presets/server-cloud2024.desc
  * sets no key. */
 #define OP_DEFAULT_SERVER "cloud2024"
@@ -90,7 +90,7 @@ static void preset_v1a(struct op_machine_desc *d)
     set_list(d->xfer_size, sizes, 5);
     d->xfer_nfixed = 6;
     set_list(d->xfer_fixed_ranks, fixed_ranks, 6);
-    static const double wram_sizes[4] = {8, 256, 2048, 32768}; /* ref §3.4's rows */
+    static const double wram_sizes[4] = {8, 256, 2048, 32768}; /* calibration-sources §3.4's rows */
     d->xfer_wram_npoints = 4;
     set_list(d->xfer_wram_size, wram_sizes, 4);
     d->xfer_threads = 4;
@@ -110,7 +110,7 @@ static void preset_v1a(struct op_machine_desc *d)
     d->h2d.direct_call_us = 15.0;
     d->h2d.direct_speedup = 1.45;
     d->h2d.serial_gbps = 0.39;
-    /* ref §3.4, all 8 points exactly (timing/README.md): the fixed cost and its
+    /* calibration-sources §3.4, all 8 points exactly (timing/README.md): the fixed cost and its
      * growth from the 8-B and 256-B rows (which share a per-byte cost), the
      * per-byte cost of a rank from the 64-DPU column, the channel slowdown
      * from the 2,560-DPU column (40 ranks, 4 per channel) */
@@ -194,28 +194,28 @@ struct key {
 #define D(f) offsetof(struct op_machine_desc, f)
 static const struct key keys[] = {
     {"name", K_STR, D(name), "label printed in reports"},
-    {"freq_mhz", K_DBL, D(freq_mhz), "ref §1.1: v1A 350 MHz, v1B 400 MHz"},
-    {"nr_tasklets", K_UINT, D(nr_tasklets), "ref §1.1: v1A <=24, v1B <=16 tasklets"},
-    {"mram_bytes", K_U32, D(mram_bytes), "DESIGN.md / ref §1.1: 64 MiB MRAM per DPU"},
-    {"wram_bytes", K_U32, D(wram_bytes), "ref §1.1: v1A 65536 B, v1B 63488 B"},
-            {"channels", K_UINT, D(channels), "inferred from ref §3.3 (see rank_channels)"},
-    {"ranks_per_channel", K_UINT, D(ranks_per_channel), "max ranks sharing a channel; inferred from ref §3.3"},
-    {"nr_ranks", K_UINT, D(nr_ranks), "ref §3.3: 2,560 DPUs = 40 ranks (20 dual-rank DIMMs)"},
-    {"ranks_per_dimm", K_UINT, D(ranks_per_dimm), "ref §3.5: double-rank PIM DIMMs"},
-    {"chips_per_rank", K_UINT, D(chips_per_rank), "ref §3.1: a 64-B line carries 8 B for each of 8 chips"},
-    {"dpus_per_chip", K_UINT, D(dpus_per_chip), "8 DPUs per chip (64 per rank, ref §3.2)"},
+    {"freq_mhz", K_DBL, D(freq_mhz), "calibration-sources §1.1: v1A 350 MHz, v1B 400 MHz"},
+    {"nr_tasklets", K_UINT, D(nr_tasklets), "calibration-sources §1.1: v1A <=24, v1B <=16 tasklets"},
+    {"mram_bytes", K_U32, D(mram_bytes), "calibration-sources §1.1: 64 MiB MRAM per DPU"},
+    {"wram_bytes", K_U32, D(wram_bytes), "calibration-sources §1.1: v1A 65536 B, v1B 63488 B"},
+            {"channels", K_UINT, D(channels), "inferred from calibration-sources §3.3 (see rank_channels)"},
+    {"ranks_per_channel", K_UINT, D(ranks_per_channel), "max ranks sharing a channel; inferred from calibration-sources §3.3"},
+    {"nr_ranks", K_UINT, D(nr_ranks), "calibration-sources §3.3: 2,560 DPUs = 40 ranks (20 dual-rank DIMMs)"},
+    {"ranks_per_dimm", K_UINT, D(ranks_per_dimm), "calibration-sources §3.5: double-rank PIM DIMMs"},
+    {"chips_per_rank", K_UINT, D(chips_per_rank), "calibration-sources §3.1: a 64-B line carries 8 B for each of 8 chips"},
+    {"dpus_per_chip", K_UINT, D(dpus_per_chip), "8 DPUs per chip (64 per rank, calibration-sources §3.2)"},
     {"rank_channels", K_RCHAN, D(rank_channel),
-     "allocation order rank->channel; inferred from ref §3.3 (ranks sharing a channel serialise, ref §3.1)"},
-    {"revolver_cycles", K_UINT, D(revolver_cycles), "ref §1.1: a tasklet issues >=11 cycles after its previous issue"},
-        {"dma_read_fixed", K_DBL, D(dma_read_fixed), "ref §2.2: PrIM's 77-cycle read window minus its ~5 instructions x 11 cycles (the model charges those separately); uPIMulator's alpha ~20; calibration suite"},
-    {"dma_write_fixed", K_DBL, D(dma_write_fixed), "ref §2.2: PrIM's 61-cycle write window minus ~5 instructions x 11 cycles; calibration suite"},
-    {"dma_cycles_per_byte", K_DBL, D(dma_cycles_per_byte), "ref §2.2: fits 77/61 intercepts and 628/633 MB/s at 2 KB together (0.5 is the rounded value)"},
-    {"dma_overlap_cycles", K_DBL, D(dma_overlap_cycles), "ref §6: one DMA at a time, FIFO (0); what-if knob"},
+     "allocation order rank->channel; inferred from calibration-sources §3.3 (ranks sharing a channel serialise, calibration-sources §3.1)"},
+    {"revolver_cycles", K_UINT, D(revolver_cycles), "calibration-sources §1.1: a tasklet issues >=11 cycles after its previous issue"},
+        {"dma_read_fixed", K_DBL, D(dma_read_fixed), "calibration-sources §2.2: PrIM's 77-cycle read window minus its ~5 instructions x 11 cycles (the model charges those separately); uPIMulator's alpha ~20; calibration suite"},
+    {"dma_write_fixed", K_DBL, D(dma_write_fixed), "calibration-sources §2.2: PrIM's 61-cycle write window minus ~5 instructions x 11 cycles; calibration suite"},
+    {"dma_cycles_per_byte", K_DBL, D(dma_cycles_per_byte), "calibration-sources §2.2: fits 77/61 intercepts and 628/633 MB/s at 2 KB together (0.5 is the rounded value)"},
+    {"dma_overlap_cycles", K_DBL, D(dma_overlap_cycles), "calibration-sources §6: one DMA at a time, FIFO (0); what-if knob"},
 #define OP_OP_COST_KEY_(slot, field, source) {"op_" #field, K_UINT, D(ops.field), source},
     OP_OP_COST_LIST(OP_OP_COST_KEY_)
 #undef OP_OP_COST_KEY_
     {"rt_dma_call", K_UINT, D(rt.dma_call),
-     "estimate: size encode (lsr_add, lsl_add) + ldma/sdma (upmem-sdk.md §5)"},
+     "estimate: size encode (lsr_add, lsl_add) + ldma/sdma (calibration-sources §2.1)"},
     {"rt_barrier_wait", K_UINT, D(rt.barrier_wait), "estimate: atomic-bit lock, count update, stop"},
     {"rt_barrier_wake_per_tasklet", K_UINT, D(rt.barrier_wake_per_tasklet), "estimate: resume loop of the last arrival"},
     {"rt_mutex_lock", K_UINT, D(rt.mutex_lock), "the `acquire` of SDK mutex.h (static inline; the counting pass charges no call): its retries while taken are modelled as spinning"},
@@ -226,47 +226,47 @@ static const struct key keys[] = {
     {"rt_handshake_notify", K_UINT, D(rt.handshake_notify), "estimate"},
     {"rt_mem_alloc", K_UINT, D(rt.mem_alloc), "estimate: lock, bump pointer, align, unlock"},
     {"rt_mem_reset", K_UINT, D(rt.mem_reset), "estimate"},
-    {"rt_perfcounter", K_UINT, D(rt.perfcounter), "estimate: time instruction + shift (upmem-sdk.md §4)"},
+    {"rt_perfcounter", K_UINT, D(rt.perfcounter), "estimate: time instruction + shift ([UPMEM-SDK] perfcounter.c)"},
     {"rt_boot", K_UINT, D(rt.boot), "estimate: crt0 per-tasklet boot chain"},
-    {"xfer_size", K_SIZES, D(xfer_size), "ref §3.3 table rows (bytes per DPU)"},
-    {"xfer_fixed_ranks", K_FIXED_RANKS, D(xfer_fixed_ranks), "ref §3.3 table columns (64..2,560 DPUs)"},
-    {"xfer_wram_size", K_WSIZES, D(xfer_wram_size), "ref §3.4 table rows (bytes per DPU, WRAM __host)"},
+    {"xfer_size", K_SIZES, D(xfer_size), "calibration-sources §3.3 table rows (bytes per DPU)"},
+    {"xfer_fixed_ranks", K_FIXED_RANKS, D(xfer_fixed_ranks), "calibration-sources §3.3 table columns (64..2,560 DPUs)"},
+    {"xfer_wram_size", K_WSIZES, D(xfer_wram_size), "calibration-sources §3.4 table rows (bytes per DPU, WRAM __host)"},
     {"xfer_threads", K_UINT, D(xfer_threads),
-     "ref §3.1: SDK >= 2021.3 per-channel pool, 4 threads by default (2020.2: 8 per rank); one thread per DPU index"},
-    {"h2d_fixed_us", K_LIST_FIXED, D(h2d.fixed_us), "ref §3.3: 32-B row, Host->DPU (59..327 us)"},
+     "calibration-sources §3.1: SDK >= 2021.3 per-channel pool, 4 threads by default (2020.2: 8 per rank); one thread per DPU index"},
+    {"h2d_fixed_us", K_LIST_FIXED, D(h2d.fixed_us), "calibration-sources §3.3: 32-B row, Host->DPU (59..327 us)"},
     {"h2d_rank_gbps", K_LIST_SIZE, D(h2d.rank_gbps), "fit §3.3 (64-DPU column ~ one rank)"},
     {"h2d_chan_gbps", K_LIST_SIZE, D(h2d.chan_gbps), "fit §3.3 (128-DPU column: 2 ranks on one channel)"},
     {"h2d_contention", K_LIST_SIZE, D(h2d.contention), "fit §3.3 (320..1,280-DPU columns)"},
-    {"h2d_cap_gbps", K_LIST_SIZE, D(h2d.cap_gbps), "fit §3.3 (2,560-DPU column; ~57 GB/s peak, ref §3.3)"},
-    {"h2d_bcast_speedup", K_DBL, D(h2d.bcast_speedup), "ref §3.2: PrIM broadcast 16.88 vs parallel 6.68 GB/s"},
-    {"h2d_serial_call_us", K_DBL, D(h2d.serial_call_us), "ref §3.3/§6: ~59 us per call (1 rank fixed cost)"},
-    {"h2d_direct_call_us", K_DBL, D(h2d.direct_call_us), "ref §3.5 Loremkang: direct interface, 64 KB send 15 us (SDK 146 us)"},
-    {"h2d_direct_speedup", K_DBL, D(h2d.direct_speedup), "ref §3.5 Loremkang ParallelResult: direct send 23 GB/s vs SDK 15.9 GB/s"},
-    {"h2d_serial_gbps", K_DBL, D(h2d.serial_gbps), "between ref §3.2 PrIM 0.33 and PrIM-era RED 0.48 GB/s (both within 19 %); calibration suite"},
+    {"h2d_cap_gbps", K_LIST_SIZE, D(h2d.cap_gbps), "fit §3.3 (2,560-DPU column; ~57 GB/s peak, calibration-sources §3.3)"},
+    {"h2d_bcast_speedup", K_DBL, D(h2d.bcast_speedup), "calibration-sources §3.2: PrIM broadcast 16.88 vs parallel 6.68 GB/s"},
+    {"h2d_serial_call_us", K_DBL, D(h2d.serial_call_us), "calibration-sources §3.3/§6: ~59 us per call (1 rank fixed cost)"},
+    {"h2d_direct_call_us", K_DBL, D(h2d.direct_call_us), "calibration-sources §3.5 Loremkang: direct interface, 64 KB send 15 us (SDK 146 us)"},
+    {"h2d_direct_speedup", K_DBL, D(h2d.direct_speedup), "calibration-sources §3.5 Loremkang ParallelResult: direct send 23 GB/s vs SDK 15.9 GB/s"},
+    {"h2d_serial_gbps", K_DBL, D(h2d.serial_gbps), "between calibration-sources §3.2 PrIM 0.33 and PrIM-era RED 0.48 GB/s (both within 19 %); calibration suite"},
     {"h2d_wram_fixed_us", K_DBL, D(h2d.wram_fixed_us), "fit §3.4 (8-B and 256-B rows, 64 DPUs)"},
     {"h2d_wram_fixed_us_per_doubling", K_DBL, D(h2d.wram_fixed_us_per_doubling), "fit §3.4 (8-B and 256-B rows, 2,560 DPUs)"},
     {"h2d_wram_ns_per_byte", K_LIST_WSIZE, D(h2d.wram_ns_per_byte), "fit §3.4 (64-DPU column; ~57 ns per byte per DPU at 32 KB)"},
     {"h2d_wram_channel_slowdown", K_LIST_WSIZE, D(h2d.wram_channel_slowdown), "fit §3.4 (2,560 vs 64 DPUs)"},
     {"h2d_wram_bcast_factor", K_DBL, D(h2d.wram_bcast_factor),
-     "0 = off: a WRAM broadcast costs a parallel WRAM push (ref §3.4 has no broadcast data); paper 002: 3"},
+     "0 = off: a WRAM broadcast costs a parallel WRAM push (calibration-sources §3.4 has no broadcast data); [XferStudy]: 3"},
     {"host_llc_bytes", K_DBL, D(host_llc_bytes),
-     "0 = none modelled (ref §3.3 does not name the cloud server's CPU); paper 002: 11 MB"},
-    {"d2h_fixed_us", K_LIST_FIXED, D(d2h.fixed_us), "ref §3.3: 32-B row, DPU->Host (157..432 us)"},
+     "0 = none modelled (calibration-sources §3.3 does not name the cloud server's CPU); [XferStudy]: 11 MB"},
+    {"d2h_fixed_us", K_LIST_FIXED, D(d2h.fixed_us), "calibration-sources §3.3: 32-B row, DPU->Host (157..432 us)"},
     {"d2h_rank_gbps", K_LIST_SIZE, D(d2h.rank_gbps), "fit §3.3 (64-DPU column)"},
     {"d2h_chan_gbps", K_LIST_SIZE, D(d2h.chan_gbps), "fit §3.3 (128-DPU column)"},
     {"d2h_contention", K_LIST_SIZE, D(d2h.contention), "fit §3.3 (320..1,280-DPU columns)"},
-    {"d2h_cap_gbps", K_LIST_SIZE, D(d2h.cap_gbps), "fit §3.3 (2,560-DPU column; ~14 GB/s, ref §3.3)"},
-    {"d2h_serial_call_us", K_DBL, D(d2h.serial_call_us), "ref §3.3/§6: ~157 us per call (1 rank fixed cost)"},
-    {"d2h_direct_call_us", K_DBL, D(d2h.direct_call_us), "ref §3.5 Loremkang: direct interface, 64 KB receive 30 us (SDK 183 us)"},
-    {"d2h_direct_speedup", K_DBL, D(d2h.direct_speedup), "ref §3.5 Loremkang ParallelResult: direct receive 24.5 GB/s vs SDK 8.4 GB/s"},
-    {"d2h_serial_gbps", K_DBL, D(d2h.serial_gbps), "ref §6/§3.2: 0.115 GB/s per DPU"},
+    {"d2h_cap_gbps", K_LIST_SIZE, D(d2h.cap_gbps), "fit §3.3 (2,560-DPU column; ~14 GB/s, calibration-sources §3.3)"},
+    {"d2h_serial_call_us", K_DBL, D(d2h.serial_call_us), "calibration-sources §3.3/§6: ~157 us per call (1 rank fixed cost)"},
+    {"d2h_direct_call_us", K_DBL, D(d2h.direct_call_us), "calibration-sources §3.5 Loremkang: direct interface, 64 KB receive 30 us (SDK 183 us)"},
+    {"d2h_direct_speedup", K_DBL, D(d2h.direct_speedup), "calibration-sources §3.5 Loremkang ParallelResult: direct receive 24.5 GB/s vs SDK 8.4 GB/s"},
+    {"d2h_serial_gbps", K_DBL, D(d2h.serial_gbps), "calibration-sources §6/§3.2: 0.115 GB/s per DPU"},
     {"d2h_wram_fixed_us", K_DBL, D(d2h.wram_fixed_us), "fit §3.4 (8-B and 256-B rows, 64 DPUs)"},
     {"d2h_wram_fixed_us_per_doubling", K_DBL, D(d2h.wram_fixed_us_per_doubling), "fit §3.4 (8-B and 256-B rows, 2,560 DPUs)"},
     {"d2h_wram_ns_per_byte", K_LIST_WSIZE, D(d2h.wram_ns_per_byte), "fit §3.4 (64-DPU column)"},
     {"d2h_wram_channel_slowdown", K_LIST_WSIZE, D(d2h.wram_channel_slowdown), "fit §3.4 (2,560 vs 64 DPUs)"},
-    {"launch_base_us", K_DBL, D(launch_base_us), "ref §3.5: 183 us SDK launch on 4 ranks/2 channels - 2 x 67"},
-    {"launch_mux_us", K_DBL, D(launch_mux_us), "ref §3.5: MRAM mux hand-over ~67 us per rank (11.4 + 55.4)"},
-    {"launch_mux_back_us", K_DBL, D(launch_mux_back_us), "ref §3.5: receive after launch 275 vs 183 us on 2 ranks/channel"},
+    {"launch_base_us", K_DBL, D(launch_base_us), "calibration-sources §3.5: 183 us SDK launch on 4 ranks/2 channels - 2 x 67"},
+    {"launch_mux_us", K_DBL, D(launch_mux_us), "calibration-sources §3.5: MRAM mux hand-over ~67 us per rank (11.4 + 55.4)"},
+    {"launch_mux_back_us", K_DBL, D(launch_mux_back_us), "calibration-sources §3.5: receive after launch 275 vs 183 us on 2 ranks/channel"},
 };
 #undef D
 #define NKEYS (sizeof keys / sizeof keys[0])

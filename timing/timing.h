@@ -2,7 +2,7 @@
  *
  * A self-contained C11 library (libc + libm).  It never changes functional
  * results: the emulator reports events to it and asks it for times.
- * Calibration sources are cited as "ref §N" = shared/reference/timing-calibration.md.
+ * Calibration sources are cited as "calibration-sources §N" = docs/calibration-sources.md.
  *
  *   machine_desc.c  every hardware/timing constant (struct op_machine_desc),
  *                   presets, the text-file and profile-string parsers
@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define OP_TIMING_MAX_TASKLETS 24   /* v1A hardware threads (ref §1.1) */
+#define OP_TIMING_MAX_TASKLETS 24   /* v1A hardware threads (calibration-sources §1.1) */
 #define OP_TIMING_MAX_RANKS 256     /* ranks a description can list */
 #define OP_TIMING_MAX_POINTS 8      /* points of a calibration curve */
 
@@ -36,7 +36,7 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 /* Dynamic DPU instructions charged per C operation (the LLVM pass's table,
- * ref §1.2 and §6).  Data-dependent 32-bit mul/div: base + per_bit * bitlen
+ * calibration-sources §1.2 and §6).  Data-dependent 32-bit mul/div: base + per_bit * bitlen
  * (mul: bitlen of the smaller operand; div: clz(d)-clz(n)+1 steps).  ALU
  * operations (1 per 32-bit word) are constants of the pass, not of the
  * description (timing/llvm/op_costs.def). */
@@ -60,7 +60,7 @@ struct op_runtime_costs {
     unsigned boot;                 /* crt0 work per tasklet before main() */
 };
 
-/* Host<->DPU transfer constants for one direction (ref §3.3, §3.4, §3.7). */
+/* Host<->DPU transfer constants for one direction (calibration-sources §3.3, §3.4, §3.7). */
 struct op_xfer_dir_params {
     double fixed_us[OP_TIMING_MAX_POINTS];   /* per call, at xfer_fixed_ranks[] */
     double rank_gbps[OP_TIMING_MAX_POINTS];  /* one rank alone on its channel, at xfer_size[] */
@@ -82,7 +82,7 @@ struct op_xfer_dir_params {
 struct op_machine_desc {
     char name[32];
     char server[32];               /* server preset (timing/presets/server-<name>.desc), "cloud2024" by default */
-    /* DPU chip (ref §1.1) */
+    /* DPU chip (calibration-sources §1.1) */
     double freq_mhz;
     unsigned nr_tasklets;          /* hardware threads */
     uint32_t mram_bytes, wram_bytes;
@@ -90,24 +90,24 @@ struct op_machine_desc {
     unsigned nr_ranks, channels, ranks_per_channel; /* ranks_per_channel: the most on one channel */
     unsigned ranks_per_dimm, chips_per_rank, dpus_per_chip;
     uint16_t rank_channel[OP_TIMING_MAX_RANKS];     /* allocation order: rank i -> channel */
-    /* pipeline (ref §1.1) */
+    /* pipeline (calibration-sources §1.1) */
     unsigned revolver_cycles;      /* a tasklet issues at most once per this many cycles */
-    /* MRAM<->WRAM DMA (ref §2.2): latency = fixed + per_byte * bytes */
+    /* MRAM<->WRAM DMA (calibration-sources §2.2): latency = fixed + per_byte * bytes */
     double dma_read_fixed, dma_write_fixed, dma_cycles_per_byte;
     double dma_overlap_cycles;     /* fixed cycles of a DMA that overlap the next one (0 = FIFO) */
     struct op_op_costs ops;
     struct op_runtime_costs rt;
-    /* host transfers (ref §3) */
+    /* host transfers (calibration-sources §3) */
     unsigned xfer_npoints;         /* points in xfer_size[] and the per-size curves */
     double xfer_size[OP_TIMING_MAX_POINTS];        /* bytes per DPU, increasing */
     unsigned xfer_nfixed;
     double xfer_fixed_ranks[OP_TIMING_MAX_POINTS]; /* rank counts of fixed_us[], increasing */
     unsigned xfer_wram_npoints;
     double xfer_wram_size[OP_TIMING_MAX_POINTS];   /* bytes per DPU of the WRAM curves, increasing */
-    unsigned xfer_threads;         /* host threads on one rank's DPU indices (SDK thread pool, ref §3.1) */
+    unsigned xfer_threads;         /* host threads on one rank's DPU indices (SDK thread pool, calibration-sources §3.1) */
     double host_llc_bytes;         /* host last-level cache: a broadcast block up to it stays cached (0: none) */
     struct op_xfer_dir_params h2d, d2h;
-    /* launch (ref §3.5) */
+    /* launch (calibration-sources §3.5) */
     double launch_base_us;         /* per dpu_launch(SYNC) */
     double launch_mux_us;          /* MRAM mux hand-over, per rank, serial within a channel */
     double launch_mux_back_us;     /* mux back to the host on the first access after a launch */

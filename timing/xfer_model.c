@@ -1,41 +1,41 @@
-/* Host<->DPU transfer and launch model (ref §3).
+/* Host<->DPU transfer and launch model (calibration-sources §3).
  *
  * MRAM, parallel push or broadcast, for one SDK call:
- *   t = F(ranks)                                   fixed cost per call (ref §3.3, 32-B row)
+ *   t = F(ranks)                                   fixed cost per call (calibration-sources §3.3, 32-B row)
  *     + max( (1 + c(s) * log2(active channels)) * max over channels of t_ch,
  *            useful bytes / cap(s) )               host aggregate cap: the host reads (or
  *                                                  writes) each DPU's data once, whatever
  *                                                  the lines it moves to the ranks
  *   t_ch = B_rank / R(s)        if one rank of the call sits on the channel,
  *        = sum B_rank / C(s)    otherwise (ranks of a channel are served by one
- *                               per-channel thread pool, ref §3.1: they serialise)
+ *                               per-channel thread pool, calibration-sources §3.1: they serialise)
  * with s = bytes per DPU, B_rank = s * chips_per_rank * min(DPUs of the rank,
  * dpus_per_chip) (one 64-B line carries 8 B for each of 8 chips at one DPU
- * index, ref §3.1; DPUs numbered chip by chip), t_ch at least
+ * index, calibration-sources §3.1; DPUs numbered chip by chip), t_ch at least
  * sum over its ranks of B_rank / (min(DPU indices, xfer_threads) * chips_per_rank
  * * serial_gbps) (one host thread per DPU index, each as fast as a serial
- * copy's: partial ranks, ref §3.2), curves R, C, c, cap interpolated in log2(s) (bandwidths through
+ * copy's: partial ranks, calibration-sources §3.2), curves R, C, c, cap interpolated in log2(s) (bandwidths through
  * their inverse), F interpolated in log2(ranks).  Broadcast multiplies R, C and
- * cap by bcast_speedup (ref §3.2).
- * Broadcast and the host's last-level cache (paper 002): a source block of at
+ * cap by bcast_speedup (calibration-sources §3.2).
+ * Broadcast and the host's last-level cache ([XferStudy]): a source block of at
  * most host_llc_bytes is read from DRAM once and stays cached while every
  * rank is written, so R, C and cap take their best value at sizes up to s
  * (the per-DPU curves' fall at large sizes and their host cap come from
  * reading the sources from DRAM); a larger block streams from DRAM for every
  * rank and is memory-bound like per-DPU data (the curves at s).
- * WRAM (__host symbols, control interface, ref §3.4):
+ * WRAM (__host symbols, control interface, calibration-sources §3.4):
  *   t = wram_fixed + per_doubling * log2(ranks)
  *     + max over ranks (DPUs * s * ns_per_byte(s)) * (1 + slowdown(s) * (ranks per channel - 1)),
  * ns_per_byte and slowdown interpolated in log2(s) between the xfer_wram_size
  * points (small pushes pay more per byte; large ones on many channels overlap
- * better: one constant each missed ref §3.4's rows by up to 27 %).
- * A WRAM broadcast with wram_bcast_factor > 0 (paper 002 Fig. 6) costs that
+ * better: one constant each missed calibration-sources §3.4's rows by up to 27 %).
+ * A WRAM broadcast with wram_bcast_factor > 0 ([XferStudy] Fig. 6) costs that
  * factor times the same broadcast into MRAM: the SDK's broadcast path, not
- * the per-DPU control-interface rate of ref §3.4 (which would make it 4x to
+ * the per-DPU control-interface rate of calibration-sources §3.4 (which would make it 4x to
  * 560x slower than MRAM, not the paper's ~3x).
- * Serial (dpu_copy_to/from, ref §3.7, §6): sum over DPUs of (call + s / serial_bw);
+ * Serial (dpu_copy_to/from, calibration-sources §3.7, §6): sum over DPUs of (call + s / serial_bw);
  * WRAM: sum over DPUs of (wram_fixed + s * ns_per_byte(s)).
- * A first MRAM access after a launch adds the MRAM mux hand-back (ref §3.5);
+ * A first MRAM access after a launch adds the MRAM mux hand-back (calibration-sources §3.5);
  * WRAM goes through the control interface and needs none.
  */
 #include "timing.h"
@@ -102,7 +102,7 @@ struct chan_acc {
 };
 
 /* Group the participating ranks by channel.  Returns the number of channels.
- * round_lines (MRAM window transfers, ref §3.1): one 64-B line carries 8 B for
+ * round_lines (MRAM window transfers, calibration-sources §3.1): one 64-B line carries 8 B for
  * each chip at one DPU index, and the SDK's threads share a rank's DPU indices.
  * DPUs are numbered chip by chip (the SDK's slice-major order), so n DPUs of a
  * rank engage m = min(n, dpus_per_chip) DPU indices: the host moves
@@ -182,7 +182,7 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
     double t;
 
     if (x->kind == OP_XFER_SERIAL) {
-        /* WRAM goes through the control interface: a one-DPU call costs a WRAM call (ref §3.4) */
+        /* WRAM goes through the control interface: a one-DPU call costs a WRAM call (calibration-sources §3.4) */
         double per_dpu = x->target == OP_XFER_WRAM ? p->wram_fixed_us + s * wram_ns
                                                    : p->serial_call_us + s / (p->serial_gbps * 1e3);
         t = dpus * per_dpu;
@@ -218,7 +218,7 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
             hinv /= p->direct_speedup;
         }
         /* one host thread per DPU index of a rank moves chips_per_rank * serial_gbps of lines (one DPU's
-         * parallel transfer runs at the serial rate, ref §3.2): the limit of partial ranks */
+         * parallel transfer runs at the serial rate, calibration-sources §3.2): the limit of partial ranks */
         double tinv = 1.0 / ((d->chips_per_rank ? d->chips_per_rank : 1) * p->serial_gbps);
         if (bcast && p->bcast_speedup > 0)
             tinv /= p->bcast_speedup;

@@ -1,4 +1,4 @@
-/* Calibration suite, DPU side: arithmetic throughput (ref §1.2).
+/* Calibration suite, DPU side: arithmetic throughput (calibration-sources §1.2).
  *
  * Method of PrIM's arithmetic-throughput microbenchmark (Gómez-Luna et al.,
  * §3.1.1), written for OpenPIM: the DPU's input array (nr_elems elements of

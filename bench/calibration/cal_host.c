@@ -1,13 +1,13 @@
 /* Calibration suite, host side: runs the DPU calibration programs on the
  * emulator and prints one CSV record per measurement (the first field names
  * the measurement).  run.sh collects the records; report.py compares them
- * with the published values of shared/reference/timing-calibration.md.
+ * with the published values of docs/calibration-sources.md.
  *
- *   cal_host arith  DPU_BINARY TASKLETS        ref §1.2
- *   cal_host wram   DPU_BINARY TASKLETS        ref §1.3
- *   cal_host mram   DPU_BINARY TASKLETS        ref §2.2, §2.3
- *   cal_host xfer   DPU_BINARY MAX_MB          ref §3.2, §3.3 (end to end through the SDK)
- *   cal_host launch DPU_BINARY                 ref §3.5
+ *   cal_host arith  DPU_BINARY TASKLETS        calibration-sources §1.2
+ *   cal_host wram   DPU_BINARY TASKLETS        calibration-sources §1.3
+ *   cal_host mram   DPU_BINARY TASKLETS        calibration-sources §2.2, §2.3
+ *   cal_host xfer   DPU_BINARY MAX_MB          calibration-sources §3.2, §3.3 (end to end through the SDK)
+ *   cal_host launch DPU_BINARY                 calibration-sources §3.5
  *
  * Times come from the timing model: DPU cycles from the DPU's perfcounter
  * (as on hardware) and openpim_get_dpu_stats; SDK call times from deltas of
@@ -25,7 +25,7 @@
 #include "../bench.h"
 
 /* The DPU clock of the machine description in use (UPMEM_PROFILE: v1A 350 MHz,
- * v1B 400 MHz, ref §1.1), as the SDK's dpu_description.h gives it. */
+ * v1B 400 MHz, calibration-sources §1.1), as the SDK's dpu_description.h gives it. */
 static double freq_mhz_of_profile(void)
 {
     dpu_description_t desc;
@@ -76,7 +76,7 @@ static uint32_t rnd31(void)
 }
 
 /* ------------------------------------------------------------------------ */
-/* 1. Arithmetic throughput (ref §1.2)                                       */
+/* 1. Arithmetic throughput (calibration-sources §1.2)                      */
 /* ------------------------------------------------------------------------ */
 
 static const char *const type_names[4] = {"int32", "int64", "float", "double"};
@@ -180,7 +180,7 @@ static int cmd_arith(const char *binary, unsigned tasklets)
 }
 
 /* ------------------------------------------------------------------------ */
-/* 2. STREAM on WRAM (ref §1.3)                                              */
+/* 2. STREAM on WRAM (calibration-sources §1.3)                             */
 /* ------------------------------------------------------------------------ */
 
 static int cmd_wram(const char *binary, unsigned tasklets)
@@ -225,7 +225,7 @@ static int cmd_wram(const char *binary, unsigned tasklets)
 }
 
 /* ------------------------------------------------------------------------ */
-/* 3. MRAM <-> WRAM DMA (ref §2.2, §2.3)                                     */
+/* 3. MRAM <-> WRAM DMA (calibration-sources §2.2, §2.3)                    */
 /* ------------------------------------------------------------------------ */
 
 static void mram_run(struct dpu_set_t set, struct dpu_set_t dpu, unsigned tasklets, uint32_t mode, uint32_t size,
@@ -298,7 +298,7 @@ static int cmd_mram(const char *binary, unsigned tasklets)
 }
 
 /* ------------------------------------------------------------------------ */
-/* 4. Host <-> DPU transfers, end to end through the SDK (ref §3.2, §3.3)     */
+/* 4. Host <-> DPU transfers via the SDK (calibration-sources §3.2, §3.3)   */
 /* ------------------------------------------------------------------------ */
 
 static uint8_t *xbuf;
@@ -366,7 +366,7 @@ static void xrec(const char *table, const char *kind, int to_dpu, unsigned ndpus
 static int cmd_xfer(const char *binary, unsigned max_mb)
 {
     const double budget = (double)max_mb * 1048576.0;
-    /* ref §3.3 grid: 64..2560 DPUs x 32 B..32 MB per DPU, parallel push */
+    /* calibration-sources §3.3 grid: 64..2560 DPUs x 32 B..32 MB per DPU, parallel push */
     static const unsigned grid_dpus[6] = {64, 128, 320, 640, 1280, 2560};
     static const size_t grid_size[6] = {32, 2048, 65536, 1u << 20, 8u << 20, 32u << 20};
     for (int c = 0; c < 6; c++) {
@@ -386,7 +386,7 @@ static int cmd_xfer(const char *binary, unsigned max_mb)
         }
         DPU_ASSERT(dpu_free(set));
     }
-    /* ref §3.2 (PrIM Figs. 10-11): one rank, 1..64 DPUs, 32 MB per DPU */
+    /* calibration-sources §3.2 (PrIM Figs. 10-11): one rank, 1..64 DPUs, 32 MB per DPU */
     static const unsigned prim_dpus[4] = {1, 4, 16, 64};
     const size_t psize = 32u << 20;
     for (int c = 0; c < 4; c++) {
@@ -400,7 +400,7 @@ static int cmd_xfer(const char *binary, unsigned max_mb)
         xrec("s32", "serial", 0, prim_dpus[c], psize, serial(set, 0, psize));
         DPU_ASSERT(dpu_free(set));
     }
-    /* ref §3.5 (Loremkang): 4 ranks = 256 DPUs, SDK push of 8 KB..16 MB in total */
+    /* calibration-sources §3.5 (Loremkang): 4 ranks = 256 DPUs, SDK push of 8 KB..16 MB in total */
     if (MACHINE_DPUS >= 256) {
         static const size_t totals[5] = {8u << 10, 64u << 10, 1u << 20, 4u << 20, 16u << 20};
         struct dpu_set_t set = alloc_load(256, NULL, binary);
@@ -415,7 +415,7 @@ static int cmd_xfer(const char *binary, unsigned max_mb)
 }
 
 /* ------------------------------------------------------------------------ */
-/* 5. Launch overhead (ref §3.5)                                             */
+/* 5. Launch overhead (calibration-sources §3.5)                            */
 /* ------------------------------------------------------------------------ */
 
 static int cmd_launch(const char *binary)

@@ -1,4 +1,4 @@
-/* Calibration kernels of issue 8 (mutex-heavy and streaming DPU kernels),
+/* Calibration kernels: mutex-heavy and streaming DPU kernels,
  * written for OpenPIM after the shapes of PrIM's HST-L, TRNS (step 3), VA
  * and RED (CMU-SAFARI/prim-benchmarks; read, not copied):
  *   mode 0  histogram, a mutex around every update, values generated in WRAM

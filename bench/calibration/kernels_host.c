@@ -1,4 +1,4 @@
-/* Host side of kernels_dpu.c (issue 8 kernels): runs one mode on one DPU,
+/* Host side of kernels_dpu.c (the calibration kernels): runs one mode on one DPU,
  * checks the result exactly against a host computation, and prints one CSV
  * record for report.py:
  *   kernel,<name>,<tasklets>,<units>,<cycles>,<cycles per unit>,<ok>

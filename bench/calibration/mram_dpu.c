@@ -1,4 +1,4 @@
-/* Calibration suite, DPU side: MRAM <-> WRAM DMA (ref §2.2, §2.3).
+/* Calibration suite, DPU side: MRAM <-> WRAM DMA (calibration-sources §2.2, §2.3).
  *
  * Written for OpenPIM after PrIM's MRAM-latency and STREAM (COPY-DMA)
  * microbenchmarks.  Tasklet t moves cal_size-byte blocks t, t+T, ... of a

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Calibration suite report: compares the modelled values recorded by run.sh
 (results.csv) with the published UPMEM measurements collected in
-shared/reference/timing-calibration.md ("ref §N"), prints the table and, when
+docs/calibration-sources.md ("calibration-sources §N"), prints the table and, when
 matplotlib is importable, writes the figures.
 
     report.py [--no-figures] results.csv out-dir
@@ -12,39 +12,39 @@ import os
 import sys
 from collections import defaultdict
 
-from kernels_report import add_kernel_rows  # issue 8 kernels (kernels_dpu.c)
+from kernels_report import add_kernel_rows  # mutex-heavy and streaming kernels (kernels_dpu.c)
 
 F_MHZ = 350.0
 
 # ---------------------------------------------------------------------------
-# Published values (ref = shared/reference/timing-calibration.md), exactly as
+# Published values (ref = docs/calibration-sources.md), exactly as
 # written there.
 # ---------------------------------------------------------------------------
 TYPES = ["int32", "int64", "float", "double"]
 OPS = ["add", "sub", "mul", "div"]
-# ref §1.2: PrIM arithmetic throughput, MOPS, 1 DPU, >= 11 tasklets
+# calibration-sources §1.2: PrIM arithmetic throughput, MOPS, 1 DPU, >= 11 tasklets
 ARITH_MOPS = {
     "int32": [58.56, 58.56, 10.27, 11.27],
     "int64": [50.16, 50.16, 2.56, 1.40],
     "float": [4.91, 4.59, 1.91, 0.34],
     "double": [3.32, 3.11, 0.53, 0.16],
 }
-# ref §1.3: STREAM on WRAM, uint64, 16 tasklets, MB/s (SCALE/TRIAD "≈", order of magnitude)
+# calibration-sources §1.3: STREAM on WRAM, uint64, 16 tasklets, MB/s (SCALE/TRIAD "≈", order of magnitude)
 WRAM_MBS = {"copy": (2818.98, ""), "add": (1682.46, ""), "scale": (42.0, "≈"), "triad": (62.0, "≈")}
-# ref §2.2: MRAM latency (cycles) = alpha + beta * B, 1 tasklet
+# calibration-sources §2.2: MRAM latency (cycles) = alpha + beta * B, 1 tasklet
 MRAM_ALPHA = {"read": 77.0, "write": 61.0}
 MRAM_BETA = 0.5
-MRAM_BW_2048 = {"read": 628.23, "write": 633.22}  # ref §2.2, MB/s at 2,048 B
-COPY_DMA_MBS = 624.0  # ref §2.3, COPY-DMA, read+written bytes, lower confidence
-# ref §3.2 (PrIM Figs. 10-11), GB/s, one rank, 32 MB per DPU; the parallel
-# curve starts near the serial rate at 1 DPU (issue 8) and reaches its peak at 64
+MRAM_BW_2048 = {"read": 628.23, "write": 633.22}  # calibration-sources §2.2, MB/s at 2,048 B
+COPY_DMA_MBS = 624.0  # calibration-sources §2.3, COPY-DMA, read+written bytes, lower confidence
+# calibration-sources §3.2 (PrIM Figs. 10-11), GB/s, one rank, 32 MB per DPU; the parallel
+# curve starts near the serial rate at 1 DPU and reaches its peak at 64
 PRIM_XFER = {
     ("push", "h2d", 1): 0.33, ("push", "d2h", 1): 0.12,
     ("push", "h2d", 64): 6.68, ("push", "d2h", 64): 4.74, ("broadcast", "h2d", 64): 16.88,
     ("serial", "h2d", 1): 0.33, ("serial", "d2h", 1): 0.12,
     ("serial", "h2d", 64): 0.33, ("serial", "d2h", 64): 0.12,  # "stays ≈ flat at the 1-DPU value"
 }
-# ref §3.3: UPMEM cloud server (downmem upmemLut-mramxfer.c), ms
+# calibration-sources §3.3: UPMEM cloud server (downmem upmemLut-mramxfer.c), ms
 GRID_DPUS = [64, 128, 320, 640, 1280, 2560]
 GRID_SIZES = [32, 2048, 65536, 1048576, 8388608, 33554432]
 GRID_MS = {
@@ -55,21 +55,21 @@ GRID_MS = {
             [2.32, 3.76, 6.16, 11.0, 13.0, 14.9], [20.1, 47.2, 57.7, 116, 145, 202],
             [188, 412, 464, 1004, 1069, 1540], [788, 1609, 1875, 4006, 4318, 5947]],
 }
-GRID_NOISY = {("h2d", 65536, 2560)}  # ref §3.3 "Table quirks": less time than 1,280 DPUs for twice the data
-PEAK_H2D_2560, PEAK_D2H_2560 = 57.7, 14.4  # ref §3.3 observations (8 MB H->D, 32 MB D->H columns)
-# ref §3.5 (Loremkang, 4 ranks = 256 DPUs, SDK 2023.2), total bytes -> us
+GRID_NOISY = {("h2d", 65536, 2560)}  # calibration-sources §3.3 "Table quirks": less time than 1,280 DPUs for twice the data
+PEAK_H2D_2560, PEAK_D2H_2560 = 57.7, 14.4  # calibration-sources §3.3 observations (8 MB H->D, 32 MB D->H columns)
+# calibration-sources §3.5 (Loremkang, 4 ranks = 256 DPUs, SDK 2023.2), total bytes -> us
 LOREM_H2D = {8192: 142, 65536: 114, 1048576: 234, 4194304: 697, 16777216: 2351}
 LOREM_D2H = {1048576: 326, 16777216: 4018}
-LAUNCH_4RANKS_US = 183.0  # ref §3.5: SDK launch, 4 ranks / 2 channels
-LOREM_AFTER_LAUNCH_US = 275.0  # ref §3.5: receive right after a launch, 274-277 us (64 KB in all, 256 DPUs)
+LAUNCH_4RANKS_US = 183.0  # calibration-sources §3.5: SDK launch, 4 ranks / 2 channels
+LOREM_AFTER_LAUNCH_US = 275.0  # calibration-sources §3.5: receive right after a launch, 274-277 us (64 KB in all, 256 DPUs)
 # small reads of results right after a launch, us: (what, DPUs, bytes/DPU) -> (published, server, source)
 SMALL_US = {
     ("wram_after_launch", 1, 256): (88.0, "prim", "§6"),     # PrIM-era BS, 1 DPU (WRAM results)
     ("mram_after_launch", 4, 1024): (120.0, "prim", "§6"),   # PrIM-era GEMV, 4 DPUs (size not published)
     ("wram_after_launch", 64, 256): (1160.0, "prim", "§3.4"),  # PrIM-era RED, 64 DPUs: 1.10-1.22 ms
 }
-# ref §3.4 (same server as §3.3): WRAM __host transfers of 8 B per DPU, us
-SEL_SERIAL_MS = 101.6  # ref §3.7: PrIM-era SEL, 64 DPUs, 8.4 MB retrieved serially (dpu_copy_from per DPU)
+# calibration-sources §3.4 (same server as §3.3): WRAM __host transfers of 8 B per DPU, us
+SEL_SERIAL_MS = 101.6  # calibration-sources §3.7: PrIM-era SEL, 64 DPUs, 8.4 MB retrieved serially (dpu_copy_from per DPU)
 WRAM8_US = {("h2d", 64): 230.0, ("d2h", 64): 130.0, ("h2d", 2560): 570.0, ("d2h", 2560): 450.0}
 
 # Which server each published source measured (timing/presets/server-<name>.desc):
@@ -77,7 +77,7 @@ WRAM8_US = {("h2d", 64): 230.0, ("d2h", 64): 130.0, ("h2d", 2560): 570.0, ("d2h"
 # comparison, without a target.
 SOURCE_SERVER = {"§3.2": "prim", "§6": "prim", "§3.7": "prim", "§3.3": "cloud2024", "§3.4": "cloud2024", "§3.5": "loremkang"}
 
-TARGET_DPU, TARGET_XFER = 0.10, 0.20  # acceptance targets of the issue
+TARGET_DPU, TARGET_XFER = 0.10, 0.20  # acceptance targets (calibration-sources §4.3)
 
 
 def size_name(b):
@@ -159,7 +159,7 @@ def main():
     T = Table()
     notes = []
 
-    # ---- 1. arithmetic throughput (ref §1.2) ----
+    # ---- 1. arithmetic throughput (calibration-sources §1.2) ----
     arith = {}  # (type, op, tasklets) -> mops
     bad = []
     for r in recs["arith"]:
@@ -169,14 +169,14 @@ def main():
     plain = {(r[1], r[2]): float(r[5]) for r in recs["arith_plain"]}
     if bad:
         notes.append("WRONG DPU RESULTS in arithmetic runs: " + ", ".join(bad))
-    sec = "1. arithmetic, MOPS (ref §1.2, target 10%)"
+    sec = "1. arithmetic, MOPS (calibration-sources §1.2, target 10%)"
     for tl in (16, 11):
         for ty in TYPES:
             for i, op in enumerate(OPS):
                 if (ty, op, tl) in arith:
                     T.add(sec, "arith MOPS %s %s" % (ty, op), "1 DPU, %d tasklets" % tl, arith[(ty, op, tl)],
                           ARITH_MOPS[ty][i], "§1.2", TARGET_DPU, "%.3f" if ARITH_MOPS[ty][i] < 1 else "%.2f")
-    sec = "1b. tasklet curve, MOPS (ref §1.1 IPC rule x §1.2)"
+    sec = "1b. tasklet curve, MOPS (calibration-sources §1.1 IPC rule x §1.2)"
     for tl in (1, 2, 4, 8):
         for ty, op in (("int32", "add"), ("int64", "add"), ("float", "add")):
             if (ty, op, tl) in arith:
@@ -198,16 +198,16 @@ def main():
                         sat = max(sat, abs(d))
     if arith:
         notes.append("tasklet curve (all 16 kernels, 1/2/4/8/11/16 tasklets): MOPS(n)/MOPS(11) deviates from "
-                     "min(1, n/11) by at most %.2f%%; 16 vs 11 tasklets: %.2f%% (saturates at 11, ref §1.1)"
+                     "min(1, n/11) by at most %.2f%%; 16 vs 11 tasklets: %.2f%% (saturates at 11, calibration-sources §1.1)"
                      % (100 * dev, 100 * sat))
-    sec = "1c. codegen check: plain `-O2` as users build (ref §1.2)"
+    sec = "1c. codegen check: plain `-O2` as users build (calibration-sources §1.2)"
     for ty, op in (("int32", "add"), ("int64", "add"), ("int32", "mul"), ("int32", "div"), ("double", "add")):
         if (ty, op) in plain:
             T.add(sec, "arith MOPS %s %s [plain -O2]" % (ty, op), "1 DPU, 16 tasklets", plain[(ty, op)],
                   ARITH_MOPS[ty][OPS.index(op)], "§1.2", TARGET_DPU)
 
-    # ---- 2. WRAM STREAM (ref §1.3) ----
-    sec = "2. WRAM STREAM, MB/s (ref §1.3, target 10%)"
+    # ---- 2. WRAM STREAM (calibration-sources §1.3) ----
+    sec = "2. WRAM STREAM, MB/s (calibration-sources §1.3, target 10%)"
     wram = {}
     for r in recs["wram"]:
         wram[r[1]] = float(r[4])
@@ -217,8 +217,8 @@ def main():
         if r[6] != "1":
             notes.append("WRONG DPU RESULTS in WRAM %s" % r[1])
 
-    # ---- 3. MRAM (ref §2.2, §2.3) ----
-    sec = "3. MRAM DMA (ref §2.2/§2.3, target 10%)"
+    # ---- 3. MRAM (calibration-sources §2.2, §2.3) ----
+    sec = "3. MRAM DMA (calibration-sources §2.2/§2.3, target 10%)"
     lat = {}
     for r in recs["mram_lat"]:
         op, size = r[1], int(r[2])
@@ -263,7 +263,7 @@ def main():
             return e2e[key], "SDK e2e"
         return model.get(key), "direct model"
 
-    sec = "4a. CPU-DPU one rank, GB/s (ref §3.2, PrIM's server, target 20%)"
+    sec = "4a. CPU-DPU one rank, GB/s (calibration-sources §3.2, PrIM's server, target 20%)"
     for (kind, d, n), pub in PRIM_XFER.items():
         key = ("s32", kind, d, n, 33554432)
         us, how = pick(key)
@@ -276,7 +276,7 @@ def main():
     if us is not None:
         T.add(sec, "serial DPU->CPU ms (SEL)", "8.4 MB over 64 DPUs, dpu_copy_from each [%s]" % how, us / 1e3,
               SEL_SERIAL_MS, "§3.7", judged("§3.7", TARGET_XFER), "%.1f", note=on("§3.7"))
-    sec = "4b. CPU-DPU push, ms (ref §3.3 table, 2024 cloud server, target 20%)"
+    sec = "4b. CPU-DPU push, ms (calibration-sources §3.3 table, 2024 cloud server, target 20%)"
     for d in ("h2d", "d2h"):
         for si, size in enumerate(GRID_SIZES):
             for ci, n in enumerate(GRID_DPUS):
@@ -288,7 +288,7 @@ def main():
                       "%s/DPU x %d DPUs [%s]" % (size_name(size), n, how), us / 1e3, pub, "§3.3",
                       judged("§3.3", TARGET_XFER), "%.3f" if pub < 10 else "%.1f",
                       note="(noisy entry)" if (d, size, n) in GRID_NOISY else on("§3.3"))
-    sec = "4c. full machine and chunking (ref §3.3, 2024 cloud server, target 20%)"
+    sec = "4c. full machine and chunking (calibration-sources §3.3, 2024 cloud server, target 20%)"
     if ("s33", "push", "h2d", 2560, 8388608) in model:
         for d, pub, what in (("h2d", PEAK_H2D_2560, "CPU->DPU"), ("d2h", PEAK_D2H_2560, "DPU->CPU")):
             best = max((size * 2560 / (model[("s33", "push", d, 2560, size)] * 1e3), size) for size in GRID_SIZES)
@@ -300,7 +300,7 @@ def main():
         p8, p32 = GRID_MS["h2d"][4][5], GRID_MS["h2d"][5][5]
         T.add(sec, "8 MB chunking: GB/s(32 MB)/GB/s(8 MB)", "CPU->DPU, 2560 DPUs [direct model]",
               4 * m8 / m32, 4 * p8 / p32, "§3.3", judged("§3.3", TARGET_XFER), "%.3f", note=on("§3.3"))
-    sec = "4d. 4 ranks, SDK 2023 box, us (ref §3.5, target 20%)"
+    sec = "4d. 4 ranks, SDK 2023 box, us (calibration-sources §3.5, target 20%)"
     for d, tab in (("h2d", LOREM_H2D), ("d2h", LOREM_D2H)):
         for total, pub in tab.items():
             us, how = pick(("s35", "push", d, 256, total // 256))
@@ -312,7 +312,7 @@ def main():
     if us is not None:
         T.add(sec, "push DPU->CPU us, right after a launch", "64 KB total, 256 DPUs [%s]" % how, us,
               LOREM_AFTER_LAUNCH_US, "§3.5", judged("§3.5", TARGET_XFER), "%.0f", note=on("§3.5"))
-    sec = "4e. small transfers (result variables), us (ref §3.4, §6, target 20%)"
+    sec = "4e. small transfers (result variables), us (calibration-sources §3.4, §6, target 20%)"
     for (what, n, size), (pub, srv, source) in SMALL_US.items():
         us, how = pick(("small", what, "d2h", n, size))
         if us is not None:
@@ -327,8 +327,8 @@ def main():
                   "8 B/DPU x %d DPUs [%s]" % (n, how), us, pub, "§3.4", judged("§3.4", TARGET_XFER), "%.0f",
                   note=on("§3.4"))
 
-    # ---- 5. launch (ref §3.5) ----
-    sec = "5. launch overhead, us (ref §3.5, target 20%)"
+    # ---- 5. launch (calibration-sources §3.5) ----
+    sec = "5. launch overhead, us (calibration-sources §3.5, target 20%)"
     launch_e2e = {int(r[1]): float(r[4]) for r in recs["launch"] if r[1] != "model"}
     launch_model = {int(r[2]): float(r[3]) for r in recs["launch"] if r[1] == "model"}
     for n in sorted(launch_e2e):
@@ -336,7 +336,7 @@ def main():
               launch_e2e[n], LAUNCH_4RANKS_US if n == 4 else None, "§3.5", TARGET_XFER, "%.0f",
               note="" if n == 4 else "(no published point)")
 
-    # ---- 6. DPU kernels of issue 8 (kernels_report.py) ----
+    # ---- 6. DPU kernels: mutexes and streaming (kernels_report.py) ----
     add_kernel_rows(T, recs, notes, TARGET_DPU)
 
     # e2e versus direct model
@@ -363,8 +363,8 @@ def main():
           (" + " + prof if prof else "", server))
     print("   transfers are judged on the rows measured on this server; the other servers' rows are shown")
     print("   with '(other server)' and no target (timing/presets/server-*.desc, profile key server=)")
-    print("   published values: shared/reference/timing-calibration.md (section in the last column)")
-    print("   rel. error = (modelled - published) / published; MISS = outside the issue's target")
+    print("   published values: docs/calibration-sources.md (section in the last column)")
+    print("   rel. error = (modelled - published) / published; MISS = outside the target (calibration-sources §4.3)")
     print("   (10% for arithmetic, WRAM and MRAM; 20% for transfers and launch)")
     print()
     print(T.render())
@@ -409,7 +409,7 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
                 ax.plot(xs, [ARITH_MOPS[ty][i] * min(1, x / 11) for x in xs], "--", color=line.get_color(),
                         alpha=0.6, label="%s published×min(1,n/11)" % op)
             ax.set_yscale("log")
-            ax.set_title("%s (ref §1.2)" % ty)
+            ax.set_title("%s (calibration-sources §1.2)" % ty)
             ax.set_xlabel("tasklets")
             ax.set_ylabel("MOPS")
             ax.axvline(11, color="grey", lw=0.5)
@@ -425,7 +425,7 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
                     pv.append(ARITH_MOPS[ty][i])
                     pl.append(plain.get((ty, op), float("nan")))
         x = range(len(labels))
-        ax.bar([i - 0.27 for i in x], pv, 0.27, label="published (PrIM, ref §1.2)")
+        ax.bar([i - 0.27 for i in x], pv, 0.27, label="published (PrIM, calibration-sources §1.2)")
         ax.bar(list(x), mv, 0.27, label="OpenPIM, DPU-like codegen")
         ax.bar([i + 0.27 for i in x], pl, 0.27, label="OpenPIM, plain -O2 (driver today)")
         ax.set_xticks(list(x))
@@ -438,7 +438,7 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
     if wram:
         fig, ax = plt.subplots(figsize=(6, 4))
         ks = ["copy", "add", "scale", "triad"]
-        ax.bar([i - 0.2 for i in range(4)], [WRAM_MBS[k][0] for k in ks], 0.4, label="published (ref §1.3)")
+        ax.bar([i - 0.2 for i in range(4)], [WRAM_MBS[k][0] for k in ks], 0.4, label="published (calibration-sources §1.3)")
         ax.bar([i + 0.2 for i in range(4)], [wram.get(k, 0) for k in ks], 0.4, label="OpenPIM")
         ax.set_xticks(range(4))
         ax.set_xticklabels([k.upper() for k in ks])
@@ -463,18 +463,18 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
             a.set_xlabel("DMA size (B), 1 tasklet")
             a.legend(fontsize=7)
         a1.set_ylabel("latency (cycles)")
-        a1.set_title("MRAM latency (ref §2.2)")
+        a1.set_title("MRAM latency (calibration-sources §2.2)")
         a2.set_ylabel("MB/s")
-        a2.set_title("MRAM bandwidth (ref §2.2)")
+        a2.set_title("MRAM bandwidth (calibration-sources §2.2)")
         save(fig, "mram_latency.png")
     if bw:
         fig, ax = plt.subplots(figsize=(6, 4))
         for op in ("read", "write", "copy"):
             tls = sorted(t for (o, t) in bw if o == op)
             ax.plot(tls, [bw[(op, t)] for t in tls], "o-", label="%s OpenPIM" % op)
-        ax.axhline(MRAM_BW_2048["read"], ls="--", color="C0", label="read 628.23 (ref §2.2)")
-        ax.axhline(MRAM_BW_2048["write"], ls="--", color="C1", label="write 633.22 (ref §2.2)")
-        ax.axhline(COPY_DMA_MBS, ls=":", color="C2", label="COPY-DMA ≈624 (ref §2.3)")
+        ax.axhline(MRAM_BW_2048["read"], ls="--", color="C0", label="read 628.23 (calibration-sources §2.2)")
+        ax.axhline(MRAM_BW_2048["write"], ls="--", color="C1", label="write 633.22 (calibration-sources §2.2)")
+        ax.axhline(COPY_DMA_MBS, ls=":", color="C2", label="COPY-DMA ≈624 (calibration-sources §2.3)")
         ax.set_xlabel("tasklets (2 KB DMAs)")
         ax.set_ylabel("sustained MB/s per DPU")
         ax.legend(fontsize=7)
@@ -496,7 +496,7 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
             ax.set_yscale("log")
             ax.set_xlabel("bytes per DPU")
             ax.set_ylabel("GB/s")
-            ax.set_title("%s push: line = model, o = SDK e2e, x = published (ref §3.3)"
+            ax.set_title("%s push: line = model, o = SDK e2e, x = published (calibration-sources §3.3)"
                          % ("CPU->DPU" if d == "h2d" else "DPU->CPU"), fontsize=9)
             ax.legend(fontsize=7)
         save(fig, "xfer_vs_size.png")
@@ -514,7 +514,7 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
                         label="%s/DPU published" % size_name(s))
             ax.set_xlabel("ranks (64 DPUs each)")
             ax.set_ylabel("GB/s")
-            ax.set_title("%s push versus ranks (ref §3.3)" % ("CPU->DPU" if d == "h2d" else "DPU->CPU"))
+            ax.set_title("%s push versus ranks (calibration-sources §3.3)" % ("CPU->DPU" if d == "h2d" else "DPU->CPU"))
             ax.legend(fontsize=7)
         save(fig, "xfer_vs_ranks.png")
     if launch_model:
@@ -523,7 +523,7 @@ def make_figures(plt, outdir, arith, plain, wram, lat, bw, model, e2e, launch_e2
         ax.plot(rs, [launch_model[r] for r in rs], "-", label="model (op_launch_overhead_us)")
         rs = sorted(launch_e2e)
         ax.plot(rs, [launch_e2e[r] for r in rs], "o", mfc="none", label="SDK e2e")
-        ax.plot([4], [LAUNCH_4RANKS_US], "x", ms=10, color="k", label="published 183 us, 4 ranks (ref §3.5)")
+        ax.plot([4], [LAUNCH_4RANKS_US], "x", ms=10, color="k", label="published 183 us, 4 ranks (calibration-sources §3.5)")
         ax.set_xlabel("ranks")
         ax.set_ylabel("dpu_launch overhead (us)")
         ax.legend(fontsize=8)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Calibration suite (issue 3 item 6): reproduces the published UPMEM hardware
+# Calibration suite: reproduces the published UPMEM hardware
 # characterisation on the emulator and compares the modelled values with the
-# published ones (shared/reference/timing-calibration.md).
+# published ones (docs/calibration-sources.md).
 #
 #   bench/calibration/run.sh [build-dir] [out-dir]
 #
@@ -33,7 +33,7 @@ e2e_mb=${CAL_E2E_MAX_MB:-2048}
 # DPU code generation: the OpenPIM driver keeps vectorisation and partial or
 # runtime unrolling off after the user's flags (UPMEM's DPU compiler emits
 # scalar code and does not unroll partially: PrIM's int32 add loop is 6
-# instructions per element, ref §1.2), so the suite builds as users do.  The
+# instructions per element, calibration-sources §1.2), so the suite builds as users do.  The
 # "codegen check" rows build the same kernels again with plain `-O2`.
 dpu_cflags=${CAL_DPU_CFLAGS:--O2}
 
@@ -61,7 +61,7 @@ dpu arith_dpu.c 16 arith16_plain -O2
 dpu wram_dpu.c 16 wram16
 for t in "${mram_tasklets[@]}"; do dpu mram_dpu.c "$t" "mram$t"; done
 dpu empty_dpu.c 1 empty
-kernel_tasklets=(1 4 16) # issue 8 kernels: mutex-heavy and streaming
+kernel_tasklets=(1 4 16) # kernels_dpu.c: mutex-heavy and streaming
 gcc -O2 -Wall -Wextra -o "$work/kernels_host" "$here/kernels_host.c" $(dpu-pkg-config --cflags --libs dpu) -lm
 for t in "${kernel_tasklets[@]}"; do dpu kernels_dpu.c "$t" "kernels$t"; done
 echo "built in $((SECONDS - t_start)) s"

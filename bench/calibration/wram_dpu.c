@@ -1,4 +1,4 @@
-/* Calibration suite, DPU side: STREAM on WRAM (ref §1.3).
+/* Calibration suite, DPU side: STREAM on WRAM (calibration-sources §1.3).
  *
  * Method of PrIM's STREAM microbenchmark in its WRAM variant, written for
  * OpenPIM: uint64 arrays A and B of cal_elems elements in MRAM, processed in

@@ -95,7 +95,7 @@ int main(int argc, char **argv)
         rec("s32", "serial", 1, prim_dpus[c], s, xfer_us(1, OP_XFER_SERIAL, prim_dpus[c], s));
         rec("s32", "serial", 0, prim_dpus[c], s, xfer_us(0, OP_XFER_SERIAL, prim_dpus[c], s));
     }
-    /* small reads of results right after a launch (ref §3.4, §3.5, §6):
+    /* small reads of results right after a launch (calibration-sources §3.4, §3.5, §6):
        xfer,model,small,<what>,d2h,DPUs,bytes,us */
     rec("small", "wram_after_launch", 0, 1, 256, xfer_at(0, OP_XFER_PARALLEL, OP_XFER_WRAM, 1, 256, 1));
     rec("small", "mram_after_launch", 0, 4, 1024, xfer_at(0, OP_XFER_PARALLEL, OP_XFER_MRAM, 4, 1024, 1));
@@ -104,7 +104,7 @@ int main(int argc, char **argv)
     for (int d = 1; d >= 0; d--)
         for (unsigned n = 64; n <= 2560; n *= 40)
             rec("small", "wram", d, n, 8, fits(n) ? xfer_at(d, OP_XFER_PARALLEL, OP_XFER_WRAM, n, 8, 0) : 0);
-    /* ref §3.7: PrIM-era SEL on 64 DPUs retrieving 8.4 MB serially (dpu_copy_from per DPU) */
+    /* calibration-sources §3.7: PrIM-era SEL on 64 DPUs retrieving 8.4 MB serially (dpu_copy_from per DPU) */
     rec("s37", "serial", 0, 64, 8.4e6 / 64, xfer_us(0, OP_XFER_SERIAL, 64, 8.4e6 / 64));
     static const double totals[5] = {8192, 65536, 1048576, 4194304, 16777216};
     for (int d = 1; d >= 0; d--)

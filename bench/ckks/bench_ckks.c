@@ -1,4 +1,4 @@
-/* CKKS homomorphic multiplication (paper 000 Fig. 16) on the emulated server:
+/* CKKS homomorphic multiplication ([Jonatan24] Fig. 16) on the emulated server:
  * modelled time of each step and of the figure's categories, as CSV.
  *
  *   bench_ckks header

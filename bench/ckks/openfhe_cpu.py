@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """CPU baseline for bench/ckks: OpenFHE's CKKS on this host, one thread, at the
-parameters of paper 000 Fig. 16 (N = 65536, L = 23: 24 limbs, dnum = 3, hybrid
+parameters of [Jonatan24] Fig. 16 (N = 65536, L = 23: 24 limbs, dnum = 3, hybrid
 key switching), 54-bit scaling moduli as the paper's.  Times (ms of the
 process's CPU time, minimum of REPEAT runs) of the operations of a multiplication:
     add        EvalAdd of two ciphertexts (2 x 24-limb polynomial additions)

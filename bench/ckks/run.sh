@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CKKS homomorphic multiplication (paper 000 Fig. 16: N = 65536, L = 23, 8
+# CKKS homomorphic multiplication ([Jonatan24] Fig. 16: N = 65536, L = 23, 8
 # extension limbs, dnum = 3), modelled time by step and by the figure's
 # categories, as CSV on stdout:
 #   bench/ckks/run.sh [build-dir] [fig16|quick] > ckks.csv

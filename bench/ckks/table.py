@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Tables from bench/ckks/run.sh's CSV (paper 000 Fig. 16, CKKS multiplication):
+"""Tables from bench/ckks/run.sh's CSV ([Jonatan24] Fig. 16, CKKS multiplication):
     python3 bench/ckks/table.py ckks.csv
 
 Two layouts, both measured end to end (one run each, modelled time of every
@@ -20,8 +20,8 @@ step):
 
 "Compute-wise" (the paper's wording for its comparison with the CPU): the DPU
 kernel time alone (slowest DPU per launch), no launches or transfers.
-(Until this session the 2D view was composed from separately measured steps;
-now that it runs end to end the composition adds nothing and was dropped.)
+The 2D layout runs end to end, so its time is measured, not composed from
+separately measured steps.
 """
 import csv
 import sys

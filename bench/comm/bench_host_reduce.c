@@ -1,5 +1,5 @@
 /* How fast one host core reduces int32 data the way each ReduceScatter /
- * AllReduce baseline does, on this host (issue 9: the rate behind comm's
+ * AllReduce baseline does, on this host (the rate behind comm's
  * cost model, src/cost.c).  The data are laid out as after the baseline's
  * gather: N separate per-node buffers of B bytes (one communicator of a
  * 32 x 32 cube along x: N = 32), I communicators in all, so that the input

@@ -1,4 +1,4 @@
-/* PIM-interconnect what-if (paper 000 §6, Figure 18), on 4 ranks (256 DPUs)
+/* PIM-interconnect what-if ([Jonatan24] §6, Figure 18), on 4 ranks (256 DPUs)
  * seen as the cube {8 chips, 8 DPUs per chip, 4 ranks}:
  *   bank-wise groups  "010"  the 8 DPUs of one chip
  *   chip-wise groups  "110"  the 64 DPUs of one rank

@@ -1,4 +1,4 @@
-/* Multi-host collectives (PID-Comm paper 001 §VIII, Figure 23(b)): every MPI
+/* Multi-host collectives (PID-Comm [PIDComm] §VIII, Figure 23(b)): every MPI
  * process owns one four-rank channel of 256 DPUs (the cube {8, 8, 4}); the
  * global cube adds the host dimension.  AllReduce (int32 sum) and AlltoAll
  * over the whole global cube, baseline and optimised local steps, each

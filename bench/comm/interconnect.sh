@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PIM-interconnect what-if (paper 000 Figure 18): speedup over host-routed
+# PIM-interconnect what-if ([Jonatan24] Figure 18): speedup over host-routed
 # communication vs the global reduction ratio and vs the link bandwidth, for
 # bank-, chip- and rank-wise groups of 256 DPUs; and the library's
 # collectives re-timed on links.

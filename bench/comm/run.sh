@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Collectives benchmark (issue 9), nccl-tests style: per primitive the
+# Collectives benchmark (comm/), nccl-tests style: per primitive the
 # baseline, PID-Comm's techniques added one by one (PR, PR+IM) and the
 # optimised implementation: modelled GB/s, the transfers' share, this host's
 # wall-clock GB/s of the host pass beside its memcpy.

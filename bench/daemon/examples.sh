@@ -2,7 +2,7 @@
 # The bundled examples embedded and through openpimd, side by side in one run:
 # wall time of each whole program (min and median of REPS runs each,
 # alternating), and the remote/embedded ratio of the medians; the mean ratio
-# is the issue's "overhead over the bundled workloads".
+# is the daemon's overhead over the bundled workloads.
 #   bench/daemon/examples.sh [build-dir] [dpus] [reps]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

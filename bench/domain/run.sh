@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Domain-transfer benchmark (issue 4, the rank's physical view).
+# Domain-transfer benchmark (the rank's physical view).
 # 1. GB/s of each 8x8 byte-transpose implementation of machine/domain.c that
 #    this CPU runs (AVX-512 VBMI, AVX-512BW, AVX2, portable C), both directions
 #    (host-view lines -> 8 DPU buffers, and back), for a buffer that stays in

@@ -1,4 +1,4 @@
-/* Embedding-table benchmark (paper 000 §4, Jonatan et al.): the studies of
+/* Embedding-table benchmark ([Jonatan24] §4, Jonatan et al.): the studies of
  * Figures 5-11 on OpenPIM's embedding library (workloads/embedding).
  *
  *   bench_emb <study> [scale] [dpus]

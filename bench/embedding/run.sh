@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Embedding-table benchmark (paper 000 §4, Figs. 5-11) on workloads/embedding:
+# Embedding-table benchmark ([Jonatan24] §4, Figs. 5-11) on workloads/embedding:
 # modelled PIM times beside the CPU baseline measured on this host.
 #   bench/embedding/run.sh [build-dir] [study] [scale] [dpus]
 #   study: fig5 fig6 fig7 fig8 fig10 fig11 fig11c planner all (default all; planner: the planner's estimate

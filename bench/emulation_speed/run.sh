@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Emulation speed benchmark (issue 2/3): prints native/emulated time ratios for
+# Emulation speed benchmark: prints native/emulated time ratios for
 # a compute-bound, a DMA-bound and a call-bound loop, with the
 # instruction-accounting pass on (the default) and off.  Needs a built SDK
 # (scripts/setup.sh).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The 2D NTT benchmark (ntt2d.sh's CSV) beside Jonatan et al.'s published
-figures (shared/papers/000, section 5.2.3-5.2.4; the paper states its figures
+figures ([Jonatan24], section 5.2.3-5.2.4; the paper states its figures
 in words, so the comparison is with those statements).
 
     ntt2d_table.py NTT2D.csv [OUT_DIR] [--seal]
@@ -14,7 +14,7 @@ import csv
 import os
 import sys
 
-# Published (paper 000, text of sections 5.2.3 and 5.2.4)
+# Published ([Jonatan24], text of sections 5.2.3 and 5.2.4)
 PUB_KERNEL_SPEEDUP = 63.5   # 32 -> 2048 DPUs, 8 NTTs, DPU cycle counter
 PUB_OVERALL_SPEEDUP = 9.7   # same, whole run
 PUB_INTER_SHARE_2048 = 40.3  # % of the whole run at 2048 DPUs (Fig. 14b)
@@ -160,7 +160,7 @@ def markdown(rows, seal_us=None):
                        max(d for d in dpus if (q, d) in by) for q in logqs)
             lo, hi = logqs[0], logqs[-1]
             p("")
-            p("| statement (paper 000 §5.2.4) | modelled (%s) |" % impl)
+            p("| statement ([Jonatan24] §5.2.4) | modelled (%s) |" % impl)
             p("|---|---|")
             p("| the most DPUs (%d) fastest at every log Q | %s |" % (max(dpus), "yes" if best else "no"))
             for d in dpus:

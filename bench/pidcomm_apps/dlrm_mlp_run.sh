@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PID-Comm's DLRM and MLP (paper 001 §VII-A, §VII-E) on comm/, baseline and
+# PID-Comm's DLRM and MLP ([PIDComm] §VII-A, §VII-E) on comm/, baseline and
 # optimised, each result checked exactly against the CPU reference.  Builds
 # the drivers against a build folder, then runs each configuration given:
 #   bench/pidcomm_apps/dlrm_mlp_run.sh BUILD dlrm XxYxZ batch dim [pooling] [max_rows] [runs] \

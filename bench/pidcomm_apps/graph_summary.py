@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summary of bench/pidcomm_apps/run_graph.sh's CSV files beside PID-Comm's
-published statements (paper 001 §VIII-C, F, G).  Also imported by
+published statements ([PIDComm] §VIII-C, F, G).  Also imported by
 workloads/gnn/report_section.py, which builds the report's tables from the
 same functions.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# PID-Comm's graph applications (GNN RS&AR, GNN AR&AG, BFS, CC; paper 001
+# PID-Comm's graph applications (GNN RS&AR, GNN AR&AG, BFS, CC; [PIDComm]
 # §VII-B..D) on OpenPIM, baseline and optimised collectives, for Figures 13
 # (breakdown), 15 (speedup over the baseline), 21 (against the CPU, 64 to 1,024
 # PEs) and 22 (int8 against int32 GNN).  Every run checks its result exactly

@@ -1,4 +1,4 @@
-/* Scale benchmark (issue 4):
+/* Scale benchmark:
  *  (a) speedup of a launch from 1 worker to all host cores (same results);
  *  (b) the full 2560-DPU server: wall time of a launch versus the modelled
  *      time of the same launch on real hardware, compute-bound and DMA-bound

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale benchmark (issue 4): worker speedup, full-server slowdown versus
+# Scale benchmark: worker speedup, full-server slowdown versus
 # modelled hardware time, host memory per DPU.  Needs a built SDK.
 #   bench/scale/run.sh [build-dir] [MB per array per DPU, default 1] [DPUs]
 # With DPUs, only the server part (b) runs, on that many DPUs (quick comparisons).

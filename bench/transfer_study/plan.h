@@ -1,5 +1,5 @@
 /* The experiment plan of the data-transfer study ("Analysis of Data Transfers
- * with UPMEM Data Processing Units", shared/papers/002): a 40-rank server, a
+ * with UPMEM Data Processing Units", [XferStudy]): a 40-rank server, a
  * given number of ranks allocated, arrays of 32-bit integers broadcast to the
  * DPUs, sent to and retrieved from each DPU, into MRAM or WRAM.  The paper
  * gives no sizes beyond "64 MB in blocks of 8 MB"; the sizes below span its

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Data-transfer study (shared/papers/002) on the emulated 40-rank server:
+# Data-transfer study ([XferStudy]) on the emulated 40-rank server:
 # broadcast versus ranks and size, 64 MB in blocks, broadcast versus different
 # data per DPU, retrieval versus sending, MRAM versus WRAM broadcast.  Prints
 # CSV records (plan.h, study_host.c, study_model.c) on stdout.

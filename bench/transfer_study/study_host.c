@@ -1,4 +1,4 @@
-/* Data-transfer study (shared/papers/002), host side, end to end through the
+/* Data-transfer study ([XferStudy]), host side, end to end through the
  * SDK: allocates RANKS ranks of the emulated server, performs the transfers of
  * the plan (plan.h) whose host memory fits BUDGET_MB, and prints one record per
  * point with the modelled time of its SDK calls (openpim_modelled_time_us()

@@ -1,4 +1,4 @@
-/* Data-transfer study (shared/papers/002): every point of the plan (plan.h) at
+/* Data-transfer study ([XferStudy]): every point of the plan (plan.h) at
  * every rank count, evaluated on the timing model directly (op_xfer_time_us,
  * timing/xfer_model.c), the SDK's own mapping of each call: points too large
  * for this host's memory (64 MB per DPU on 40 ranks is 160 GB of MRAM) get

@@ -332,7 +332,7 @@ double openpim_comm_host_pass_us(int baseline, double rd, double wr, double scal
 openpim_comm_status openpim_cube_set_techniques(openpim_cube_t *cube, unsigned techniques);
 unsigned openpim_cube_get_techniques(const openpim_cube_t *cube);
 
-/* ---- PIM-interconnect what-if (paper 000, §6) ------------------------------------
+/* ---- PIM-interconnect what-if ([Jonatan24], §6) ------------------------------------
  * How long the DPU-to-DPU primitives would take if DPUs had direct links,
  * organised like the packaging: every DPU has one link of link_gbps (both
  * directions at once) to the other DPUs of its chip ("bank" level), one to

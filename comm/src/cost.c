@@ -13,22 +13,22 @@ double comm_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
-/* Defaults, with their sources (the notes in shared/reference/):
+/* Defaults, with their sources:
  *   DRAM 19.2 GB/s: the Xeon Gold 5215 has 6 memory channels, but PID-Comm's
  *     server puts 4 of them on PIM DIMMs and its ordinary memory is two
- *     DDR4-2400 DIMMs on one channel (its repository README, pid-comm.md
- *     §7); a DDR4-2400 channel peaks at 19.2 GB/s (timing-calibration.md §5).
+ *     DDR4-2400 DIMMs on one channel (its repository's README); a
+ *     DDR4-2400 channel peaks at 19.2 GB/s (calibration-sources §5).
  *     Ordinary stores to lines not in cache read each line first (x86
  *     write-allocate), so the baseline's passes (memcpy of pieces below
  *     glibc's non-temporal threshold, plain loops) move R + 2 W bytes over
  *     the channel (buffers of 16 MB and more, beyond the 13.75 MB L3); the
  *     other techniques' passes R + W: PID-Comm's host code writes with
- *     streaming stores (_mm512_stream_si512, pid-comm.md §2.3);
- *   one core copying DRAM to DRAM, 10 GB/s written (timing-calibration.md
+ *     streaming stores (_mm512_stream_si512 in its pid_comm.c);
+ *   one core copying DRAM to DRAM, 10 GB/s written (calibration-sources
  *     §5: 9.9-12 GB/s with ordinary stores, up to 24 with streaming stores);
  *   scalar loop 3 GB/s of input: SimplePIM's AllReduce combines element by
  *     element through the user's function, reached through a pointer
- *     (pid-comm.md §8), which no compiler inlines or vectorises.  That loop
+ *     (its CommOps.c), which no compiler inlines or vectorises.  That loop
  *     measured (bench/comm/host_reduce.sh: one thread, int32 sum, 32 sources
  *     of 1 MB, four runs on a loaded 2-vCPU VM): 5.0-5.9 cycles per element
  *     in cache, 5.7-6.7 from DRAM, i.e. 2.0-2.7 GB/s at the Xeon Gold
@@ -37,11 +37,11 @@ double comm_now_us(void)
  *     stays, at the fast end of that class: within the error of carrying a
  *     VM's cycles to another core (§5's scalar loop, 2.6-3.3 GB/s, is the
  *     same class).  The ReduceScatter and Reduce baselines are charged the same
- *     loop: the paper's authors wrote theirs (paper 001 §VIII-A), unpublished
+ *     loop: the paper's authors wrote theirs ([PIDComm] §VIII-A), unpublished
  *     (comm/README.md, "Against the paper");
  *   a reduction in registers (PR + IM: lines in the PIM domain transposed to
  *     whole elements, combined, transposed back), 3.0 GB/s of input per core
- *     = 30 GB/s on the 10 cores: PID-Comm's own maxima (paper 001 §VIII-E,
+ *     = 30 GB/s on the 10 cores: PID-Comm's own maxima ([PIDComm] §VIII-E,
  *     Fig. 20) are AllReduce 12.2 GB/s and AlltoAll 20.6 GB/s; both read and
  *     write the same bytes through the same direct path with two DPU
  *     kernels, so AllReduce's extra 1/12.2 - 1/20.6 s per GB (33.4 ms) is
@@ -52,8 +52,8 @@ double comm_now_us(void)
  *     bytes transposed one way: the same measured round trip (to the host
  *     domain and back, 3.0 GB/s per core of data) is two transposes;
  *   threads: SimplePIM's communication loops run on one thread (its
- *     CommOps.c, pid-comm.md §8); PID-Comm's host pass on 32 pthreads
- *     (pid-comm.md §2.3) of a 10-core Xeon Gold 5215 (pid-comm.md §7);
+ *     CommOps.c); PID-Comm's host pass on 32 pthreads
+ *     (its pid_comm.c) of a 10-core Xeon Gold 5215 (its README);
  *   between hosts 10 Gb/s (PID-Comm §IX-A: MPI limited to 10 Gbps);
  *   one piece of a reorder 4 ns: comm_base_alltoall's own loop measured on
  *     this project's development host (one core, -O2, 2048 nodes in

@@ -32,7 +32,7 @@ struct comm_place {
     uint32_t rank, chip, bank;
 };
 
-#define COMM_DEFAULT_LINK_GBPS 2.8 /* paper 000 §6: a 64-bit link at 350 MHz */
+#define COMM_DEFAULT_LINK_GBPS 2.8 /* [Jonatan24] §6: a 64-bit link at 350 MHz */
 
 struct openpim_cube {
     struct dpu_set_t set;

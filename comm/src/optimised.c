@@ -602,7 +602,7 @@ openpim_comm_status comm_view_allreduce(const struct comm_args *a, int *done)
 }
 
 /* ---- rooted primitives (the host as root) ------------------------------------------
- * PID-Comm builds them from halves of the others (paper 001 §V-C): Scatter is
+ * PID-Comm builds them from halves of the others ([PIDComm] §V-C): Scatter is
  * ReduceScatter's last steps (domain transfer in registers, lines streamed to
  * the PEs), Gather AllGather's first step followed by a domain transfer,
  * Reduce ReduceScatter's first steps (lines streamed in, combined in

@@ -5,7 +5,7 @@
  *   2. host: the t_f of every polynomial to the DPU of each target group that
  *      holds it (nr_from times the data of one residue per target DPU);
  *   3. DPUs (target groups): dst = sum_f (t_f mod q) ((Q_F / q_f) mod q).
- * Added for workloads/ckks (issue 12); the transfers are modelled like every
+ * Added for workloads/ckks; the transfers are modelled like every
  * other. */
 #include <stdlib.h>
 #include <string.h>

@@ -14,7 +14,7 @@
 
 /* The host's transposition of the inputs into columns, charged per byte
  * written at one core's strided gather from DRAM to DRAM: 9.9 GB/s
- * (shared/reference/timing-calibration.md section 5, "gather 8 qwords ->
+ * (calibration-sources §5, "gather 8 qwords ->
  * store", DRAM -> DRAM, measured on this host). */
 #define HE2D_HOST_GATHER_GBPS 9.9
 

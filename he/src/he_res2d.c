@@ -11,7 +11,7 @@
 #include "he_internal.h"
 #include "he_ntt2d_internal.h"
 
-/* As he_ntt2d.c's gather (timing-calibration.md section 5). */
+/* As he_ntt2d.c's gather (calibration-sources §5). */
 #define HE2D_HOST_GATHER_GBPS 9.9
 
 /* ---- MRAM blocks above the fixed regions ----------------------------------- */

@@ -45,6 +45,7 @@ SOURCES = {
     "§3.4": "WRAM transfers: UPMEM cloud server tables (downmem wramxfer.c) and PrIM-era RED (calibration-sources §3.4)",
     "§6": "PrIM-era real-hardware runs shipped with uPIMulator (BS, GEMV; calibration-sources §6, §3.7)",
     "§3.7": "PrIM-era real-hardware runs shipped with uPIMulator (SEL, serial retrieval; calibration-sources §3.7)",
+    "§7": "a real-hardware run of a mutex-per-update histogram, 16 tasklets, unpublished (calibration-sources §7)",
 }
 FIGURES = OrderedDict([
     ("arith_16tasklets.png", "Arithmetic throughput, 16 tasklets, against PrIM Fig. 4 (calibration-sources §1.2)"),

@@ -20,8 +20,8 @@ def _section():
 
 
 # (section, measurement, params, model, published, err, source, target, fmt, note): report.py's Table rows
-G3 = "3. MRAM DMA (ref §2.2/§2.3, target 10%)"
-G4 = "4a. CPU-DPU one rank, GB/s (ref §3.2, target 20%)"
+G3 = "3. MRAM DMA (calibration-sources §2.2/§2.3, target 10%)"
+G4 = "4a. CPU-DPU one rank, GB/s (calibration-sources §3.2, target 20%)"
 ROWS = [
     (G3, "mram_read latency, cycles", "8 B, 1 tasklet", 126.0, 81.0, None, "§2.2", 0.10, "%.0f", "(77/61 + 0.5·B)"),
     (G3, "mram_read bandwidth, MB/s", "2 KB, 1 tasklet", 604.0, 628.23, None, "§2.2", 0.10, "%.2f", ""),

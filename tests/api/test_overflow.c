@@ -110,7 +110,7 @@ static void named_cases(struct named_case *cases, size_t *n)
 {
     size_t k = 0;
 #define ADD(s, o, l, w) cases[k++] = (struct named_case){(s), (o), (l), (w)}
-    /* off + len wraps to 0 or a small number: the bug of issue 7 */
+    /* off + len wraps to 0 or a small number: a bounds check once missed it */
     ADD(HEAP, 8, (size_t)-8, SYM);
     ADD(HEAP, 16, (size_t)-8, SYM);
     ADD(HEAP, 1, SIZE_MAX, SYM);

@@ -1,5 +1,5 @@
-/* DPU code sees the DPU target's C data model (shared/reference/upmem-sdk.md,
- * "DPU C ABI"): pointers, size_t, uintptr_t, ptrdiff_t 4 bytes; long 8;
+/* DPU code sees the DPU target's C data model (upmem/llvm-project, clang's
+ * Basic/Targets/DPU.h): pointers, size_t, uintptr_t, ptrdiff_t 4 bytes; long 8;
  * long double 8; wchar_t 1 (unsigned).  A structure with size_t, uintptr_t,
  * long and pointer members has the DPU's layout, which the host side spells
  * out with fixed-width types; an MRAM index of uintptr_t has 4-byte entries. */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Which folder may include which: the layers of DESIGN.md, checked.
+"""Which folder may include which: the layers of README.md ("Layout"), checked.
 
 Every #include "..." of a C/C++ source or header in the layer folders is
 resolved (next to the including file first, else by a unique file name among

@@ -1,5 +1,5 @@
 /* Broadcasts through the whole stack on the data-transfer study's server
- * (server=xferstudy, shared/papers/002), its 11 MB L3 shrunk to 2 MiB by the
+ * (server=xferstudy, [XferStudy]), its 11 MB L3 shrunk to 2 MiB by the
  * profile so that the test stays small (8 DPUs of one rank: 32 MB of MRAM).
  * Each dpu_broadcast_to's modelled time (openpim_modelled_time_us() delta)
  * equals the timing model's op_xfer_time_us for the call and the closed form
@@ -70,7 +70,7 @@ int main(void)
     DPU_ASSERT(dpu_alloc(NR_DPUS, PROFILE, &set));
     DPU_ASSERT(dpu_load(set, "./dpu_bcast_cache", NULL));
 
-    /* 8 DPUs of one chip engage its 8 DPU indices: 64 DPUs' worth of 64-B lines (ref §3.1) */
+    /* 8 DPUs of one chip engage its 8 DPU indices: 64 DPUs' worth of 64-B lines (calibration-sources §3.1) */
     const double s_in = 2.0 * MiB, s_out = 4.0 * MiB, f = 2.0 / 3.0; /* 4 MiB: 2/3 from 1 to 8 MiB in log2 */
     double in = bcast(DPU_MRAM_HEAP_POINTER_NAME, 2 * MiB);
     double out = bcast(DPU_MRAM_HEAP_POINTER_NAME, 4 * MiB);

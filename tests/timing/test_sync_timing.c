@@ -17,11 +17,11 @@
  * takes the mutex one cycle later: c instructions after the successful retry
  * (the release included) cost 16c + 1 cycles per update.  Here c = 6 (the
  * counting pass: and, shift-add, load, add, store; then `release`), so each
- * update adds exactly 97 cycles — the hardware figure of issue 8 (~97).  The
+ * update adds exactly 97 cycles, as on hardware (calibration-sources §7).  The
  * previous model (blocked waiters, mutex calls charged as calls) gave 89 here
  * and 178 on the HST-like mode 12.  Modes 12 and 13 (HST shapes, values
  * from MRAM) are checked at their exact modelled totals below.
- * Spin retries (openpim_dpu_stats.spin_instructions, issue 8): a barrier
+ * Spin retries (openpim_dpu_stats.spin_instructions): a barrier
  * waiter is blocked and never retries (0); in mode 2 the waiter retries once
  * per 11 cycles while the holder runs its section, one retry per holder
  * instruction, so the retries grow by exactly dL; in the histogram every cycle
@@ -104,7 +104,7 @@ int main(void)
      * mode 13 (PrIM HST-L's form) bins it before the lock and takes the
      * mutex from an array, which the call (on the DPU the `asm volatile`
      * acquire) forces to be read again for the unlock: c = 6 (lsl, lw, add,
-     * sw, lw of the mutex, release), 97 as on hardware (issue 8).  Exact
+     * sw, lw of the mutex, release), 97 as on hardware (calibration-sources §7).  Exact
      * totals below: they include the loops, the DMAs and the multiplies
      * outside the lock. */
     static const struct { uint32_t mode, c; uint64_t cycles, instructions; } hst[] = {

@@ -1117,7 +1117,7 @@ private:
     return U && U->getParent() == I.getParent() && fusedShiftOf(*U) == &I;
   }
 
-  // ------------------------------------- mask of a loaded word (issue 8)
+  // ---------------------------------------------- mask of a loaded word
   // `w & 0xff` / `w & 0xffff` of a WRAM word w that is loaded for nothing
   // else (or zext(trunc w) to i8/i16, the same thing unmasked) is one byte /
   // half load on UPMEM: the ISA has zero-extending lbu / lhu with the same

@@ -113,7 +113,7 @@ static void test_dma(void)
     CHECK_EQ_U64(r.dma_busy_cycles, 2202);
 
     /* 16 tasklets streaming 2048-B reads: the engine is the bottleneck,
-     * 1101 cycles per DMA -> about 2048*350e6/1101 = 651 MB/s (ref §2.2) */
+     * 1101 cycles per DMA -> about 2048*350e6/1101 = 651 MB/s (calibration-sources §2.2) */
     op_dpu_trace_begin(tr, &D, 16);
     for (int i = 0; i < 100; i++)
         for (unsigned t = 0; t < 16; t++) {
@@ -1121,7 +1121,7 @@ static struct op_dpu_result run_contended(unsigned k, unsigned iters, uint64_t p
  * section of c instructions after the successful retry (the unlock
  * included) thus costs k*c + 1 cycles per update: 16 tasklets, c = 6 ->
  * 97 cycles (the hardware figure of a histogram with a mutex per update,
- * issue 8).  Blocked waiters (the previous model) gave 11*c + 1. */
+ * calibration-sources §7).  Blocked waiters (the previous model) gave 11*c + 1. */
 static void test_mutex_contention(void)
 {
     static const unsigned ks[] = {11, 16, 24};
@@ -1200,7 +1200,7 @@ static void test_speed(void)
 int main(void)
 {
     op_machine_desc_preset("v1A", &D);
-    /* The hand derivations below use the round DMA constants of ref §2.2
+    /* The hand derivations below use the round DMA constants of calibration-sources §2.2
        (77 + 0.5 B read, 61 + 0.5 B write): they test the model's mechanics,
        independently of the calibrated v1A values. */
     D.dma_read_fixed = 77;

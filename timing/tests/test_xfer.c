@@ -1,4 +1,4 @@
-/* Host-transfer and launch model: calibration against ref §3.3/§3.4 and
+/* Host-transfer and launch model: calibration against calibration-sources §3.3/§3.4 and
  * properties.  Prints the calibration tables. */
 #include "timing.h"
 #include "check.h"
@@ -8,7 +8,7 @@
 
 static struct op_machine_desc D;
 
-/* ref §3.3 (downmem upmemLut-mramxfer.c, UPMEM cloud server, Nov 2024), ms */
+/* calibration-sources §3.3 (downmem upmemLut-mramxfer.c, UPMEM cloud server, Nov 2024), ms */
 static const double sizes[6] = {32, 2048, 65536, 1048576, 8388608, 33554432};
 static const char *const size_names[6] = {"32 B", "2 KB", "64 KB", "1 MB", "8 MB", "32 MB"};
 static const unsigned dpus[6] = {64, 128, 320, 640, 1280, 2560};
@@ -23,7 +23,7 @@ static const double d2h_ms[6][6] = {
 
 /* Points not asserted: 64 KB x 2,560 DPUs host->DPU takes less time than
  * 1,280 DPUs (4.29 vs 5.24 ms for twice the data), which no shared-resource
- * model reproduces; ref §3.3 warns that several entries are noisy. */
+ * model reproduces; calibration-sources §3.3 warns that several entries are noisy. */
 static int reliable(int dir, int si, int ci)
 {
     return !(dir == 0 && si == 2 && ci == 5);
@@ -92,7 +92,7 @@ static void test_calibration(void)
     CHECK(nbad == 0);
     CHECK(sum_abs / npts < 0.08);
 
-    /* aggregate GB/s of the full machine: peak at 1-8 MB/DPU, lower at 16/32 MB (ref §3.3) */
+    /* aggregate GB/s of the full machine: peak at 1-8 MB/DPU, lower at 16/32 MB (calibration-sources §3.3) */
     printf("\nfull machine (2,560 DPUs) Host->DPU aggregate: ");
     double gb[5];
     const double sz[5] = {262144, 1048576, 8388608, 16777216, 33554432};
@@ -102,7 +102,7 @@ static void test_calibration(void)
     }
     printf("\n");
     CHECK(gb[3] < gb[2] && gb[4] < gb[3] && gb[4] < gb[1]);
-    CHECK(fabs(gb[3] / 53.0 - 1) < 0.1); /* ref §3.3: 53 GB/s at 16 MB/DPU */
+    CHECK(fabs(gb[3] / 53.0 - 1) < 0.1); /* calibration-sources §3.3: 53 GB/s at 16 MB/DPU */
     /* one 32-MB push is slower than four 8-MB pushes (the SDK's 8-MB optimum) */
     for (unsigned n = 64; n <= 2560; n *= 40) {
         double one = xfer_ms(&D, 0, OP_XFER_PARALLEL, OP_XFER_MRAM, 33554432, n);
@@ -112,7 +112,7 @@ static void test_calibration(void)
     }
 }
 
-/* ref §3.4 (downmem wramxfer.c): WRAM (__host) pushes, ms */
+/* calibration-sources §3.4 (downmem wramxfer.c): WRAM (__host) pushes, ms */
 static void test_wram(void)
 {
     const double ws[4] = {8, 256, 2048, 32768};
@@ -158,13 +158,13 @@ static void test_properties(void)
             CHECK(w > 2 * pm);
             CHECK(w > 10 * pm || sz[s] < 2048);
         }
-    /* ref §3.2: one rank, 32 MB/DPU, broadcast ~16.88 GB/s vs parallel 6.68 */
+    /* calibration-sources §3.2: one rank, 32 MB/DPU, broadcast ~16.88 GB/s vs parallel 6.68 */
     double bgbs = 64 * 33554432.0 / (xfer_ms(&D, 0, OP_XFER_BROADCAST, OP_XFER_MRAM, 33554432, 64) * 1e6);
     double pgbs = 64 * 33554432.0 / (xfer_ms(&D, 0, OP_XFER_PARALLEL, OP_XFER_MRAM, 33554432, 64) * 1e6);
     printf("\n1 rank, 32 MB/DPU: broadcast %.2f GB/s (PrIM 16.88), parallel %.2f GB/s (PrIM 6.68)\n", bgbs, pgbs);
     CHECK(fabs(bgbs / 16.88 - 1) < 0.1 && fabs(pgbs / 6.68 - 1) < 0.1);
 
-    /* fewer DPUs in a rank (ref §3.1, §3.2): DPUs are numbered chip by chip and a
+    /* fewer DPUs in a rank (calibration-sources §3.1, §3.2): DPUs are numbered chip by chip and a
        64-B line carries 8 B for each of the 8 chips at one DPU index, so n DPUs
        move 8 * min(n, 8) * s bytes of lines, with min(n, 8, xfer_threads)
        threads of 8 chips x serial_gbps each.  Exact, 1 MB per DPU, v1A: */
@@ -186,7 +186,7 @@ static void test_properties(void)
            M1 / (one * 1e6), 2 * M1 / (two_ * 1e6), 4 * M1 / (four_ * 1e6), 8 * M1 / (eight * 1e6),
            16 * M1 / (sixteen * 1e6), 64 * M1 / (full * 1e6));
 
-    /* PrIM's one-rank curve on PrIM's server (ref §3.2, 32 MB/DPU): 6.68 / 4.74
+    /* PrIM's one-rank curve on PrIM's server (calibration-sources §3.2, 32 MB/DPU): 6.68 / 4.74
        GB/s at 64 DPUs (the host caps, server-prim.desc), within 20 %; 1 DPU at
        the serial rates fitted to the PrIM-era one-DPU runs (bench/calibration/
        data: 0.46-0.56 GB/s CPU->DPU at 8-16 MB per DPU, where PrIM's recalled
@@ -232,15 +232,15 @@ static void test_properties(void)
        hand-back; one DPU's dpu_copy_from costs a WRAM call.  MRAM pays it. */
     struct op_xfer_rank r1 = {0, OP_XFER_CHANNEL_AUTO, 1}, r64 = {0, OP_XFER_CHANNEL_AUTO, 64};
     struct op_xfer_desc sx = {OP_XFER_FROM_DPU, OP_XFER_PARALLEL, OP_XFER_WRAM, 8, 1, &r64, 1};
-    CHECK(near(op_xfer_time_us(&D, &sx), 93.2 + 64 * 8 * 71.8e-3)); /* ref §3.4: 0.13 ms */
+    CHECK(near(op_xfer_time_us(&D, &sx), 93.2 + 64 * 8 * 71.8e-3)); /* calibration-sources §3.4: 0.13 ms */
     sx.kind = OP_XFER_SERIAL;
     sx.ranks = &r1;
     CHECK(near(op_xfer_time_us(&D, &sx), 93.2 + 8 * 71.8e-3));
     sx.target = OP_XFER_MRAM;
     CHECK(near(op_xfer_time_us(&D, &sx), 157 + 8 / 0.115e3 + 46));
-    /* PrIM-era small reads (ref §6): BS, 1 DPU, 16 tasklets x 16 B of WRAM results, 0.088 ms;
+    /* PrIM-era small reads (calibration-sources §6): BS, 1 DPU, 16 tasklets x 16 B of WRAM results, 0.088 ms;
        GEMV, 4 DPUs, MRAM after the launch, 0.12 ms (size not published: 1 KB/DPU here);
-       RED, 64 DPUs x 256 B of WRAM results, 1.10-1.22 ms (ref §3.4) */
+       RED, 64 DPUs x 256 B of WRAM results, 1.10-1.22 ms (calibration-sources §3.4) */
     struct op_xfer_desc bs = {OP_XFER_FROM_DPU, OP_XFER_PARALLEL, OP_XFER_WRAM, 256, 1, &r1, 1};
     struct op_xfer_rank r4 = {0, OP_XFER_CHANNEL_AUTO, 4};
     struct op_xfer_desc gemv = {OP_XFER_FROM_DPU, OP_XFER_PARALLEL, OP_XFER_MRAM, 1024, 1, &r4, 1};
@@ -252,7 +252,7 @@ static void test_properties(void)
     CHECK(near(tgemv, 70.6 + 4 * 8 * 1024 / 2.35 * 1e-3 + 46)); /* rank curve (2-KB point) above 4 threads */
     CHECK(fabs(tbs / 88 - 1) <= 0.2 && fabs(tgemv / 120 - 1) <= 0.2 && tred >= 0.8 * 1100 && tred <= 1.2 * 1220);
 
-    /* serial copies, ref §3.7: SEL on 64 DPUs retrieving 8.4 MB serially = 101.6 ms (PrIM-era HW) */
+    /* serial copies, calibration-sources §3.7: SEL on 64 DPUs retrieving 8.4 MB serially = 101.6 ms (PrIM-era HW) */
     double sel = xfer_ms(&D, 1, OP_XFER_SERIAL, OP_XFER_MRAM, 8.4e6 / 64, 64);
     printf("serial D->H, 64 DPUs x 131 KB: model %.1f ms, PrIM-era hardware (SEL) 101.6 ms\n", sel);
 
@@ -273,7 +273,7 @@ static void test_properties(void)
 
 static void test_launch_and_anchors(void)
 {
-    /* ref §3.5 (Loremkang): 4 ranks on 2 DIMMs / 2 channels, SDK launch 183 us */
+    /* calibration-sources §3.5 (Loremkang): 4 ranks on 2 DIMMs / 2 channels, SDK launch 183 us */
     struct op_xfer_rank four[4] = {{0, 0, 64}, {1, 0, 64}, {2, 1, 64}, {3, 1, 64}};
     double l4 = op_launch_overhead_us(&D, four, 4);
     printf("\nlaunch overhead: 4 ranks/2 channels %.0f us (measured 183 us)", l4);
@@ -285,7 +285,7 @@ static void test_launch_and_anchors(void)
     printf(", 1 rank %.0f us, 40 ranks %.0f us\n", op_launch_overhead_us(&D, R, 1), l40);
     CHECK(l40 > l4);
 
-    /* different server (ref §3.5, SDK 2023.2, 4 ranks, 2 channels): printed, not asserted */
+    /* different server (calibration-sources §3.5, SDK 2023.2, 4 ranks, 2 channels): printed, not asserted */
     const double tot[5] = {8192, 65536, 1048576, 4194304, 16777216};
     const double meas[5] = {142, 114, 234, 697, 2351};
     printf("4 ranks/2 channels H->D (Loremkang box, another server/SDK):\n");
@@ -351,7 +351,7 @@ static int close_to(double a, double b)
     return fabs(a - b) <= 1e-9 * fabs(b);
 }
 
-/* paper 002: the host's last-level cache (host_llc_bytes) and the WRAM
+/* [XferStudy]: the host's last-level cache (host_llc_bytes) and the WRAM
  * broadcast factor, against the formulas of xfer_model.c with v1A's curves
  * (h2d: rank 4.883/4.881/10.16/9.178/6.848, channel 4.773/5.781/11.6/10.21/6.848
  * GB/s at 2 KB/64 KB/1/8/32 MiB, broadcast x2.5, fixed 59/89/../327 us). */
@@ -420,7 +420,7 @@ static void test_llc_and_wram_bcast(void)
         }
 }
 
-/* The data-transfer study's server (presets/server-xferstudy.desc, paper 002):
+/* The data-transfer study's server (presets/server-xferstudy.desc, [XferStudy]):
  * the paper's statements as properties of the model (the report, section
  * transfer_study, compares them with the paper). */
 static void test_xferstudy_server(void)
@@ -432,7 +432,7 @@ static void test_xferstudy_server(void)
     CHECK(op_machine_desc_server(&x, "xferstudy", err, sizeof err) == 0);
     CHECK(x.host_llc_bytes == 11534336 && x.h2d.wram_bcast_factor == 3 && x.nr_ranks == 40);
     const unsigned ns[6] = {1, 2, 5, 10, 20, 40};
-    printf("\nserver xferstudy (paper 002), 64 MiB broadcast in blocks, ms:\n");
+    printf("\nserver xferstudy ([XferStudy]), 64 MiB broadcast in blocks, ms:\n");
     for (int i = 0; i < 6; i++) {
         double best = 0, tb = 0, t64 = 0, t8 = 0;
         printf("%2u ranks:", ns[i]);

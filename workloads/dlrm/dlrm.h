@@ -1,4 +1,4 @@
-/* DLRM's embedding stage on a 3D hypercube of DPUs, as PID-Comm (paper 001,
+/* DLRM's embedding stage on a 3D hypercube of DPUs, as PID-Comm ([PIDComm],
  * §VII-A) maps it: x = tables, y = rows, z = columns of the embedding tables.
  *
  * Model: the 26 categorical features of Criteo (cardinalities of the Kaggle

@@ -1,4 +1,4 @@
-/* PID-Comm's MLP (paper 001, §VII-E) on a 1D hypercube of P DPUs: `layers`
+/* PID-Comm's MLP ([PIDComm], §VII-E) on a 1D hypercube of P DPUs: `layers`
  * fully connected layers of F x F int32 weights, the weights partitioned by
  * columns, a ReduceScatter after every layer.
  *

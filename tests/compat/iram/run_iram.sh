@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# IRAM size check of the DPU driver (issue 8): a program whose estimated code
+# IRAM size check of the DPU driver: a program whose estimated code
 # does not fit the chip's IRAM is refused at link time (more than 10 % over),
 # warned about (over, within 10 %), and accepted otherwise; unused functions
 # (dropped by --gc-sections) do not count; the runtime and libc functions an

@@ -1,5 +1,5 @@
 /* OpenPIM CKKS: homomorphic multiplication of RNS-CKKS ciphertexts on the DPUs,
- * built on the HE library (he/, openpim_he.h), as paper 000 (Jonatan et al.,
+ * built on the HE library (he/, openpim_he.h), as [Jonatan24] (Jonatan et al.,
  * section 5, Figure 16) breaks it down: the tensor product, key switching
  * (relinearisation) by the hybrid method of Han and Ki (dnum digits, ModUp to
  * the extension limbs, inner product with the switching key, ModDown) and
@@ -76,7 +76,7 @@ openpim_he_status openpim_ckks_key_upload(openpim_ckks_context *ctx, const uint3
                                           openpim_ckks_key **key);
 void openpim_ckks_key_free(openpim_ckks_context *ctx, openpim_ckks_key *key); /* NULL is a no-op */
 
-/* Modelled time of one multiplication by the categories of paper 000's
+/* Modelled time of one multiplication by the categories of [Jonatan24]'s
  * Figure 16 (microseconds of openpim_modelled_time_us): every DPU launch in
  * its category, the host's relays of the base conversions (DPU -> host ->
  * DPUs of the other limbs) as Inter-DPU. */
@@ -112,7 +112,7 @@ openpim_he_status openpim_ckks_multiply(openpim_ckks_context *ctx, const openpim
                                         openpim_he_poly *const out[2], const openpim_he_poly *const a[2],
                                         const openpim_he_poly *const b[2], struct openpim_ckks_times *times);
 
-/* ---- the 2D layout (paper 000's): each limb spread over g DPUs ------------
+/* ---- the 2D layout ([Jonatan24]'s): each limb spread over g DPUs ------------
  * The same multiplication, bit for bit, on he's resident 2D arrays
  * (openpim_he_poly2d): one group of g DPUs per limb (g (L + 1 + K) DPUs),
  * every NTT / iNTT a 2D NTT on the resident data (two launches and comm's

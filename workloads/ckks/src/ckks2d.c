@@ -1,4 +1,4 @@
-/* RNS-CKKS multiplication on the 2D layout (paper 000's): each limb spread
+/* RNS-CKKS multiplication on the 2D layout ([Jonatan24]'s): each limb spread
  * over g DPUs and resident between the steps (he's openpim_he_poly2d), the
  * (i)NTTs 2D NTTs with comm's All-to-All.  This file is the layout's
  * operations; ckks_seq.c runs the one sequence over them. */

@@ -1,4 +1,4 @@
-/* Embedding lookup with sum pooling (paper 000 §4.1) on one DPU.
+/* Embedding lookup with sum pooling ([Jonatan24] §4.1) on one DPU.
  *
  * Work items are (shard, sample) pairs, dealt round-robin to the tasklets, so
  * that a small batch over several tables still keeps every tasklet busy.  For

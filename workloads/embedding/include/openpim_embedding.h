@@ -1,5 +1,5 @@
 /* OpenPIM embedding tables: lookup with sum pooling on the DPUs of a
- * dpu_set_t, the tables partitioned across DPUs (paper 000, §4: Jonatan et
+ * dpu_set_t, the tables partitioned across DPUs ([Jonatan24], §4: Jonatan et
  * al., "Scalability Limitations of Processing-in-Memory using Real System
  * Evaluations").
  *
@@ -20,11 +20,11 @@
  *   OPENPIM_EMB_TABLE_WISE      "table_wise"      R = C = 1, G = DPUs (G <= tables)
  *   OPENPIM_EMB_ROW_WISE        "row_wise"        R = DPUs
  *   OPENPIM_EMB_COLUMN_WISE     "column_wise"     C = DPUs (C divides every dim)
- *   OPENPIM_EMB_TABLE_ROW_WISE  "table_row_wise"  G groups x R rows (paper 000's T-R hybrid)
- *   OPENPIM_EMB_GRID_SHARD      "grid_shard"      C columns x R rows (paper 000's C-R,
+ *   OPENPIM_EMB_TABLE_ROW_WISE  "table_row_wise"  G groups x R rows ([Jonatan24]'s T-R hybrid)
+ *   OPENPIM_EMB_GRID_SHARD      "grid_shard"      C columns x R rows ([Jonatan24]'s C-R,
  *                               "column-row" hybrid)
  *   OPENPIM_EMB_TABLE_COLUMN_WISE "table_column_wise"  G groups x C columns
- * Paper 000's column-row hybrid is what TorchRec calls grid_shard (each rank
+ * [Jonatan24]'s column-row hybrid is what TorchRec calls grid_shard (each rank
  * a subset of columns and rows); TorchRec versions before grid_shard had no
  * name for it.  A plan with R, C and G all above 1 (table x column x row) has
  * no TorchRec name: OPENPIM_EMB_CUSTOM.
