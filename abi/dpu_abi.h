@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The contract between a DPU image (compiled DPU program + dpu/runtime) and the
  * worker process that runs it.  Both sides include this file; nothing else is
  * shared between them.

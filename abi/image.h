@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A DPU image: the ELF file produced by dpu-upmem-dpurte-clang, parsed into
  * what the host (symbols, initial WRAM/MRAM contents) and the worker (code,
  * entry points) need.  The image keeps its own copy of the file bytes. */

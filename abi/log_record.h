@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM: the DPU printf log record format, and its encoder.
  *
  * Header-only and libc-free (stdint/stddef/stdarg only), so that the very same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clock of the machine and worker layers: CLOCK_MONOTONIC read by the
  * system call itself.  libdpu interposes clock_gettime and gettimeofday for
  * the user's program (the virtual clock, sdk/vclock.c): a deadline measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Memory shared between the host process and its worker processes.
  *
  * The emulated memories live in one memfd per rank: the WRAM of its DPUs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The seam between the host library (sdk/) and a PIM machine: an operations
  * table, in the spirit of SQLite's VFS or NCCL's transports.  The embedded
  * emulator (machine/backend_local.c) is one backend; a client of the openpimd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The remote backend: a client of openpimd (backend/remote_protocol.h) behind
  * the operations table of backend/backend.h.  An unmodified UPMEM program
  * gets it with UPMEM_PROFILE=backend=remote (sdk/profile.c, sdk/session.c).

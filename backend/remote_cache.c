@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vPIM's two optimisations of the remote backend: batching of small writes
  * (every operation exclusive while it is on) and prefetch of small reads (per
  * rank, under the rank's lock). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The remote backend's parts (backend_remote.c: the operations; remote_rpc.c:
  * the connection, requests and replies, the window; remote_cache.c: the
  * prefetch of small reads and the batching of small writes) share the

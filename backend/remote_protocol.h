@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The openpimd wire protocol, shared by the daemon (daemon/) and its client,
  * the remote backend of libdpu (backend/backend_remote.c).
  *

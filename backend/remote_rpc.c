@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The remote backend's connection to openpimd: reaching it (a UNIX socket,
  * or AF_VSOCK from inside a virtual machine), framed requests and their
  * replies, matched by sequence number (the daemon answers requests of

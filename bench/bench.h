@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the benchmark programs share: a monotonic clock, sorting the samples
  * of a run to report its minimum and median, and strict argument parsing. */
 #ifndef OPENPIM_BENCH_H

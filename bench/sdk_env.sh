@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the benchmark scripts: puts the OpenPIM SDK of the build folder
 # given as $1 (default: build/ of this checkout) on PATH and makes $work, a
 # scratch folder removed at exit.

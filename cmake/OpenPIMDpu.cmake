@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # openpim_add_dpu_program(<name> SOURCES <files...> [TASKLETS n] [FLAGS <flags...>]
 #                         [DEPENDS <files...>] [OUTPUT_DIRECTORY dir] [RACECHECK])
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # openpim_add_exit_test(NAME name EXIT status EXPECT regex [ENVIRONMENT var=value ...] COMMAND cmd [args ...])
 # A test of a command line whose output and exit status both matter: a refused
 # argument must print its reason and exit 2, a caught mismatch exit 1.  The

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: collective communication, reproducing [PIDComm]'s (ISCA 2024)
 Figures 14, 16, 18, 19, 20 and 23(b) and [Jonatan24]'s
 Figure 18 (the PIM-interconnect what-if) with comm/'s modelled times.

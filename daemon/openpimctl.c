@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimctl: what an operator of openpimd sees and does -- the ranks with
  * their state and tenant, the claims waiting, the ranks each tenant holds;
  * draining a rank (no new tenant gets it; a tenant that holds it keeps it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd: one PIM machine shared by many client processes.
  *
  * The daemon owns the machine through backend/backend.h (today the embedded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Decoding and checking of openpimd requests (protocol.h).  Pure functions of
  * their arguments: the fuzz harness (daemon/tests/fuzz_decoder.c) drives them
  * with arbitrary bytes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rank manager (ranks.h). */
 #define _GNU_SOURCE
 #include "ranks.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rank manager of openpimd: who holds which rank of the machine.
  *
  * A rank goes available -> allocated (one connection's) -> released,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: openpimd's cost against the embedded machine, as vPIM measured its
 virtualisation overhead against native runs ([vPIM], Middleware 2024): Fig. 9
 (checksum, the data-size sweep), Fig. 14 (PrIM's NW, small transfers, with

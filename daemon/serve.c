@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's request handling (serve.h): read a request, check it whole
  * (protocol.c), run it on the backend, answer.  A request that fails a check
  * gets an error reply and changes nothing; a connection whose framing is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's request handling: a thread per client connection reads its
  * requests; those that name the DPUs of one rank run in order on a thread of
  * that rank (its lane), so that one client's requests for different ranks run

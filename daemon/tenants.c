@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's tenants and their limits (tenants.h). */
 #include "tenants.h"
 

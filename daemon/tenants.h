@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's tenants: who a connection acts for, and what each may hold.
  *
  * A tenant is an identity string: "uid:<n>" for a peer on the UNIX socket

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's token store (tokens.h): reading, checking, and the operator's
  * changes (add, revoke) made under a lock and written whole. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The token store of openpimd: the tenants that present a token at HELLO
  * (every guest of a virtual machine must, daemon/transport_vsock.c) and the
  * SHA-256 of each one's token.  The operator manages it with `openpimctl

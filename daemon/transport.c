@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's UNIX-domain transport (transport.h). */
 #define _GNU_SOURCE
 #include "transport.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's transport: the listening UNIX-domain socket, peer credentials,
  * and whole-message I/O that gives up when the daemon stops (stop_fd becomes
  * readable) so that no client can hold a shutdown up (transport.c); the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's guest sockets (transport.h): how virtual machines reach the
  * daemon without /dev/vhost-vsock.
  *

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Report section: homomorphic encryption on the emulated PIM server.
 
 [DRAMatic] (BGV/NTT on UPMEM, compared with SEAL) and the NTT part of

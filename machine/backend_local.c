@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The embedded backend: the emulated machine of this process (machine.h)
  * behind the operations table of backend/backend.h.  Everything that touches
  * the machine's memory mappings is here or in machine.c; nothing else of the

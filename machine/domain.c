@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Conversion between the rank's physical view ("PIM domain": 64-byte lines,
  * each holding one 8-byte word of each of 8 chips, byte-interleaved) and the
  * per-DPU MRAM layout.  See domain.h for the exact convention.

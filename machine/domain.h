@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rank's physical view ("PIM domain") and its conversion to and from the
  * per-DPU MRAM layout.
  *

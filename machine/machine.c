@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The emulated machine, host side (machine.h): creation and the per-rank
  * memories, programs, pools (the unit of isolation between tenants), the
  * worker processes of each pool (starting, reaping and blaming a dead one),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The emulated PIM machine as the SDK layer sees it: DPUs with MRAM and WRAM
  * that the host reads and writes directly, programs loaded onto DPUs, and
  * launches that worker processes execute. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine's host side, inside machine/: the machine object shared by
  * machine.c (creation, programs, pools, workers, launches) and mram.c (MRAM
  * storage, shared chunks).  Memories are per rank (one memfd each); a pool

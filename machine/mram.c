@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Emulated MRAM, host side: each DPU's own pages in its rank's memfd, and
  * the stores of chunks that the DPUs of a pool share until they write them
  * (abi/shared.h, "Shared MRAM").  A broadcast of whole chunks is stored once

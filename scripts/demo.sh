@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets everything up, then runs every bundled example, built with its own
 # Makefile, on the embedded emulated server (40 ranks, 2560 DPUs): each
 # program's own verification, wall time on this host, and where a real server

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The reproduction report: sets up and builds OpenPIM (scripts/setup.sh), runs
 # the benchmarks of every registered section (report/sections/*.py and
 # <folder>/report_section.py) and writes ONE self-contained HTML page, then

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what OpenPIM needs (Debian packages, with sudo when not root, only
 # those missing), makes the Python virtual environment of the tests and the
 # report (<build>/venv, from python/requirements-test.txt; never the system

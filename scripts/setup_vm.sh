@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What the virtual-machine test (tests/vm) needs, installed and cached once:
 #   Debian's qemu-system-x86, busybox-static and cpio (apt);
 #   vhost-device-vsock 0.3.0 (rust-vmm, crates.io), built with cargo into

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Sets everything up and runs the whole test suite: the optimised build, then
 # the same suite under AddressSanitizer + UndefinedBehaviorSanitizer, then the
 # host-API and thread tests under ThreadSanitizer (build-tsan/).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation of ranks, DPU sets and their iteration. */
 #define _GNU_SOURCE
 #include <stdarg.h>

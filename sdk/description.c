@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpu_description.h: the emulated machine's rank characteristics, from the
  * same profile parsing as dpu_alloc (profile.c). */
 #include <stdlib.h>

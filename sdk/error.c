@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpu_error_to_string, the error messages (op_warn, openpim_last_error) and
  * the energy probes the emulator does not have. */
 #define _GNU_SOURCE

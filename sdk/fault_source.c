@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where in the source a DPU fault happened: the function containing the
  * faulting code address (the image's symbol table) and, when the program was
  * built with -g, its file and line (the image's DWARF line table, read with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* State of the host library behind dpu.h. */
 #ifndef OPENPIM_SDK_INTERNAL_H
 #define OPENPIM_SDK_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The SDK's per-rank job queues.  A job (a launch, a transfer, a callback)
  * takes a ticket on each rank of its set when it is issued and starts when
  * every one of those ranks has finished its earlier jobs, so a rank's jobs run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Launching DPUs: synchronous and asynchronous launches, status, sync and
  * callbacks.  An asynchronous launch is queued (jobs.c) and runs in the
  * background in issue order, as the SDK's rank job queues; its error is kept

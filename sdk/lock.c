@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host library's one lock (see "Threads" in internal.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>

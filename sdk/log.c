@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpu_log_read: prints what a DPU's printf() calls recorded in its MRAM log
  * buffer (__stdout_buffer) during the last launch. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM host SDK: decoder of the DPU printf log (see log_format.h, and
  * abi/log_record.h for the record format). */
 #include "log_format.h"

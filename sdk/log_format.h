@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM host SDK: turning a DPU's printf log back into text.
  *
  * A DPU program's printf/puts/putchar append binary records to the MRAM array

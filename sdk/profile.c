@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The profile string of dpu_alloc: "key=value,key=value", with the
  * environment's UPMEM_PROFILE_BASE before and UPMEM_PROFILE after the argument
  * (later keys win).  Keys OpenPIM does not know are ignored, as the UPMEM SDK

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loading DPU programs and looking up their symbols. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

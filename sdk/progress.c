@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The progress line (see progress.h).  Work in progress is a list under one
  * mutex; the threads doing the work (a launch's thread, woken by the machine
  * every OP_WATCH_PERIOD_MS; a write's, after each DPU the machine wrote; a

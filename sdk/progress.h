@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The progress line of long launches and transfers (progress.c): on stderr,
  * only when it is a terminal (or OPENPIM_PROGRESS=1), only once the work has
  * run OPENPIM_PROGRESS_AFTER_MS (default 2000 ms); one line for all the work

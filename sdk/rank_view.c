@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rank's physical view (OpenPIM extension, see dpu.h): the host reads and
  * writes an entangled group of a rank (the 8 DPUs with one DPU index, one per
  * chip) as byte-interleaved 64-byte lines, as a real DIMM presents it; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run report: each transfer and launch is costed by the timing model when it
  * happens; the events are kept and classified when the report is written.
  * Classification of transfers (the standard PrIM breakdown): before the first

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The run report: every transfer and launch is costed by the timing model
  * (timing/timing.h) as it happens, which advances a modelled clock; at exit
  * the run's breakdown is written when the environment asks for it:

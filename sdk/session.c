@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sessions (see internal.h) and the process's backends.  The default session
  * is what a plain UPMEM program uses; openpim_session_create makes more (a
  * daemon serving several clients, a test playing two tenants).  Sessions that

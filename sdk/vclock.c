@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The virtual clock.  With OPENPIM_VIRTUAL_CLOCK=1, a program's own
  * gettimeofday() and clock_gettime() (REALTIME and MONOTONIC clocks) read
  * "host time outside SDK calls + modelled time of SDK calls": the timers that

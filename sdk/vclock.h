@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host time as libdpu measures it, and the optional virtual clock. */
 #ifndef OPENPIM_SDK_VCLOCK_H
 #define OPENPIM_SDK_VCLOCK_H

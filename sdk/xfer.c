@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host <-> DPU transfers by symbol: copy, broadcast, prepared pushes and
  * scatter-gather.  Checks follow the UPMEM SDK: off + length within the symbol
  * (DPU_ERR_INVALID_SYMBOL_ACCESS), WRAM offsets and lengths 4-byte aligned

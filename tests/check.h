@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Minimal checking for host test programs: each failed CHECK prints where and
  * what, and the program exits non-zero at the end. */
 #ifndef OPENPIM_TEST_CHECK_H

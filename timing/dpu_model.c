@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU model: event-driven revolver pipeline + one FIFO DMA engine per DPU.
  *
  * The recorder appends per-tasklet segments {instructions, event}; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Machine description: presets, text-file and profile-string parsers, writer.
  *
  * Every constant has a source: "calibration-sources §N" = docs/calibration-sources.md,

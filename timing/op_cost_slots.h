@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Slots of the DPU operation-cost table `uint32_t __op_costs[OP_COST_COUNT]`.
  *
  * One header, three users:

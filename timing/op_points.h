@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The emulation-only calls the instruction-accounting pass puts into DPU code
  * besides the count: switch points and race checks.  Neither is a DPU
  * instruction and neither is counted.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run report: totals per category, per-launch DPU statistics, text report and
  * Chrome/Perfetto trace JSON.  Pure bookkeeping: nothing here feeds back
  * into the emulator. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: how far the timing model is from real hardware, on the PrIM runs
 of a PrIM-era UPMEM server (bench/calibration/data: 77 runs on 1 and 4 DPUs;
 the same table's runs on 16 and 64 DPUs are held out and not in this

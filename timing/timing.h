@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM timing model: what a run would cost on a real UPMEM server.
  *
  * A self-contained C11 library (libc + libm).  It never changes functional

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host<->DPU transfer and launch model (calibration-sources §3).
  *
  * MRAM, parallel push or broadcast, for one SDK call:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Source this file (". /path/to/sdk/upmem_env.sh") to build UPMEM projects with
 # OpenPIM: it puts dpu-upmem-dpurte-clang and dpu-pkg-config on PATH (and the
 # Python package `dpu` on PYTHONPATH), like the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One DPU run inside a worker (see dpu_run.h): the trace for the timing
  * model, and the scheduler's view of the DMA engine. */
 #include "dpu_run.h"

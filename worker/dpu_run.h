@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bookkeeping of one DPU run inside a worker: the scheduler's switches, DMAs
  * and synchronisation become a trace for the timing model, whose result is
  * reported in struct op_dpu_status. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine description's operation costs -> the cost table that the
  * instruction-accounting pass reads at run time (see op_cost_slots.h). */
 #include "op_costs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fills a DPU image's operation-cost table (__op_costs, timing/op_cost_slots.h)
  * from the machine description's operation costs. */
 #ifndef OPENPIM_OP_COSTS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The race detector (see racecheck.h).
  *
  *   mode                 op_race_init

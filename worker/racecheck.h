@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The race detector of DPU programs (OPENPIM_RACECHECK).
  *
  * Two accesses to the same WRAM or MRAM bytes by different tasklets, at least

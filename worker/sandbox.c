@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The worker's seccomp filter, a classic BPF program built by hand (see
  * sandbox.h for the policy).  Order of the checks:
  *   1. a system call of another ABI (i386 through int 0x80) kills the worker:

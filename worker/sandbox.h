@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The worker's seccomp sandbox.  DPU code runs natively inside the worker and
  * is linked below 4 GB; the worker's own code (a PIE) and its libraries lie
  * above.  The filter tells them apart by the address of the system call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Coroutine switch for tasklets (System V x86-64).
  * op_switch(void **save_sp, void *next_sp): saves the callee-saved registers on
  * the current stack, stores its stack pointer in *save_sp and resumes next_sp.

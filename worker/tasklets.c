@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The tasklet scheduler of a worker (see tasklets.h): coroutine switches
  * (switch.S), the tasklets' modelled clocks, and the choice of the tasklet
  * that runs next.

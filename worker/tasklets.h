@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tasklets of one DPU as coroutines, run in the order of their modelled time.
  *
  * On the DPU the revolver pipeline issues one instruction per cycle, from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpim-worker: the process that plays DPUs.  The host spawns up to one per
  * host core for each pool of ranks (abi/shared.h); each maps its pool's
  * control block and the memories of its pool's ranks (the only ones whose

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Asynchrony on the host, both measured in this run, min and median of REPS:
  * 1. host work overlapped with an asynchronous launch: wall time of (launch;
  *    host work) synchronously against (async launch; host work; dpu_sync);

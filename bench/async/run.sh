@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Asynchrony benchmark: host work overlapped with a DPU_ASYNCHRONOUS launch,
 # against the same work after a synchronous one (needs 2 host cores to overlap).
 #   bench/async/run.sh [build-dir]

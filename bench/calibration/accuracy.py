@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """OpenPIM's modelled times against real-hardware PrIM runs: per-app errors,
 and the host-transfer model replayed on recorded calls.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration suite, DPU side: arithmetic throughput (calibration-sources §1.2).
  *
  * Method of PrIM's arithmetic-throughput microbenchmark (Gómez-Luna et al.,

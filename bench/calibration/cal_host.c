@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration suite, host side: runs the DPU calibration programs on the
  * emulator and prints one CSV record per measurement (the first field names
  * the measurement).  run.sh collects the records; report.py compares them

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Fits the host-side constants of the `prim` server preset to the
 real-hardware PrIM runs, and cross-validates the fit.
 

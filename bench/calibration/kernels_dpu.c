@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration kernels: mutex-heavy and streaming DPU kernels,
  * written for OpenPIM after the shapes of PrIM's HST-L, TRNS (step 3), VA
  * and RED (CMU-SAFARI/prim-benchmarks; read, not copied):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host side of kernels_dpu.c (the calibration kernels): runs one mode on one DPU,
  * checks the result exactly against a host computation, and prints one CSV
  * record for report.py:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Rows of the mutex-heavy and streaming DPU kernels (kernels_dpu.c / kernels_host.c) for report.py.
 
 Records: kernel,<name>,<tasklets>,<units>,<cycles>,<cycles per unit>,<ok>.

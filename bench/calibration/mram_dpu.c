@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration suite, DPU side: MRAM <-> WRAM DMA (calibration-sources §2.2, §2.3).
  *
  * Written for OpenPIM after PrIM's MRAM-latency and STREAM (COPY-DMA)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs PrIM (CMU-SAFARI/prim-benchmarks, a checkout the user provides) on
 OpenPIM for every row of a real-hardware table and writes OpenPIM's modelled
 times beside the measured ones.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Streaming kernels in the shape of PrIM's VA, RED and HST-S (written for
  * OpenPIM after reading CMU-SAFARI/prim-benchmarks; no code taken), so that the
  * timing model's cost per element can be set beside the real-hardware PrIM runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host side of prim_shapes_dpu.c: runs each kernel on one DPU, checks its
  * result exactly against the same computation on the host, and prints one
  * record per kernel:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Calibration suite report: compares the modelled values recorded by run.sh
 (results.csv) with the published UPMEM measurements collected in
 docs/calibration-sources.md ("calibration-sources §N"), prints the table and, when

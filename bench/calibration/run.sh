@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Calibration suite: reproduces the published UPMEM hardware
 # characterisation on the emulator and compares the modelled values with the
 # published ones (docs/calibration-sources.md).

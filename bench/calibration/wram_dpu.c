@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration suite, DPU side: STREAM on WRAM (calibration-sources §1.3).
  *
  * Method of PrIM's STREAM microbenchmark in its WRAM variant, written for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Calibration suite: the host-transfer and launch model evaluated directly
  * (timing/xfer_model.c through op_xfer_time_us / op_launch_overhead_us, the
  * description of UPMEM_PROFILE, e.g. server=prim), for every point of the published tables, including those too

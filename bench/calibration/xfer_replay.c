@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays recorded host transfer calls and launches through the transfer model
  * (timing/xfer_model.c: op_xfer_time_us, op_launch_overhead_us), so that the
  * model's host-side times for a program can be recomputed without the program:

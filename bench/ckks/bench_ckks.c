@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CKKS homomorphic multiplication ([Jonatan24] Fig. 16) on the emulated server:
  * modelled time of each step and of the figure's categories, as CSV.
  *

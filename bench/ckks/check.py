@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compares a product dumped by bench_ckks (PREFIX.in / PREFIX.out) with the Python
 reference (workloads/ckks/tests/ckks_ref.py), word for word:
     bench/ckks/check.py PREFIX

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """CPU baseline for bench/ckks: OpenFHE's CKKS on this host, one thread, at the
 parameters of [Jonatan24] Fig. 16 (N = 65536, L = 23: 24 limbs, dnum = 3, hybrid
 key switching), 54-bit scaling moduli as the paper's.  Times (ms of the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # CKKS homomorphic multiplication ([Jonatan24] Fig. 16: N = 65536, L = 23, 8
 # extension limbs, dnum = 3), modelled time by step and by the figure's
 # categories, as CSV on stdout:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Tables from bench/ckks/run.sh's CSV ([Jonatan24] Fig. 16, CKKS multiplication):
     python3 bench/ckks/table.py ckks.csv
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collectives benchmark in the style of nccl-tests: per primitive and size,
  * the baseline, each of PID-Comm's techniques added in turn (PR, PR+IM) and
  * the optimised implementation (PR+IM+CM), with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How fast one host core reduces int32 data the way each ReduceScatter /
  * AllReduce baseline does, on this host (the rate behind comm's
  * cost model, src/cost.c).  The data are laid out as after the baseline's

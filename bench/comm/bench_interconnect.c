@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PIM-interconnect what-if ([Jonatan24] §6, Figure 18), on 4 ranks (256 DPUs)
  * seen as the cube {8 chips, 8 DPUs per chip, 4 ranks}:
  *   bank-wise groups  "010"  the 8 DPUs of one chip

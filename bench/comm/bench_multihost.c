@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Multi-host collectives (PID-Comm [PIDComm] §VIII, Figure 23(b)): every MPI
  * process owns one four-rank channel of 256 DPUs (the cube {8, 8, 4}); the
  * global cube adds the host dimension.  AllReduce (int32 sum) and AlltoAll

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cost per piece of the baseline AlltoAll's host reorder (comm_base_alltoall
  * in comm/src/baseline.c, the same loop): nodes in communicators of `size`,
  * each node's buffer `size` pieces of `piece` bytes; piece q of node p's

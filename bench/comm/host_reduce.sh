@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # This host's int32 reduction rate, one thread, in the loops of the
 # ReduceScatter/AllReduce baselines (bench_host_reduce.c says which): the
 # measured class behind comm's scalar rate (comm/src/cost.c, comm/README.md).

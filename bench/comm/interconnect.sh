@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # PIM-interconnect what-if ([Jonatan24] Figure 18): speedup over host-routed
 # communication vs the global reduction ratio and vs the link bandwidth, for
 # bank-, chip- and rank-wise groups of 256 DPUs; and the library's

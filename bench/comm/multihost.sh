@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Multi-host collectives (PID-Comm Figure 23(b)): 1, 2 and 4 MPI processes on
 # this machine, each owning a four-rank channel of 256 DPUs; AllReduce (int32
 # sum) and AlltoAll over the global cube, baseline and optimised, each result

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # This host's cost per piece of the baseline AlltoAll's host reorder
 # (bench_reorder.c) by piece size, stride and footprint: the figures behind
 # comm's chunk_ns and chunk_far_ns (comm/src/cost.c, comm/README.md).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Collectives benchmark (comm/), nccl-tests style: per primitive the
 # baseline, PID-Comm's techniques added one by one (PR, PR+IM) and the
 # optimised implementation: modelled GB/s, the transfers' share, this host's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Remote (through openpimd) against embedded, side by side in one run: one
  * process, two sessions (openpim_ext.h), one on the embedded machine, one on
  * the daemon's, the same 64-DPU rank shape.  Per request size: latency of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vPIM's Figures 9 and 14 as workloads, for the embedded machine and for
  * openpimd (UNIX socket, or AF_VSOCK from a guest), side by side in one run:
  * one process, one session per side (openpim_ext.h), the repetitions of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vPIM's checksum microbenchmark on the DPU side (bench_vpim.c, fig9): every
  * DPU sums the 32-bit words of the `bytes` bytes the host broadcast to the
  * start of its MRAM heap; each tasklet takes every NR_TASKLETS-th 2 KB block

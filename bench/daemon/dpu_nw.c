@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DPU side of the small-transfer workload (bench_vpim.c, nw), shaped as
  * PrIM's NW host loop: per step, the host writes two small blocks to each DPU
  * (`a` and `b`, BLOCK bytes each), launches, and reads one block back (`out`

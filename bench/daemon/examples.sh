@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The bundled examples embedded and through openpimd, side by side in one run:
 # wall time of each whole program (min and median of REPS runs each,
 # alternating), and the remote/embedded ratio of the medians; the mean ratio

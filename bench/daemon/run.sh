@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # openpimd benchmark: remote against embedded latency and bandwidth per
 # request size, and a small-transfer-heavy phase, in one run (bench_daemon.c);
 # then the reads again with the prefetch cache off, and the writes with

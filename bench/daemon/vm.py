@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The VM path's figures: the workloads of bench/daemon/vpim.sh and
 examples.sh run in a QEMU guest (TCG) against openpimd over vsock, beside the
 same binaries run embedded on the host, in one run (tests/vm/vmlib.py boots

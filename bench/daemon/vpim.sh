@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # vPIM's Figures 9 and 14 on the UNIX-socket path (bench_vpim.c): the checksum
 # data-size sweep with the remote backend's optimisations on, and the NW-like
 # small-transfer workload with batching and prefetch off and on (vPIM-C, -P,

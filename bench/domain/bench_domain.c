@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Throughput of the domain transposes (machine/domain.c), single thread:
  * for each implementation this CPU runs, both directions, a buffer that stays
  * in cache and one that does not, and two layouts of the 8 DPU buffers:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Throughput of the rank view through libdpu: one rank, each of its 8 groups
  * written (openpim_rank_view_write) and read (openpim_rank_view_read) with
  * `per_group` bytes of view, beside a parallel push (dpu_push_xfer) of the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Domain-transfer benchmark (the rank's physical view).
 # 1. GB/s of each 8x8 byte-transpose implementation of machine/domain.c that
 #    this CPU runs (AVX-512 VBMI, AVX-512BW, AVX2, portable C), both directions

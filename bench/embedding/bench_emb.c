@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embedding-table benchmark ([Jonatan24] §4, Jonatan et al.): the studies of
  * Figures 5-11 on OpenPIM's embedding library (workloads/embedding).
  *

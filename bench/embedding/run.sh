@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Embedding-table benchmark ([Jonatan24] §4, Figs. 5-11) on workloads/embedding:
 # modelled PIM times beside the CPU baseline measured on this host.
 #   bench/embedding/run.sh [build-dir] [study] [scale] [dpus]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include <defs.h>
 #include <mram.h>
 #include <stdint.h>

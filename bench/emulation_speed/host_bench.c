@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Emulation speed: native-C time / emulated time of the same loop, both
  * measured in this one run (min and median of several repetitions). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The loops the emulation-speed benchmark times twice: natively on the host
  * and inside an emulated DPU.  Compute-bound: integer mixing with a serial
  * dependency (multiplies, shifts, adds).  DMA-bound: stream a buffer in 2 KB

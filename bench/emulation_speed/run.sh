@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Emulation speed benchmark: prints native/emulated time ratios for
 # a compute-bound, a DMA-bound and a call-bound loop, with the
 # instruction-accounting pass on (the default) and off.  Needs a built SDK

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* HE benchmark, modelled DPU time (deterministic):
  *   1. multiply routines by operand size (DRAMatic Figure 3 analogue): modelled
  *      DPU instructions per operation of the custom and native 32->32, 32->64

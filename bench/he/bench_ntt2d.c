@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 2D NTT across DPUs (Jonatan et al., section 5.2.3), modelled time by the
  * paper's categories, one CSV row per run:
  *   bench_ntt2d scaling [dpus ...]   Fig. 14: 8 residue NTTs of n = 2^16

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Single-DPU radix study (Jonatan et al., Fig. 12 / Table 4 analogue): one
  * 256-point NTT per launch with radix 2, 4, 16 butterflies and 1..24
  * tasklets; modelled DPU time and pipeline utilisation (instructions per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Multiply micro-benchmark (DRAMatic Figure 3 analogue): one tasklet runs
  * `reps` operations `op` on (a, b); the host reads the modelled instruction
  * count of the launch. */

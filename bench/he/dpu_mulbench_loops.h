@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loops of the multiply micro-benchmark, compiled once per variant (the
  * including file defines HE_MUL_CUSTOM or HE_MUL_NATIVE and SUFFIX).  Each
  * loop applies one operation `reps` times to operands loaded from WRAM (so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Single-DPU NTT study (Jonatan et al., Sec. 5.2.1, Fig. 12): one 256-point
  * negacyclic NTT in WRAM with radix-R butterflies (R = RADIX = 2, 4 or 16).
  * log2(256) radix-2 layers are merged s = log2(R) at a time: a stage has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* This host's core clock while SEAL is timed beside the modelled DPU figures
  * (bench/he/seal_bench.py relates one SEAL thread here to one on DRAMatic's
  * Xeon by it): GHz by a chain of dependent adds, best of `reps` runs of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # 2D NTT across DPUs (Jonatan et al. Figs. 14 and 15), modelled time by the
 # paper's categories, as CSV on stdout (bench_ntt2d.c says what each run does):
 #   bench/he/ntt2d.sh [build-dir] [scaling|logq|all] [logq values] [DPU counts]

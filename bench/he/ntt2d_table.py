@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The 2D NTT benchmark (ntt2d.sh's CSV) beside Jonatan et al.'s published
 figures ([Jonatan24], section 5.2.3-5.2.4; the paper states its figures
 in words, so the comparison is with those statements).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Single-DPU radix study: one 256-point NTT with radix 2/4/16 and 1..24 tasklets
 # (Jonatan et al., Fig. 12); modelled time and utilisation, outputs checked.
 # Radix 16 twice: every multiply inlined (the program would not fit a real

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # HE benchmark (modelled DPU time): multiply routines by operand size, and
 # NTT / iNTT / BGV multiply / combined test at DRAMatic's 383 DPUs, then SEAL
 # measured on this host beside them, with this host's core clock

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """SEAL (seal-python) on this host beside the modelled DPU figures of bench_he.
 
     seal_bench.py BENCH_HE_OUTPUT

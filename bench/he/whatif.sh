@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # DRAMatic's Figure 10 what-if (Klinger et al. section 5.1): the HE kernels of
 # bench_he (NTT, iNTT, BGV multiply, combined test; modelled, 383 DPUs) with
 #   custom  DRAMatic's constant-time multiply routines, machine v1A (the baseline),

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """DRAMatic's Figure 10 what-if (Klinger et al., section 5.1) from whatif.sh's
 RESULT lines: modelled speedups beside the paper's statements.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host memory of the emulated MRAM: speed of first writes (pages backed on
  * the way) against rewrites, the cost of the host-memory-limit check when the
  * machine is full (the slow path that counts new pages), and what a 64 MB

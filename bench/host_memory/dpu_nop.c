@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 int main(void)
 {
     return 0;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Host memory benchmark: first-write vs rewrite speed of emulated MRAM and the
 # cost of the host-memory-limit check on a full machine.
 #   bench/host_memory/run.sh [build-dir]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLRM (PID-Comm §VII-A) on comm's 3D hypercube: one batch with comm's
  * baseline and optimised implementations on the same DPU set, each checked
  * exactly against the CPU reference, which is also timed on this host.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # PID-Comm's DLRM and MLP ([PIDComm] §VII-A, §VII-E) on comm/, baseline and
 # optimised, each result checked exactly against the CPU reference.  Builds
 # the drivers against a build folder, then runs each configuration given:

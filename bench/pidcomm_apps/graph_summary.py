@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Summary of bench/pidcomm_apps/run_graph.sh's CSV files beside PID-Comm's
 published statements ([PIDComm] §VIII-C, F, G).  Also imported by
 workloads/gnn/report_section.py, which builds the report's tables from the

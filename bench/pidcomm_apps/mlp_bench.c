@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MLP (PID-Comm §VII-E) on comm's 1D hypercube: one batch through every
  * layer with comm's baseline and optimised implementations on the same DPU
  * set, each checked exactly against the CPU reference, which is also timed

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # PID-Comm's graph applications (GNN RS&AR, GNN AR&AG, BFS, CC; [PIDComm]
 # §VII-B..D) on OpenPIM, baseline and optimised collectives, for Figures 13
 # (breakdown), 15 (speedup over the baseline), 21 (against the CPU, 64 to 1,024

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Before/after of the scale benchmark: runs it with two OpenPIM builds, one
 # after the other, and checks that every launch's per-DPU modelled results
 # (cycles, instructions, DMA bytes, faults: OPENPIM_REPORT_DPUS) are identical.

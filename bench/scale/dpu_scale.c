@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels for the scale benchmark: compute-bound with cheap ALU operations
  * (mode 0) or 32-bit multiplies (mode 2, a software routine on the DPU), and
  * a vector add over MRAM (mode 1: C = A + B, 1 KB DMAs), split across the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Scale benchmark:
  *  (a) speedup of a launch from 1 worker to all host cores (same results);
  *  (b) the full 2560-DPU server: wall time of a launch versus the modelled

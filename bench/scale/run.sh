@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Scale benchmark: worker speedup, full-server slowdown versus
 # modelled hardware time, host memory per DPU.  Needs a built SDK.
 #   bench/scale/run.sh [build-dir] [MB per array per DPU, default 1] [DPUs]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The experiment plan of the data-transfer study ("Analysis of Data Transfers
  * with UPMEM Data Processing Units", [XferStudy]): a 40-rank server, a
  * given number of ranks allocated, arrays of 32-bit integers broadcast to the

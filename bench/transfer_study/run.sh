@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Data-transfer study ([XferStudy]) on the emulated 40-rank server:
 # broadcast versus ranks and size, 64 MB in blocks, broadcast versus different
 # data per DPU, retrieval versus sending, MRAM versus WRAM broadcast.  Prints

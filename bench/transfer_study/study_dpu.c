@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Data-transfer study, DPU side: only a transfer target.  MRAM transfers go
  * to the MRAM heap (DPU_MRAM_HEAP_POINTER_NAME, the whole 64 MB of an
  * otherwise empty program); WRAM broadcasts to wram_buf (32 KB, plan.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Data-transfer study ([XferStudy]), host side, end to end through the
  * SDK: allocates RANKS ranks of the emulated server, performs the transfers of
  * the plan (plan.h) whose host memory fits BUDGET_MB, and prints one record per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Data-transfer study ([XferStudy]): every point of the plan (plan.h) at
  * every rank count, evaluated on the timing model directly (op_xfer_time_us,
  * timing/xfer_model.c), the SDK's own mapping of each call: points too large

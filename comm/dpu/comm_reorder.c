@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PE-assisted reordering for the optimised collectives (comm/src/kernel.c).
  * The region at src holds nr_blocks blocks of block_bytes (a multiple of 8);
  * in each group of 8 consecutive blocks, block t moves to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM collectives: communication between DPUs on a virtual hypercube.
  *
  * DPUs cannot talk to each other; every exchange goes through the host.  This

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM collectives across hosts (MPI): a cube spanning the processes of an
  * MPI communicator, each process owning one machine (its dpu_set_t).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host-mediated algorithm (what SimplePIM does): one parallel push of
  * every node's source into a host buffer, the host reorders or reduces into a
  * second host buffer, one push back.  It is the baseline implementation (with

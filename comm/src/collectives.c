@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The public collectives: argument checks (a refused call touches nothing),
  * then the implementation the cube is set to.  The rooted primitives: the
  * baseline pushes straight from or into the host's buffers (already in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Modelled cost of the collectives' host work (see "Host cost model" in
  * openpim_comm.h and "Modelled time" in comm/README.md): charged on the host
  * timeline as Inter-DPU time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Cubes and communicators: shape checks, the node -> DPU mapping (chip, then
  * DPU in the chip, then rank in the set's order) and the node tables of each
  * communicator. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The thread's last error message and the names of the status codes. */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Gather from chosen nodes, each at its own MRAM offset
  * (openpim_gather_nodes): the nodes that share an offset are read together,
  * by one transfer per offset: on the physical view with IM (as Gather: full

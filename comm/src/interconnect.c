@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PIM-interconnect what-if (openpim_comm.h, [Jonatan24] §6): link time of a
  * primitive on a bank / chip / rank hierarchy of direct DPU links, and the
  * transport that runs the DPU-to-DPU primitives as if on those links. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the files of comm/: the cube and communicator structures, error
  * reporting, MRAM region helpers, and the entry points of the two
  * implementations and of the SIMD host kernels. */

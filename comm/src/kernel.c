@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs the reordering kernel (comm/dpu/comm_reorder.c, embedded in the
  * library) on every DPU of a cube whose ranks are full: each DPU gets its
  * chip index through its own copy of the arguments; and what a run costs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collectives across hosts (openpim_comm_mpi.h): inside each host with the
  * local library, between hosts with MPI, inside again.  Host buffers here
  * are laid out [local instance][local rank][bytes] (the local library's

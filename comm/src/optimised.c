@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The optimised collectives on the rank's physical view (PID-Comm's
  * techniques).  Node n = 8 E + k is chip k of entangled group E (= rank * 8 +
  * group); a view line of E holds one 8-byte word of each of its 8 chips.

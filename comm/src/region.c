@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* MRAM regions of every node: bounds and overlap checks, and parallel pushes
  * of whole 8-byte words (what the SDK moves) around regions of any alignment. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host kernels of the collectives: element-wise reduction, 64-bit lane
  * rotation of physical-view lines (moves words between the chips of an
  * entangled group) and the in-word byte reduction, in portable C, AVX2 and

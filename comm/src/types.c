@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Element types and reduction operations: which combinations exist. */
 #include "internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by comm/'s tests: a DPU set with a known MRAM window per node, a
  * plain host reference of every collective (written independently of the
  * library: one element at a time, with its own node numbering), and exact

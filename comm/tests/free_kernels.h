@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A machine on which loading a program, pushing its arguments and launching it
  * cost nothing (profile keys of the timing model): the optimised AlltoAll and
  * AllGather along dimension 0 then take their kernel path at every size (the

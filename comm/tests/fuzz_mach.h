@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Harness of the randomized tests (test_comm_fuzz.c, test_comm_mpi_fuzz.c):
  * the set and its MRAM windows (the regions a call reads and writes, with
  * random guard bytes around them, kept as per-node images before, expected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The randomized differential tests' own reference (test_comm_fuzz.c,
  * test_comm_mpi_fuzz.c), written from the public headers alone
  * (openpim_comm.h, openpim_comm_mpi.h), not from comm_test.h nor the library:

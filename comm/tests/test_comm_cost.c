@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Modelled time of the collectives: deterministic, and the host work charged
  * as openpim_comm.h's cost model says, for the baseline and each technique:
  * a pass through host DRAM bound by the channel (the baseline's writes

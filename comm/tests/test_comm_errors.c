@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad arguments: each gives its error code and a message, and leaves every
  * DPU's MRAM window as it was.
  *   test_comm_errors DPU_NOP */

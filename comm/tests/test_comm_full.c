@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The full 2,560-DPU machine (40 ranks) as an 8 x 8 x 40 cube: every
  * primitive along the 40 ranks (dimension 2, whole lines on the view), along
  * dimension 0 (rotations and DPU kernels) and over the whole cube, in both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Randomized differential test of comm/ on one host, against fuzz_ref.h (a
  * reference written from openpim_comm.h alone).  Each case draws:
  *   - a set: full ranks (1-3), a partial last rank, ranks with disabled DPUs,

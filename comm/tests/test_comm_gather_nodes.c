@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpim_gather_nodes: chosen nodes, each at its own MRAM offset.  Results
  * (every order of nodes, repeated offsets, unaligned regions, the end of
  * MRAM) are fuzzed by test_comm_fuzz; here: what it costs in modelled time

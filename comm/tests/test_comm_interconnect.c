@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The PIM-interconnect what-if: link times on the bank / chip / rank
  * hierarchy against the formulas of openpim_comm.h worked out by hand for
  * each kind of group; the interconnect transport: results exactly those of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every primitive on 1D-4D shapes (every communicator of each), full ranks,
  * a non-power-of-two last dimension, partial ranks and partial groups, the
  * baseline and each technique added in turn (PR, PR+IM, PR+IM+CM); and every element type x operation on the three kinds of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Collectives across MPI processes (openpim_comm_mpi.h), each process with its
  * own emulated machine: every primitive on every communicator of two local
  * shapes (full rank: the view path inside each host; 40 DPUs: the general

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Randomized differential test of comm/'s several-host collectives
  * (openpim_comm_mpi.h) over H MPI processes, each with its own emulated
  * machine, against fuzz_ref.h (written from the headers alone).  Every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which NaN a floating-point sum keeps (openpim_comm.h, "Reductions"): the
  * accumulator's, quieted; so the first NaN in rank order, whatever the path
  * and SIMD variant.  Every element i of the buffer has its own pattern

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Randomized property test (fixed seed): random DPU counts, shapes of 1-4
  * dimensions, communicators, primitives, element types and operations, sizes,
  * offsets (aligned or not, in place or not) and implementation; every run is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The rooted primitives (Broadcast, Scatter, Gather, Reduce: the host as
  * root) on the physical view and off it:
  *   - every communicator of 1D-3D shapes on full ranks (the view: any L[0]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The optimised collectives never lose to the baseline in modelled time, tiny
  * sizes included: a sweep of sizes per node, every primitive, on PID-Comm's
  * server (server=pidcomm: the channel's four ranks share it) with 64 and 256

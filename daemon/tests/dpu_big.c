@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A DPU program whose image is over 64 KB (a 96 KB initialised MRAM table),
  * so that its ELF cannot travel inline: a client that streams must put it
  * through the daemon's window.  Sums the table's bytes into `sum`. */

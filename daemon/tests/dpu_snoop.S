@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hand-written x86-64 for dpu_snoop.c: what a hostile tenant's DPU image can
  * hold besides compiled DPU C.  Assembled for the image's ILP32 (x32) ABI;
  * 64-bit arguments arrive whole in rdi, rsi, rdx, rcx. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A hostile tenant's DPU program (with dpu_snoop.S): it looks for another
  * tenant's secret by every route DPU code has into its worker process.
  *   mode 0  nothing (a tenant's warm-up launch, or one that only holds data)

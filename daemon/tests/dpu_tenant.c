@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A tenant's DPU program: adds `step` to each of the `n` words of `data` in
  * MRAM and sums them; counts its launches in WRAM and MRAM.  What a tenant
  * leaves in a rank, and what the reset on release must clear. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fuzzing openpimd's request decoder and checker (daemon/protocol.c): any
  * bytes at all go through opd_check_header, opd_decode and opd_check as the
  * daemon runs them, and whatever they accept must be safe to act on, which

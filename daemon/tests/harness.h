@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the openpimd tests share: starting a daemon on a temporary socket and
  * waiting until it is ready (it tells through systemd's NOTIFY_SOCKET
  * protocol: no sleeping), stopping it, and a raw protocol client that can send

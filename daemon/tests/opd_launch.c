@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Starts openpimd for a shell script and returns once it is ready (it says
  * so through NOTIFY_SOCKET: no sleeping); prints the daemon's pid.
  *   opd_launch OPENPIMD SOCKET LOG [openpimd options...] */

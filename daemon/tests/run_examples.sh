@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The bundled examples, built by their own Makefiles, run once embedded and
 # once through openpimd (UPMEM_PROFILE=backend=remote): the same output, and
 # the same run report (modelled times), apart from the host's own measured

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # libFuzzer on openpimd's request decoder (fuzz_decoder.c), built here with
 # clang-14 -fsanitize=fuzzer,address,undefined; starts from the built-in
 # seeds of the deterministic fuzzer.  Exits 77 (skipped) where clang-14's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the scenario programs (test_daemon.c, test_guest.c) share: the test's
  * daemon (its binary, folder, socket and log), starting it or giving up,
  * reading its log, children's exit statuses, a hash for test data, and the

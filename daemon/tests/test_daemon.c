@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd end to end: each scenario starts its own daemon on a temporary
  * socket, plays tenants (libdpu programs with backend=remote in child
  * processes, and raw protocol clients that send whatever they like), checks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd for virtual machines, on the host: what a guest does through
  * vhost-device-vsock arrives as UNIX connections on a guest socket, so a
  * client that connects there directly plays a guest exactly (the VM itself

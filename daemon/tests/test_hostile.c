@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd against hostile tenants: each scenario is one way a tenant could
  * hurt another, played as that tenant would, with the daemon started as its
  * systemd unit ships it; each checks that the other tenant is unharmed.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpimd's token store (daemon/tokens.c) on its own: what is stored (the
  * token's SHA-256, checked with coreutils' sha256sum, never the token), who
  * may read it (0600, of this user: anything else refused), what is accepted

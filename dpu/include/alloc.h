@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <alloc.h>, the incremental WRAM heap.
  *
  * The heap lies after the program's static data and its tasklets' stacks, up

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <atomic_bit.h>, named hardware atomic bits.
  *
  * An atomic bit is a byte in section .atomic; its address is what mutexes and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <attributes.h>, the DPU-specific variable qualifiers.
  *
  * MRAM is its own address space, as on the DPU: a `__mram_ptr T *` holds a

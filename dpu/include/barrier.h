@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <barrier.h>, tasklet barriers.
  *
  * The fields are public, as in the SDK: programs may fill a barrier_t at run

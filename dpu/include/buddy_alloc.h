@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <buddy_alloc.h>, a buddy allocator in the WRAM heap.
  *
  * buddy_init(size) takes a power-of-two area (size rounded down, at least 32

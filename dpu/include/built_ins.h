@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <built_ins.h>, portable C for the DPU instruction
  * builtins programs commonly use.  Each macro assigns its result to its first
  * argument, like the SDK's:  __builtin_clz_rr(dest, x);

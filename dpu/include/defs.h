@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <defs.h>, tasklet identity and halting. */
 #ifndef DPUSYSCORE_DEFS_H
 #define DPUSYSCORE_DEFS_H

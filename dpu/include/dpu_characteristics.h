@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <dpu_characteristics.h>, hardware constants of a v1A DPU. */
 #ifndef DPU_CHARACTERISTICS_H
 #define DPU_CHARACTERISTICS_H

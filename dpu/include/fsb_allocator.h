@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <fsb_allocator.h>, fixed-size-block pools in the WRAM heap.
  *
  * A pool is one mem_alloc'd area: its blocks, then one word that heads the

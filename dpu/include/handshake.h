@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <handshake.h>, two-tasklet rendezvous.
  *
  * handshake_notify() blocks the notifier until some tasklet calls

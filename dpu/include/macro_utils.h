@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <macro_utils.h>, preprocessor helpers. */
 #ifndef DPUSYSCORE_MACRO_UTILS_H
 #define DPUSYSCORE_MACRO_UTILS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <mram.h>, DMA between WRAM and MRAM.
  *
  * mram_read/mram_write behave like the DPU's ldma/sdma instructions:

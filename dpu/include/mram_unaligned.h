@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <mram_unaligned.h>, MRAM accesses without alignment rules,
  * and tasklet-safe updates of values smaller than 8 bytes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <mutex.h>, mutual exclusion.
  *
  * A mutex is identified by the VALUE of its mutex_id_t pointer, whatever it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <mutex_pool.h>, a power-of-two pool of mutexes indexed by
  * the low bits of an element id. */
 #ifndef DPUSYSCORE_MUTEX_POOL_H

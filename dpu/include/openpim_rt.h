@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: private glue between the syslib headers and the worker.
  * Not an UPMEM header; DPU programs have no reason to include it directly.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Included by dpu-upmem-dpurte-clang into each unit compiled with a
  * user-set NR_TASKLETS: records the value in a non-loaded section of the
  * object, which the link compares with the image's tasklet count. */

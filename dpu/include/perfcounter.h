@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <perfcounter.h>, the DPU performance counter.
  *
  * One counter per DPU, counting cycles (the default at each launch, from 0) or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <profiling.h>, accepted but not supported.
  *
  * The SDK's code-section profiling (PROFILING_INIT, profiling_start,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <sem.h>, counting semaphores.
  *
  * sem_take decrements the counter and blocks the tasklet while it is negative;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <seqread.h>, sequential reading of an MRAM area through a
  * small WRAM cache.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <sysdef.h>, basic system types. */
 #ifndef DPUSYSCORE_SYSDEF_H
 #define DPUSYSCORE_SYSDEF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <vmutex.h>, virtual mutexes: one state bit each in WRAM,
  * for programs that need more mutexes than the hardware has.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU syslib: <wramfifo.h> is not supported.  The SDK's WRAM FIFOs
  * exchange data with the host while the DPU runs (DPU_XFER_PARALLEL,
  * dpu_fifo_push_xfer), which OpenPIM's host library does not provide. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <assert.h>.
  *
  * A failed assert() stops the whole DPU with OP_FAULT_ASSERT; the fault message

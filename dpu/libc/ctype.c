@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <ctype.h> ("C" locale). */
 #include <ctype.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <ctype.h> ("C" locale only). */
 #ifndef OPENPIM_DPU_CTYPE_H
 #define OPENPIM_DPU_CTYPE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <errno.h>.  errno is per tasklet; the values are Linux's. */
 #ifndef OPENPIM_DPU_ERRNO_H
 #define OPENPIM_DPU_ERRNO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <inttypes.h> (format macros only). */
 #ifndef OPENPIM_DPU_INTTYPES_H
 #define OPENPIM_DPU_INTTYPES_H

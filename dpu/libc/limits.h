@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <limits.h> (x86-64 LP64 values; `long` is 64-bit on the DPU too). */
 #ifndef OPENPIM_DPU_LIMITS_H
 #define OPENPIM_DPU_LIMITS_H

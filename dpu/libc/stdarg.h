@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stdarg.h>, on top of the compiler's builtins. */
 #ifndef OPENPIM_DPU_STDARG_H
 #define OPENPIM_DPU_STDARG_H

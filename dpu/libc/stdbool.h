@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stdbool.h>. */
 #ifndef OPENPIM_DPU_STDBOOL_H
 #define OPENPIM_DPU_STDBOOL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stddef.h>.
  *
  * DPU code is compiled with the DPU's data model (the driver's spir front end):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stdint.h>.
  *
  * 64-bit integers are `long long`, as on the DPU target (whose clang keeps the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stdio.h>.
  *
  * On a DPU, printf() does not write anywhere the program can see: each call

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stdlib.h> (abort and exit are in dpu/runtime/misc.c). */
 #include <ctype.h>
 #include <errno.h>

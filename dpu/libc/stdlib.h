@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <stdlib.h>.
  *
  * abort() stops the whole DPU (OP_FAULT_HALT).  exit() ends only the calling

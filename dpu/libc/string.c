@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <string.h> and <strings.h>.
  * Built with -fno-builtin (and no loop-idiom rewriting) so that these loops are
  * not turned back into calls to themselves. */

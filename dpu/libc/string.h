@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <string.h>.  The compiler may emit calls to memcpy, memset,
  * memmove and memcmp on its own; dpurt provides them. */
 #ifndef OPENPIM_DPU_STRING_H

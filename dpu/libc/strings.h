@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU libc: <strings.h>. */
 #ifndef OPENPIM_DPU_STRINGS_H
 #define OPENPIM_DPU_STRINGS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: the incremental WRAM heap (alloc.h). */
 #include "rt_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: buddy allocator (buddy_alloc.h).
  *
  * The area (2^order bytes, from mem_alloc) is a complete binary tree of blocks

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: the operation-cost table read by the instruction-
  * accounting pass (timing/op_cost_slots.h).  The worker fills it from the
  * machine description when it loads the image, so costs such as a 32-bit

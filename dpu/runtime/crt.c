@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: the image's entry points (see abi/dpu_abi.h). */
 #include "rt_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Integer division by zero.  The DPU's division routines execute "fault 2"
  * for a zero divisor; the accounting pass guards every division and calls this
  * hook instead of letting x86 trap. */

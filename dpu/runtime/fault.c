@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: faults and their messages. */
 #include "rt_internal.h"
 

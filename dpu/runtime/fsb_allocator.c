@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: fixed-size-block pools (fsb_allocator.h).  Tasklets
  * switch only at DMAs and synchronisation calls, so the list updates below are
  * atomic with respect to other tasklets without a lock. */

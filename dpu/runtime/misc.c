@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: halt, assert, abort, exit, errno, check_stack. */
 #include "rt_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: mram_read / mram_write and the unaligned variants. */
 #include "rt_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: the performance counter (perfcounter.h).
  *
  * The counter's state lives in the worker's op_env (perf_mode, perf_base),

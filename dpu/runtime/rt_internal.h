@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: declarations shared by the runtime's own files. */
 #ifndef OPENPIM_RT_INTERNAL_H
 #define OPENPIM_RT_INTERNAL_H

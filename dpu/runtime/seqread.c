@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: sequential readers (seqread.h).  The cache holds the two
  * MRAM pages starting at reader->mram_addr (page-aligned). */
 #include "rt_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: printf/puts/putchar into the MRAM log (see log_record.h
  * for the record format). */
 #include "rt_internal.h"

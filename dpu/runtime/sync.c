@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM DPU runtime: mutexes, virtual mutexes, semaphores, barriers and
  * handshakes.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host unit test of the DPU printf log: records are produced by the DPU
  * runtime's own encoder (abi/log_record.h) and turned back into text by
  * the SDK's decoder (sdk/log_format.c); the text is compared with the host's

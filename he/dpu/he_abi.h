@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The interface between the HE host library (he/src) and its DPU kernels
  * (he/dpu): one header, compiled by both sides, so the layouts agree.  Every
  * field is a 32-bit word, so the structures have the same layout in the DPU's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RNS fast base conversion on the DPU (the ModUp / ModDown / rescale step of
  * RNS-CKKS key switching), fine-grained like the element-wise kernels: the
  * tasklets take every NR_TASKLETS-th block of HE_EW_WORDS words.  The host

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Element-wise kernels, fine-grained: the DPU's sub-polynomials of an array lie
  * contiguously, so the tasklets split that flat range of words into blocks of
  * HE_EW_WORDS and take every NR_TASKLETS-th block. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels of the HE DPU program (he_main.c dispatches to them). */
 #ifndef OPENPIM_HE_KERNELS_H
 #define OPENPIM_HE_KERNELS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The HE DPU program: one launch runs the command in he_cmd on this DPU's
  * sub-polynomials, for the RNS modulus in he_consts (DRAMatic's 1D split: a
  * DPU serves one modulus, so no DPU needs another's data).  An unknown

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Modular arithmetic for one RNS modulus on the DPU: up to 30 bits, or up to
  * 32 bits with HE_WIDE (the *_wide images, below).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Unaligned word ranges of MRAM arrays into WRAM. */
 #include "he_kernels.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Negacyclic NTT (Cooley-Tukey, natural order in, bit-reversed out) and its
  * inverse (Gentleman-Sande, bit-reversed in, natural out), one sub-polynomial
  * per tasklet, streamed through WRAM.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The 2D NTT's DPU program (layouts in he_ntt2d_abi.h): one launch runs one
  * step on this DPU's sub-NTTs.  The sub-NTTs are taken HE2D_BATCH at a time
  * into WRAM and all tasklets share each batch (fine-grained), so that even

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host/DPU interface of the 2D (four-step) NTT across DPUs (Jonatan et al.,
  * section 5.2.3), compiled by both sides; every field is a 32-bit word.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Relinearisation on the DPU, one ciphertext slot per tasklet (each step has
  * NTTs, so coarse-grained as the NTT).  The host moves the RNS digits of c2 to
  * every modulus group and the BGV correction back (see src/he_relin.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM HE: RNS polynomial arithmetic and BGV ciphertext multiplication on
  * the DPUs of an OpenPIM (UPMEM-style) machine, the 1D design of DRAMatic
  * (Klinger et al.): one RNS modulus per group of DPUs, so that no DPU ever

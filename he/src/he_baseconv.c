@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RNS fast base conversion (Bajard et al.; the ModUp / ModDown of hybrid key
  * switching and CKKS rescaling) on the 1D split.  A target group needs the
  * source groups' residues of the same polynomials, so the host relays them:

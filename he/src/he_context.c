@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Context: the DPU set, one RNS modulus per group of DPUs, its constants and
  * twiddle tables written once; launches and their modelled time. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the HE library shared by its source files. */
 #ifndef OPENPIM_HE_INTERNAL_H
 #define OPENPIM_HE_INTERNAL_H

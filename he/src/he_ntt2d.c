@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The 2D NTT across DPUs and its inverse (layouts and maths in
  * dpu/he_ntt2d_abi.h): the host's part is the tables, the transposition of
  * the inputs into columns (of the inverse's outputs out of columns), the two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the 2D layout shared by the 2D NTT (he_ntt2d.c) and the
  * resident 2D arrays and their operations (he_res2d.c). */
 #ifndef OPENPIM_HE_NTT2D_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Operations on polynomial arrays: argument and form checks on the host, then
  * one DPU launch each (the negacyclic product chains four). */
 #include <stddef.h>

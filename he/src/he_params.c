@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Parameters: NTT-friendly primes (generated or checked), roots of unity and
  * the twiddle tables the DPU kernels read. */
 #include <stdarg.h>

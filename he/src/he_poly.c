@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Polynomial arrays: the MRAM heap they live in (same offsets on every DPU),
  * and the only host <-> DPU data movement (upload, download). */
 #include <stdlib.h>

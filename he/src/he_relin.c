@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* BGV relinearisation (SEAL's key switching with a special modulus p) on the
  * 1D split.  Each modulus group holds only its own residues, so the host
  * relays data twice:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Resident 2D arrays (each residue polynomial spread over the g DPUs of a
  * group, kept in MRAM between operations) and their operations: the 2D NTT
  * both ways on resident data, element-wise launches, and the fast base

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test driver for the HE library: runs one operation on inputs read from a
  * file and writes the results, so that tests/test_he.py can check them
  * against references written in Python (pure Python and SEAL).

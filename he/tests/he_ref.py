@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Independent pure-Python reference for the HE library's arithmetic.
 
 Nothing here mirrors the DPU kernels: the NTT is a twisted cyclic DFT computed

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Bit-exact checks of the HE library (run by CTest: test_he.py MODE HE_CLI).
 
 MODE ref       the pure-Python reference itself: HEXL's published NTT known

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad parameters and misuse of the HE API give clear errors and change
  * nothing: non-NTT-friendly or composite or too wide moduli, n not a power of
  * two, arrays larger than MRAM, fewer DPUs than moduli, operands in the wrong

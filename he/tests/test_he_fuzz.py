@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Randomized differential test of the HE library (run by CTest: test_he_fuzz.py HE_CLI).
 
 Each case draws its own shape from its seed and compares he_cli's result exactly

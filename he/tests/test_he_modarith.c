@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The multiply routines of he/dpu/he_modarith.h, compiled natively: the
  * custom ones (HE_MUL_CUSTOM: he_mul16lo, he_mul32to32 and he_mul32x32)
  * against the C products on all pairs of edge values (0, 1, byte and half

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DRAMatic's Fig. 10 method (he/dpu/he_modarith.h, HE_MUL_METHOD): the
  * kernels built with the custom routines out of line (he_dpu_custom_call) and
  * with its dummies (he_dpu_dummy_call, he_dpu_dummy_inline) beside the

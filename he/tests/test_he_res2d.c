@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Resident 2D arrays (openpim_he_poly2d_*): every operation on data that
  * stays spread over the DPUs of each group, checked exactly against
  * independent answers: the layout round trip (upload, download), the forward

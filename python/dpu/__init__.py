@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """OpenPIM's Python host API, with the names of the UPMEM SDK's `dpu` package.
 
     from dpu import DpuSet

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Compiling DPU C code from Python (the SDK's dpu.compiler module).
 
 The default compiler is the SDK prefix's dpu-upmem-dpurte-clang (OpenPIM's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Driving DPUs from Python (the SDK's dpu.driver module) over OpenPIM's libdpu.
 
 A DpuSet is a set of DPUs from an allocation, one of its ranks, or one of its

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Names of the symbols an OpenPIM DPU image defines (DpuProgram.fetch_all_symbols).
 
 The C API looks symbols up by name but cannot list them, so the names are read

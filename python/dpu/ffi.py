@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """ctypes binding of OpenPIM's libdpu (the C host API of sdk/include/dpu.h).
 
 Only this module touches C: the rest of the package calls the functions

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Host-side buffers of transfers: any C-contiguous object with the buffer
 protocol (bytes, bytearray, memoryview, array.array, numpy arrays, ...),
 checked before anything reaches libdpu."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """checksum with the Python host API: the host side of examples/checksum in
 Python, on the same DPU program, with the same input and the same output line.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared fixtures: DPU programs built with the SDK's own driver, as a user's
 Makefile would, and small emulated machines (profile strings)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Allocation, the set's structure (ranks, DPUs, len, iteration) and freeing."""
 
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """python/examples/checksum.py gives the line the C example examples/checksum
 gives, on the same DPU program built by the example's own Makefile."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """exec(): results against an independent reference, logs, asynchronous
 launches, callbacks, and faults."""
 

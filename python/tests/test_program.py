@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """load(): binaries by path or bytes, C sources compiled on the fly, and what
 OpenPIM refuses (DPU assembly, checkpoints)."""
 

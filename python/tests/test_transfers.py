@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """copy(): broadcasts, per-DPU buffers, offsets and sizes, every kind of host
 buffer, symbols as attributes, and hostile arguments that must change nothing."""
 

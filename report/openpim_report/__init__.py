@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """OpenPIM's reproduction report: sections (report/sections/*.py and
 <folder>/report_section.py) run benchmarks through the SDK build and return
 rows and figures that set OpenPIM's modelled values beside published ones;

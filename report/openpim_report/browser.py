@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Checks a report page in a real headless browser (Debian's chromium):
 
   * every <img> is a PNG data: URI that decodes (static check), and in the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """python3 -m openpim_report --build DIR --out FILE [--only NAME,...] [--section FILE ...]
 
 Runs every registered section (or those named) and writes the page.  A

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The run context a section receives: where the source tree and the SDK build
 are, a scratch folder for the section, and `run()`, which runs a command,
 records it (the page shows it beside what it produced) and fails loudly when

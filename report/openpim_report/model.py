@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What a report section hands back: rows that set OpenPIM's modelled value
 beside a published one, figures, and the commands that produced them.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Machine-description files (timing/presets/*.desc) as the report's sections
 read them: the keys a file sets, and the file a profile string loads."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Finding the sections of the page.
 
 A section is a Python module with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The page: one self-contained HTML file (figures embedded as PNG data: URIs,
 no scripts, no outside resources).  The row classes and the tolerance rules
 are stated once, at the top; the summary counts predictions and trends apart

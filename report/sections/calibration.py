@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: the timing calibration (bench/calibration/run.sh) for every machine
 description preset of timing/presets/: DPU kernels (arithmetic, WRAM, MRAM DMA)
 and host transfers and launches against the published tables collected in

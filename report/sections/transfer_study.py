@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: the data-transfer study [XferStudy] ("Analysis of Data Transfers
 with UPMEM Data Processing Units": a 40-rank server, Xeon Silver 4215 with an
 11 MB L3, SDK 2023.2), reproduced on the emulated 40-rank server by

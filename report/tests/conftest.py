@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The report's tests: the framework (openpim_report) from report/, the build
 folder of the SDK from $OPENPIM_BUILD_DIR (CTest sets it)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A small section for the report's own tests: runs one quick command, makes
 two figures and a table with a row of each class and status, so the page can
 be generated and checked in a browser in seconds.  Not registered (it lives in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The calibration section's own logic on synthetic rows of the suite's
 report.py (the suite itself runs in scripts/report.sh): sources, row classes
 (the published machines' rows are calibrated inputs, other servers' and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """comm's section, PID-Comm Fig. 20 decomposed: the paper's four maxima as read, write and reduction rates
 (worked out by hand below) beside the model's, from benchmark CSV rows."""
 import os

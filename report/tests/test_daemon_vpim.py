@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """daemon/'s section (vPIM's Figs. 9 and 14): its rows from bench_vpim.c and
 examples.sh output lines made up here, checked against ratios worked out by
 hand."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """No fixed numbers in the page's prose: a host's timings come from the run.
 
 What is checked, precisely: every string literal of every registered section

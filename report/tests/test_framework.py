@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The report framework: rows, figures, tables, rendering, section discovery,
 the run context and the command line."""
 import base64

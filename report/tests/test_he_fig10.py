@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """he's section, DRAMatic Fig. 10: the machine-description rows and the rows of DRAMatic's own method
 (its multiply routines swapped in the kernels), from whatif.sh output lines made up here."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The page in a real browser (Debian's chromium, headless, 1400 px wide): a
 page generated from the fixture section (long notes and long text values
 included) loads every image, does not overflow, not even inside a table's

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The five-application geomean of PID-Comm's Fig. 15 (workloads/gnn's section), from the DLRM section's
 records and the graph apps' speedups: one speedup per application, only the largest PE count."""
 import importlib.util

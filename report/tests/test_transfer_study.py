@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The data-transfer study's programs (bench/transfer_study/) on one rank with
 a small memory budget: they build against the SDK, check their data, and the
 end-to-end times equal the timing model's exactly; the report section turns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM's implementation of the UPMEM host API (source-compatible with the
  * UPMEM SDK's dpu.h).  Programs allocate DPUs, load a DPU program, move data
  * to and from DPU memories by symbol name, and launch the DPUs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM host API: <dpu_description.h>, the characteristics of the emulated
  * machine's ranks, as the UPMEM SDK's header of the same name gives them.
  *

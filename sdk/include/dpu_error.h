@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Error codes of the UPMEM host API (names as in the SDK). */
 #ifndef DPU_ERROR_H
 #define DPU_ERROR_H

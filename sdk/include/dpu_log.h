@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #ifndef DPU_LOG_H
 #define DPU_LOG_H
 #include <dpu.h>

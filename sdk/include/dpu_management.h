@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM host API: <dpu_management.h>.  Of the SDK's header, OpenPIM provides
  * the profile description (dpu_description.h); its rank and DPU structure
  * accessors (dpu_get_rank_of_type, dpu_lock_rank, dpu_get, ...) reach into the

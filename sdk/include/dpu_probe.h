@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Energy and time probes of the UPMEM SDK.  The emulator has no energy
  * counters: every call compiles and answers DPU_ERR_UNSUPPORTED. */
 #ifndef DPU_PROBE_H

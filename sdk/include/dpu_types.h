@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Types of the UPMEM host API.  struct dpu_set_t has the SDK's layout (its
  * .dpu member is used by some programs); dpu_t and dpu_rank_t are opaque. */
 #ifndef DPU_TYPES_H

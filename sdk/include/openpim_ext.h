@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM extension API for libraries above the SDK (collectives, HE kernels,
  * daemons): sessions (below), and modelled events: libraries record the modelled cost of their own work -- a host-side
  * shuffle, an inter-host message, a kernel they time themselves -- in the run

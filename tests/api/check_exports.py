@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Only the SDK's symbols leave libdpu.
 
 Lists the dynamic symbols libdpu.so defines (nm -D --defined-only) and fails

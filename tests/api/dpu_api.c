@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU side of the host-API test: exercises WRAM/MRAM symbols, initialised MRAM
  * variables, the MRAM heap and WRAM persistence across launches. */
 #include <alloc.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host API behaviour: allocation, loading, symbols, every transfer flavour
  * with its error codes, launches, WRAM persistence, iteration, callbacks. */
 #define _GNU_SOURCE

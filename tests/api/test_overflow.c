@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Overflow safety of the host API: offsets and lengths near the wrap points
  * (SIZE_MAX, UINT32_MAX, 2^63, 2^32, off + len == 2^64) given to every
  * transfer entry point.  Each such call must fail with the SDK's error code

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spins `iterations` times (or halts, when asked): a launch long enough to be
  * seen running. */
 #include <defs.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU_ASYNCHRONOUS launches are queued and run in the background: dpu_launch
  * returns before the DPUs finish, dpu_status says so, other ranks stay usable,
  * a call on the busy rank waits for it, jobs of a rank keep their order, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A PrIM-like sequence of host transfers and launches on N DPUs (every kind the
  * PrIM apps use: __host arguments pushed in parallel, MRAM pushes, a broadcast,
  * dpu_copy_to/from one DPU at a time, results read back from WRAM and MRAM

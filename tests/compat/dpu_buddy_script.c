@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs a script of buddy-allocator calls written by the host and records every
  * result, so the host can compare them with its own model.  Includes only
  * <alloc.h>, as SDK programs do (it must bring buddy_alloc.h in). */

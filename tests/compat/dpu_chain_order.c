@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each round, every tasklet reads a block, then passes a handshake chain
  * (k waits for k-1, then notifies k+1) and writes 16 bytes at slot k: its own
  * word and a stale word that lands on slot k+1.  On the DPU the tasklet ahead in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Fixed-size-block pools through <alloc.h> alone, as SDK programs use them.
  * mode 0: the pool's layout, exhaustion and reuse; mode 1: a pool larger than
  * the WRAM heap (the DPU faults, as the SDK's fsb_alloc does). */

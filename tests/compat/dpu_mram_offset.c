@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DPU's DMA engine decodes MRAM offsets: an address without the 0x08000000
  * tag (as PrIM BFS passes, straight from host-computed offsets) reaches the same
  * byte.  This program has no MRAM variables and no printf, so its MRAM heap

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds a small UPMEM project with its own Makefile, as a user would after
 # sourcing upmem_env.sh, then runs `make test`; it must exit 0 and print [OK].
 #   run_project.sh SDK_DIR SRC_DIR WORK_DIR [MAKE_VARIABLE=value...]

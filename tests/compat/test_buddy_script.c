@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The buddy allocator of <alloc.h> against an independent model: a bitmap of
  * 16-byte units where a block of 2^k bytes takes the lowest 2^k-aligned run of
  * free units (what a buddy tree searched left first gives).  Checks every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DMA order along a handshake chain (see dpu_chain_order.c). */
 #include <dpu.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fsb_allocator_t from <alloc.h>: blocks rounded up to 8 bytes (0 meaning 8),
  * laid out one after the other in the WRAM heap, NULL once all are taken,
  * last freed reused first; a pool the heap cannot hold faults the DPU. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Untagged MRAM offsets in mram_read / mram_write / seqread (see dpu_mram_offset.c). */
 #include <dpu.h>
 #include <stdint.h>

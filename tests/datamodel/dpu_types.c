@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reports the C data model DPU code is compiled with, and uses a structure
  * shared with the host whose layout depends on it. */
 #include <defs.h>

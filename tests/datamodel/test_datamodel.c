@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU code sees the DPU target's C data model (upmem/llvm-project, clang's
  * Basic/Targets/DPU.h): pointers, size_t, uintptr_t, ptrdiff_t 4 bytes; long 8;
  * long double 8; wchar_t 1 (unsigned).  A structure with size_t, uintptr_t,

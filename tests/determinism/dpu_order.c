@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Output that depends on the order in which tasklets run: every tasklet appends
  * to a shared log under a mutex between DMAs, meets the others at barriers and
  * in a handshake chain.  The emulator must produce the same log and the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Same results and same modelled cycles on every run and for any number of
  * host workers (1, 2, 3): the tasklet schedule is a function of the program
  * and its input only. */

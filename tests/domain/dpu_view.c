@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU side of the rank-view test: reads nr_words MRAM words from byte offset
  * in_offset, returns a checksum of them, and writes f(word) for each at byte
  * offset out_offset (f as in test_rank_view.c). */

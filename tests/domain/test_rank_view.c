@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpim_rank_view_write/read: the physical view of a rank agrees with the
  * per-DPU view (dpu_copy_to/from) under the convention of dpu.h
  *     line i, byte (8j + k) == byte j of MRAM word (offset/8 + i) of the DPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The domain transposes (machine/domain.c): every implementation this CPU can
  * run gives exactly the bytes of the definition in domain.h
  *     line i byte (8j + k) == byte j of word i of chip k

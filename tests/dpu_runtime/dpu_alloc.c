@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WRAM heap: 8-aligned blocks, a pointer that persists across launches
  * unless mem_reset() is called, and a heap fault when it overflows. */
 #include <alloc.h>

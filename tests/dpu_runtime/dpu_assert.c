@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A failed assert() stops the DPU with an assert fault naming file, line and
  * expression; a passing one does nothing. */
 #include <assert.h>

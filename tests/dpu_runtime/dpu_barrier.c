@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Barriers whose fields are written at run time (as HST-L does), used by two
  * groups of tasklets; nobody runs ahead: after each barrier every member has
  * arrived, and every member leaves once per round (each takes the next slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every macro of <built_ins.h> on the host's edge values: for each pair (a, b)
  * of the inputs, one row of results in the order the host test lists them. */
 #include <built_ins.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mram_read/mram_write follow the DPU's DMA rules: both addresses rounded down
  * to 8, size ((((n >> 3) - 1) & 0xff) + 1) * 8 (0 -> 2048, 12 -> 8, 2056 -> 8). */
 #include <defs.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One mram_read (or mram_write) with a size and offsets the host chooses, as
  * the DMA engine does it, or under -DOPENPIM_STRICT_DMA refused when the SDK
  * documents them as invalid.  buf starts as 0xEE sentinels. */

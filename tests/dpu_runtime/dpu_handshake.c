@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* handshake_wait_for returns EALREADY to a second waiter on the same notifier;
  * a handshake chain (as in SEL/UNI/SCAN) runs the tasklets in order. */
 #include <barrier.h>

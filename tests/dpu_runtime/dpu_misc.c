@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exit() ends only its tasklet; perfcounter; per-tasklet errno; buddy and
  * fixed-size-block allocators; a few libc functions. */
 #include <alloc.h>

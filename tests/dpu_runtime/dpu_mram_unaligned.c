@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* <mram_unaligned.h>.  mode 0: tasklet 0 reads and writes every size of the
  * host's list at every alignment 0..7 (the reads are copied to `readback`
  * for the host, the writes land in `warea`, which the host models), then the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Mutexes are keyed by the pointer value, NULL included (HST-L never
  * initialises its mutex_id_t array), and give real exclusion even when the
  * critical section yields (a DMA inside it). */

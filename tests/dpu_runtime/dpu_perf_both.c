@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* v1B's two counters: cycles and instructions together (COUNT_ENABLE_BOTH,
  * perfcounter_get_both), around a loop of a known number of iterations; with
  * `v1a_style` set, a v1A-only program's request for both (it faults on v1A). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program built for v1A that asks for both counters anyway (by value: the
  * v1A header does not offer them): the DPU faults, as a v1A DPU does. */
 #include <perfcounter.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printf/puts/putchar from several tasklets, read back with dpu_log_read. */
 #include <barrier.h>
 #include <defs.h>

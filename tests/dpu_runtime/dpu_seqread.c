@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* seqread over an MRAM array that does not start on a page (nor on 8 bytes):
  * each tasklet sums its slice, checks seqread_tell on the way, and re-reads the
  * first element after a seqread_seek. */

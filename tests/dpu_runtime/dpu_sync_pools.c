@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* <mutex_pool.h> and <vmutex.h> with 16 tasklets: histograms of the host's
  * input whose every update yields inside its critical section (a DMA), so
  * only real exclusion gives the host's counts; the same loop without a lock,

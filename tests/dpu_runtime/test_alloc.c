@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem_alloc alignment, persistence of the heap pointer, and heap overflow. */
 #include <dpu.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* assert() on the DPU: OP_FAULT_ASSERT with "file:line: assertion failed: expr". */
 #include <dpu.h>
 #include <stdint.h>
@@ -35,8 +36,8 @@ int main(void)
         CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
         CHECK(f.faulted);
         CHECK(f.kind && strcmp(f.kind, "assert") == 0);
-        CHECK(strstr(f.message, "dpu_assert.c:14: assertion failed: value == 42") != NULL);
-        if (!strstr(f.message, "dpu_assert.c:14: assertion failed: value == 42"))
+        CHECK(strstr(f.message, "dpu_assert.c:15: assertion failed: value == 42") != NULL);
+        if (!strstr(f.message, "dpu_assert.c:15: assertion failed: value == 42"))
             fprintf(stderr, "fault message: %s\n", f.message);
     }
     DPU_ASSERT(dpu_copy_from(only_dpu(set), "reached", 0, &reached, 4));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run-time initialised barriers: no tasklet passes early, count is reset for
  * the next round, and each member of a group leaves once per round. */
 #include <dpu.h>

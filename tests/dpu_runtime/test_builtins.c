@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* built_ins.h (dpu_builtins.c): every macro on edge values against a host
  * model written bit by bit from the instructions' definitions:
  *   clz/clo: leading zeros/ones (32 for an all-zero/all-one word);

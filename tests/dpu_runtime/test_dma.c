@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DMA size encoding and address rounding of mram_read / mram_write. */
 #include <dpu.h>
 #include <stdint.h>

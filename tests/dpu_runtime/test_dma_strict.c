@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Strict DMA checks (-DOPENPIM_STRICT_DMA): every size or address the SDK
  * documents as invalid for mram_read/mram_write (a size that is not a multiple
  * of 8 from 8 to 2048, an MRAM or WRAM address that is not 8-aligned) is a

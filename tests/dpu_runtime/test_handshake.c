@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Handshake rendezvous and EALREADY. */
 #include <dpu.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* exit(), perfcounter, errno, buddy/fsb allocators and libc on the DPU. */
 #include <dpu.h>
 #include <stdint.h>

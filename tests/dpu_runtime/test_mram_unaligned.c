@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mram_unaligned.h (dpu_mram_unaligned.c) against a host model of MRAM:
  * reads at every alignment 0..7 and sizes across 8-byte boundaries return the
  * bytes; writes change exactly their bytes (neighbours, overlapping earlier

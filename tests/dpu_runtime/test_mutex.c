@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mutex_lock(NULL) works and excludes; named mutexes are distinct keys. */
 #include <dpu.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* perfcounter_get_both on v1B: both counters run together from
  * COUNT_ENABLE_BOTH; instructions grow with the loop exactly as the cycle
  * count does with the model (checked against the DPU's modelled totals), a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU printf round trip: records in the MRAM log, text from dpu_log_read; the
  * log is emptied at each launch. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sequential readers over a buffer that spans many cache pages. */
 #include <dpu.h>
 #include <stdint.h>

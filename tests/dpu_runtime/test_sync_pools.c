@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mutex_pool.h and vmutex.h (dpu_sync_pools.c): histograms equal the host's,
  * pool mapping and virtual-mutex independence, over two launches. */
 #include <dpu.h>

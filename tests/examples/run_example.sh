@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds one bundled example with its own Makefile, as a user would after
 # sourcing upmem_env.sh, and runs it on several DPU counts; every run must
 # print its [OK] line.

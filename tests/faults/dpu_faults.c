@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Faults on purpose: the host sets `mode` on one DPU; the others compute a
  * result that must survive the faulting DPU. */
 #include <alloc.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # README "Debugging", checked: gdb follows the host into its worker process,
 # loads the DPU image's symbols and stops at a line of DPU code with a hardware
 # breakpoint (the worker copies the code in after gdb starts, which would

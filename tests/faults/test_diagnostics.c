@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What a DPU developer is told.  A refused transfer names the symbol, its
  * memory and size, the offset and length asked, and the nearest symbol for a
  * typo, on stderr and in openpim_last_error().  Fault lines name a DPU by its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every kind of DPU fault is reported with the right SDK error, names the DPU,
  * tasklet and cause, leaves the other DPUs' memory intact and never harms the
  * host, which keeps using the same DPUs afterwards. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU side of the host-API fuzzer.  What it does depends on __host inputs the
  * fuzzer writes: loops bounded by `rounds`, a mutex and a barrier shared by all
  * tasklets, reads of the MRAM heap, WRAM heap allocations, printf, and on

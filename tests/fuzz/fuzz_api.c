@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness A: the UPMEM host API (dpu.h) as a program would misuse it.
  *
  * Each input is decoded into a sequence of API calls with fuzzer-chosen

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness B: op_image_parse (abi/image.c), the parser of DPU
  * images, on arbitrary bytes and on mutated valid images.  No crash, no leak,
  * no read out of bounds (ASan), no undefined behaviour (UBSan); a parsed image

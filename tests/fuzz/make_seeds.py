@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes the hand-made seeds of tests/fuzz/corpus-api and corpus-image.
 
 The API seeds are call sequences in fuzz_api.c's input encoding (this file

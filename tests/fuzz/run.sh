@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds and runs OpenPIM's libFuzzer harnesses for a bounded time:
 #   fuzz_api    the host API (dpu.h) on a small machine, with a real DPU program
 #   fuzz_image  the DPU image parser (abi/image.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tries to leave its DPU's memory the ways C code can: 32-bit wrap, unsigned
  * underflow, 64-bit offsets, 64-bit addresses.  On the DPU every address is 32
  * bits and an MRAM address wraps inside the DPU's own MRAM; so here. */

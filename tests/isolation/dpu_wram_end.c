@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads and writes around the ends of WRAM: the last word is WRAM, the next
  * byte is not, nor the one before the first, on v1B (62 KB) as on v1A (64 KB). */
 #include <defs.h>

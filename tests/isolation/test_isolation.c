@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* No DPU reaches another DPU's memory: neighbour canaries stay intact under
  * 32-bit wrap, unsigned underflow and 64-bit offsets, the wrapped access lands
  * where it would on the DPU (inside its own MRAM), a 64-bit address faults

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* WRAM ends where the chip's does: on v1B (62 KB) an access between 62 and
  * 64 KB faults, as past 64 KB does on v1A; so does a store below WRAM's first
  * byte; the last word of WRAM works and the host sees it. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Which folder may include which: the layers of README.md ("Layout"), checked.
 
 Every #include "..." of a C/C++ source or header in the layer folders is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The DPU side of the launch-slot tests.  mode 0 hashes its MRAM data (each
  * tasklet its own part) into sums[]; mode 1 counts its run in `started`, then
  * waits until the host sets `go` and copies it to `seen`; mode 2 counts its run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Launch slots of the machine layer (machine/machine.h): launches on disjoint
  * DPU sets run at the same time, each on its own workers, and nothing else
  * changes — results, modelled cycles, faults, recovery, DPU->worker affinity.

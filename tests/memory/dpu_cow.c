@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reads one word of MRAM and, when asked, writes another: directly (mode 1),
  * through an alias of the address 64 MB further on, which wraps into the
  * DPU's own MRAM as on hardware (mode 2), or by DMA (mode 3). */

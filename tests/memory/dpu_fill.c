@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes `megabytes` MB of MRAM from the heap pointer on, 2 KB at a time. */
 #include <defs.h>
 #include <mram.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host memory limit: MRAM is sparse, reading never-written MRAM costs
  * nothing, and a write the host could not back is refused with a clear error
  * (from the host) or a host-memory fault (from a DPU), losing nothing.  (A

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Broadcast data is shared between DPUs until written (machine/mram.c): a
  * broadcast costs its size once, not once per DPU; a DPU's write -- by its
  * code (directly, through a wrapped address, by DMA) or by the host -- gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Spins `iterations` rounds of a recurrence whose value the host checks: a
  * launch long enough (in host wall time) to show the progress line. */
 #include <defs.h>

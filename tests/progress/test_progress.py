@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The progress line of long launches and transfers (sdk/progress.c).
 
 Runs test_progress_host with stderr on a pseudo-terminal (stdout on a pipe)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host side of the progress-line tests (test_progress.py drives it
  * through a pseudo-terminal and through files).  Modes:
  *   sync ITER    one synchronous launch of 64 DPUs, results read back

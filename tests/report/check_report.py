@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Runs report_run with the report, trace and per-DPU CSV requested and
 checks what a user would look at in each."""
 import csv, json, os, re, subprocess, sys, tempfile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A run with a known shape for the report test: on 130 DPUs (3 ranks), one
  * push to the DPUs, a launch, an exchange between launches, a second launch
  * and one push back. */

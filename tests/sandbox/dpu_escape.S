@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Raw machine code for dpu_sandbox.c: what DPU C cannot say itself.
  * Assembled for the image's ILP32 (x32) ABI; 64-bit arguments arrive whole in
  * rdi, rsi, rdx, rcx, r8, r9. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A DPU program that tries to leave its sandbox when the host asks it to.
  * `mode` 0 computes a result the host checks; other modes make tasklet 0 (or
  * the tasklet named below) issue raw system calls, spin forever or overflow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The processes around a sandbox test, read from /proc: libdpu's workers are
  * the test's children (the test makes itself a subreaper, so that anything a
  * worker could fork and orphan would become its child too). */

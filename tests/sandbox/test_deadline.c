@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host never waits on a worker without a deadline.  A DPU that spins
  * (no system call) with timeoutMs=300 is stopped by its worker's timer; when
  * the worker cannot act on it (here: stopped with SIGSTOP while its DPU

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The worker's seccomp filter (worker/sandbox.c) decision by decision, in a
  * child process that installs it: calls from below 4 GB ("DPU code") always
  * trap, even those the worker may make; the worker's own calls are allowed

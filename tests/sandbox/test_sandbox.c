@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU code cannot make system calls: each forbidden class (process, file,
  * signal, memory, exec, foreign ABI, and a call the worker itself may make)
  * faults that DPU with "forbidden system call N (name)", the call never

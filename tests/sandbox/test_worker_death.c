@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A worker that dies mid-launch (here SIGKILLed from outside while its DPU
  * spins) gives that DPU a "worker" fault naming the DPU and the cause; the
  * DPUs it had not started run elsewhere, the other DPUs' results are intact,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The victim convention of the sandbox tests (dpu_sandbox.c): DPU VICTIM (a
  * macro of the including test) gets a mode, every other DPU mode 0, which
  * computes result 42 and writes t * 1000 + 7 for tasklet t into mram_out. */

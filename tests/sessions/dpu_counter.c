@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Adds `step` to a counter in MRAM and to one in WRAM at each launch: what a
  * DPU keeps between launches, and what a reset must clear. */
 #include <defs.h>

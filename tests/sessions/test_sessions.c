@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sessions (openpim_ext.h): several clients in one process share the machine
  * their profile names, each with its own ranks, sets and modelled clock; a
  * rank given back is reset before another session gets it; sessions work

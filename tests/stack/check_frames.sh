@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # DPU frames computed by the stack pass (opt -passes=openpim-dpu-frames) match
 # the sizes derived by hand in frames.ll's "EXPECT name total" lines, and the
 # sizes UPMEM's dpu_stack_analyzer publishes for functions of the shapes of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The WRAM heap is what the chip leaves: its WRAM less the program's globals
  * and its declared stacks (STACK_SIZE_DEFAULT=256, STACK_SIZE_TASKLET_1=512
  * here, 4 tasklets).  Tasklet 0 takes `ask` bytes of it; then every tasklet

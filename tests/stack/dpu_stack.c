@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tasklet stacks are their declared budgets counted in DPU frames
  * (STACK_SIZE_DEFAULT=512 here, 24 tasklets): a frame that fits runs, one
  * that does not faults the tasklet that made it, naming the function, as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Three functions of the shapes of the SDK documentation's stack-analyzer
  * example (a leaf, a function that calls it, main calling that), compiled at
  * -O0 as that example is: UPMEM's dpu_stack_analyzer reports their frames as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mem_alloc can take exactly WRAM - globals - declared stacks, on v1A (64 KB)
  * and v1B (62 KB): `globals` read from the image's sections (the WRAM ones
  * below its stack reservation), the stacks as the build declared them

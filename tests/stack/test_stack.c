@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declared stack budgets are enforced in DPU terms: 24 tasklets with 512-byte
  * stacks each use 256 bytes and finish; a 640-byte frame in tasklet `culprit`
  * faults that tasklet with "stack overflow", naming too_big, and the other

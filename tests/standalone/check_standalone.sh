@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The repository stands alone: its tracked files may not point outside it (the
 # ../shared notes, a developer's machine), nor to the development's issue or
 # session numbers, nor to the papers by their private numbers ("paper 000"):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A level-synchronous loop, as graph kernels write it: each level every
  * tasklet reads its part of the frontier (a DMA) and tasklet 0 also writes
  * the level's result (a second DMA), so tasklet 0 is the last to reach the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* counter++ on one WRAM word by every tasklet, without a mutex.  On the DPU
  * the tasklets start one cycle apart and the revolver pipeline issues them in
  * turn, so each round of the loop every tasklet loads the word before any of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The counter race: every tasklet adds to a shared word without a mutex. */
 #include <defs.h>
 #include <stdint.h>

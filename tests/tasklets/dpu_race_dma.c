@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A race through MRAM: tasklet 0 writes a block with a DMA that tasklet 1
  * reads with another, with nothing between them. */
 #include <defs.h>

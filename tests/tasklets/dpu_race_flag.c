@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Data behind a volatile spin flag: tasklet 0 fills the payload, then sets
  * the flag; tasklet 1 waits for the flag, then reads the payload.  The flag
  * is the program's own signal (not reported); nothing orders the payload's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared data that every synchronisation of the DPU runtime orders: a counter
  * under a mutex, per-tasklet sums gathered after a barrier, a value handed
  * down a handshake chain, and one given through a semaphore.  No race. */

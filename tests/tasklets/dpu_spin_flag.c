@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A spin-wait on another tasklet's store: tasklet 0 spins on a volatile flag
  * that tasklet 1 sets after a computation.  On the DPU both issue in turn, so
  * the spinner sees the flag within one iteration of its loop after the store;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tasklets interleave as the DPU's revolver pipeline interleaves them
  * (worker/tasklets.h):
  *  - counter++ on a shared word without a mutex loses updates as on the DPU:

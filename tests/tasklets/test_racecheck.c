@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The race detector (OPENPIM_RACECHECK, worker/racecheck.h), on race-checked
  * images: each planted race is reported once, naming both source lines
  * (found in the DPU sources by their RACE markers), on several DPUs and two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU side of the threads test: each tasklet transforms its share of a WRAM
  * array and of an MRAM array with a host-given key, so that every host thread
  * can check that its own data, and only its own, came back. */

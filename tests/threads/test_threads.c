@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The host API from several threads at once, each thread on its own DPU set,
  * as programs drive the UPMEM SDK (one thread per rank is common):
  *  1. 8 threads x 200 rounds of alloc / load / copy in / launch (synchronous

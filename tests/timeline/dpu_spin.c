@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A kernel whose modelled length the host chooses (iterations). */
 #include <defs.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpu_load in modelled time (openpim_ext.h "Estimates", sdk/report.c): the
  * image -- the code section and the WRAM image, measured here from the ELF
  * file -- written once per rank at the WRAM push rate of the machine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Modelled time keeps a timeline per rank and one for the host: asynchronous
  * launches on two ranks overlap (the host waits, at dpu_sync, for the longer
  * one only), and events recorded through openpim_ext.h land on those timelines

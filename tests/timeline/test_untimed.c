@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* openpim_timing_pause / openpim_timing_resume (openpim_ext.h): while a thread
  * is paused its transfers and library events move data but charge no modelled
  * time and leave no event; pauses nest; a resume without pause and a launch

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Broadcast targets for test_bcast_cache: a __host WRAM array (4 KB) and the
  * MRAM heap. */
 #include <attributes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DMA-bound kernel for test_dma_model: C = A + B over `words` 32-bit words
  * of MRAM in chunks of `chunk` bytes (at most CHUNK_MAX) split across the tasklets, with `work`
  * extra rounds per word (from DMA-bound to compute-bound). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernels exercising one operation each, for the machine-description sweep
  * (test_desc_sweep.c) and the synchronisation timing tests:
  *   mode 0: nothing (boot only)            mode 1: barrier_wait

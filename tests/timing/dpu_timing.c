@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Small kernels whose modelled time follows the pipeline and DMA rules exactly. */
 #include <defs.h>
 #include <mram.h>

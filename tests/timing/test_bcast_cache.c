@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Broadcasts through the whole stack on the data-transfer study's server
  * (server=xferstudy, [XferStudy]), its 11 MB L3 shrunk to 2 MiB by the
  * profile so that the test stays small (8 DPUs of one rank: 32 MB of MRAM).

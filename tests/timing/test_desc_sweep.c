@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every key of the machine description changes some modelled result.  The
  * keys come from the description's own table (op_machine_desc_key_name), so
  * a key added without a figure here fails.  For each key: a new value (twice

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DMA-bound kernels through the whole stack: exact functional results
  * against the host, and per-DPU modelled statistics printed one line per DPU.
  * CTest runs this twice, with the model's analytic jumps (default) and with

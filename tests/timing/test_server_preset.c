@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Server presets through the whole stack: UPMEM_PROFILE / dpu_alloc's
  * "server=NAME" changes the modelled time of host transfers exactly as the
  * preset file says (timing/presets/server-*.desc), keeps the chip, and an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Synchronisation in modelled cycles through the whole stack (DPU runtime ->
  * worker -> timing model), exactly.  spin(n) costs the same L(n) instructions
  * in every tasklet (one non-inlined function), so between two runs with n1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The timing model through the whole stack: instruction counts from the
  * accounting pass, the revolver pipeline (a tasklet issues at most every 11
  * cycles, the DPU at most one instruction per cycle) and the DMA engine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Many 32-bit multiplies, their number known to the host (see test_whatif.c).
  *   mode 1: 2n multiplies per tasklet, both operands >= 2^31 (bitlen 32 each);
  *   mode 2: n multiplies per tasklet of xorshift values a = s >> (s & 31) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The machine description is the only place a what-if lives: the DPU binary
  * reads its multiply/divide/soft-float costs at run time from a table the
  * worker fills from the description (timing/op_cost_slots.h).  One binary,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The virtual clock: with OPENPIM_VIRTUAL_CLOCK=1 a program's own timers around
  * SDK calls read modelled time, and host work outside SDK calls keeps its
  * measured time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deadlines read the real clock.  With OPENPIM_VIRTUAL_CLOCK=1 the program's
  * clock_gettime runs ahead of real time by what the SDK's calls model beyond
  * what they took (here seconds: a one-tasklet loop the host runs far faster

@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# SPDX-License-Identifier: MIT
 # PID 1 of the test's virtual machines (run_vm.py builds the initramfs): loads
 # the virtio and vsock modules, then plays the role the kernel command line
 # gives (openpim.role, openpim.token, openpim.dpus) against openpimd on the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The virtual-machine test: unmodified UPMEM programs in real guests, served
 by openpimd on the host over vsock (vmlib.py: how guests are run).
 

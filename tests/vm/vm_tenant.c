@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A guest tenant that speaks openpimd's protocol itself (backend/
  * remote_protocol.h) over AF_VSOCK, to try what libdpu never would: another
  * tenant's DPUs.  Built statically into the test VM's initramfs (run_vm.py).

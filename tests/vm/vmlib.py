@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Running guests against openpimd on this host, for the virtual-machine test
 (run_vm.py) and the VM benchmarks (bench/daemon/vm.py).
 

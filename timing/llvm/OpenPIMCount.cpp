@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 //===- OpenPIMCount.cpp - DPU instruction accounting for native DPU code ---===//
 //
 // OpenPIM compiles UPMEM DPU programs natively for x86-64.  To model DPU time

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Overhead of the OpenPIMCount instrumentation on compute-bound DPU-style code.
 # Builds bench/kernel.c twice (native, and with the plugin) with the flags the
 # OpenPIM DPU driver uses, links both into one program that alternates them,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Minimal test helpers shared by the timing tests. */
 #ifndef OPENPIM_TIMING_CHECK_H
 #define OPENPIM_TIMING_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Machine description: presets, file format, profile strings, what-if files.
  * argv[1]: the presets directory. */
 #include "timing.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DPU model tests: hand-derived exact cycle counts, a cycle-by-cycle
  * reference simulator on random traces (checks the analytic jumps and the
  * streaming consumption), determinism, speed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Run report: categories, launch stats, text report, Chrome trace JSON.
  * argv[1]: where to write the trace (checked again by python3 -m json.tool). */
 #include "timing.h"

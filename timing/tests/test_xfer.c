@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host-transfer and launch model: calibration against calibration-sources §3.3/§3.4 and
  * properties.  Prints the calibration tables. */
 #include "timing.h"

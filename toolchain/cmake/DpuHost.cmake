@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # UPMEM's host module, for OpenPIM: installed as
 # <prefix>/share/upmem/cmake/include/host/DpuHost.cmake, where UPMEM's SDK has
 # it.  A host project include()s it and builds against libdpu with

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # UPMEM's DPU toolchain file, for OpenPIM: installed as
 # <prefix>/share/upmem/cmake/dpu.cmake, where UPMEM's SDK has it, and used as
 # UPMEM's projects use it: `-DCMAKE_TOOLCHAIN_FILE=<prefix>/share/upmem/cmake/dpu.cmake`

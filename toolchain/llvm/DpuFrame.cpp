@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The DPU frame of a function, from its IR, by the rules of UPMEM's DPU
 // backend (upmem/llvm-project, llvm/lib/Target/DPU: DPUFrameLowering.cpp,
 // DPUTargetLowering.cpp's LowerCall/LowerVAARG; the DPU ABI of the SDK

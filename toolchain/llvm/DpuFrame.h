@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The stack frame UPMEM's DPU compiler would give a function, computed from
 // its IR (there is no DPU backend here).  The rules, what is exact and what
 // is estimated, are in DpuFrame.cpp and README.md ("DPU frames").

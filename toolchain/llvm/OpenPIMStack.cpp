@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // OpenPIM DPU stack pass: tasklet stacks enforced in DPU terms.
 //
 // DPU code runs natively on x86 stacks of the worker's (abi/dpu_abi.h), whose

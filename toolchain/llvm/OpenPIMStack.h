@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The DPU stack pass of libOpenPIMTarget.so (OpenPIMStack.cpp).
 #ifndef OPENPIM_STACK_PASS_H
 #define OPENPIM_STACK_PASS_H

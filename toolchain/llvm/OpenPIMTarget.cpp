@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // OpenPIM DPU target lowering (clang-14 -fpass-plugin=libOpenPIMTarget.so).
 //
 // DPU C code is compiled by clang's front end for the `spir` target, whose C

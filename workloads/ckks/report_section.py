@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Report section: CKKS homomorphic multiplication on the emulated PIM server
 ([Jonatan24], section 5.2.4 and Figure 16: N = 65536, L = 23,
 8 extension limbs, dnum = 3; primitives poly add, poly mult, NTT/iNTT, key

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the PID-Comm applications' host libraries (dlrm/, mlp/) share: their
  * deterministic generator, the timing of a run's phases and the checks of
  * comm and SDK calls. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLRM on comm's 3D hypercube (see dlrm.h): the synthetic Criteo-like model and
  * batch, and the run on the DPUs (the CPU reference is dlrm_ref.c). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLRM's embedding stage on a 3D hypercube of DPUs, as PID-Comm ([PIDComm],
  * §VII-A) maps it: x = tables, y = rows, z = columns of the embedding tables.
  *

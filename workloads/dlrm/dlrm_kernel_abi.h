@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the host and the DLRM DPU kernel (dpu/dlrm_kernel.c) share: the
  * launch arguments (a __host variable, the same on every DPU) and the
  * per-DPU header at MRAM offset 0 (written once with the tables). */

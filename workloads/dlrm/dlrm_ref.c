@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLRM's CPU reference (see dlrm.h): the same pooled embeddings, interactions
  * and top MLP as the DPUs compute, in plain C on one thread, compiled -O3 so
  * that the compiler vectorises it for the benchmarks' CPU baseline. */

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: PID-Comm's DLRM and MLP applications ([PIDComm] §VII-A, §VII-E)
 on comm/, baseline against optimised, beside the paper's Figures 13, 15 and 21.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLRM on comm's 3D hypercube: the interactions and the pooled embeddings
  * the DPUs produce equal the CPU reference exactly, with comm's baseline and
  * optimised implementations, on the physical-view path (full ranks, X a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: embedding tables ([Jonatan24] §4: Figures 5-11, Observations
 #1-#5) on OpenPIM's embedding library (workloads/embedding).
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Randomized differential test of the workload libraries (embedding, MLP,
  * DLRM) against references written here from their public headers alone
  * (plain loops, one element at a time): random shapes (one DPU, partial

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GNN inference on PIM (PID-Comm §VII-B): 3 graph-convolution layers
  * H(l+1) = ReLU(A H(l) W(l)) on a 2D hypercube of Q x Q PEs, in PID-Comm's two
  * communication schemes, against the CPU reference (gnn_ref.c).

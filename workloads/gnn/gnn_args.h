@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Arguments of the GNN DPU kernel (dpu/gnn.c), shared by the host program.
  * Offsets are MRAM byte offsets from the start of MRAM; sizes and offsets of
  * every row and block are multiples of 8 bytes (the host checks). */

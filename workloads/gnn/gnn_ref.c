@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "gnn_ref.h"
 
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU reference of the GNN (graph convolution) inference: for each layer l,
  *     H(l+1) = ReLU(A . H(l) . W(l))
  * with A the adjacency (with self-loops) in CSR, all arithmetic modulo

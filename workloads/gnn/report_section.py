@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Section: PID-Comm's graph applications -- GNN (RS&AR, AR&AG), BFS and CC
 ([PIDComm] §VII-B..D) -- on comm/, reproducing Figures 13 (breakdown), 15
 (speedup over the baseline), 21 (against the CPU, 64 to 1,024 PEs) and 22

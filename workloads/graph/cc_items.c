@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CC's per-PE work items (see cc_items.h and dpu/cc.c).  Per owned segment,
  * the edges are bucketed by the label window of their neighbour (counting
  * sort), and each bucket is cut into items of at most CC_ITEM_EDGES edges, so

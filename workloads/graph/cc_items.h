@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CC's per-PE work items (dpu/cc.c): each PE's edges cut into (owned segment
  * x label window) items, laid out in equal-sized blocks for one Scatter. */
 #ifndef OPENPIM_GRAPH_CC_ITEMS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* BFS and CC on PIM (PID-Comm §VII-C/D) with comm/'s AllReduce between
  * iterations, against the CPU reference (graph_ref.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Arguments of the BFS and CC DPU kernels (dpu/bfs.c, dpu/cc.c), shared by
  * the host program.  Offsets are MRAM byte offsets from the start of MRAM,
  * as comm/ takes them; all are multiples of 8. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU references of the graph workloads, written independently of the PIM
  * versions (no partitioning, no bitmaps): a queue BFS and union-find. */
 #ifndef OPENPIM_GRAPH_REF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the PID-Comm application hosts (workloads/graph, workloads/gnn) share:
  * the modelled-time breakdown by phase (PID-Comm Figure 13's categories), the
  * benchmark CSV rows, argument parsing and error reporting. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Power-law graph generators (see powerlaw.h).  Edges are collected as 64-bit
  * keys (source << 32 | destination), sorted and deduplicated, then turned into
  * CSR. */

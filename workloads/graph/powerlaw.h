@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Deterministic power-law graphs for the graph workloads (BFS, CC, GNN) and
  * the CSR form they are stored in.  Everything depends only on the seed, so a
  * test, a benchmark and the CPU reference see the same graph. */

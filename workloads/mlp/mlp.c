@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PID-Comm's MLP on comm's 1D hypercube (see mlp.h): its synthetic weights and
  * inputs, and the run on the DPUs (the CPU reference is mlp_ref.c). */
 #define _POSIX_C_SOURCE 200809L

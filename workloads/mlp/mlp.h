@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PID-Comm's MLP ([PIDComm], §VII-E) on a 1D hypercube of P DPUs: `layers`
  * fully connected layers of F x F int32 weights, the weights partitioned by
  * columns, a ReduceScatter after every layer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the host and the MLP DPU kernel (dpu/mlp_kernel.c) share: the launch
  * arguments, a __host variable broadcast before every launch. */
 #ifndef OPENPIM_MLP_KERNEL_ABI_H

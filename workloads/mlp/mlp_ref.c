@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The MLP's CPU reference (see mlp.h): the same layers as the DPUs compute,
  * in plain C on one thread, compiled -O3 so that the compiler vectorises it
  * for the benchmarks' CPU baseline. */

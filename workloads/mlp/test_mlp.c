@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* PID-Comm's MLP on comm's 1D hypercube: the last layer's outputs the DPUs
  * produce equal the CPU reference exactly, with comm's baseline and
  * optimised implementations, on the physical-view path (a full rank) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The `prim` server preset against the PrIM-era real-hardware runs
 (bench/calibration/data), without PrIM: host transfers through the calls
 recorded from PrIM's host code (xfer_replay), DPU kernels through PrIM-shaped

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* async_ranks, DPU side: y = a * x + b on this DPU's elements, plus the sum
  * of y and a launch counter in DPU_RESULTS.
  *

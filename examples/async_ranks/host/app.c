@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* async_ranks, host side.
  *
  * Drives the ranks of a DPU set independently with the asynchronous API.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the host program and the DPU program: fixed-width types only. */
 #ifndef ASYNC_RANKS_COMMON_H
 #define ASYNC_RANKS_COMMON_H

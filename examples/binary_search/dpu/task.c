@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* binary_search, DPU side: look up this DPU's queries in the sorted array.
  *
  * Tasklets take blocks of queries in turn.  Each lookup is a binary search

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* binary_search, host side.
  *
  * A sorted array of distinct int64 is broadcast to every DPU; a list of

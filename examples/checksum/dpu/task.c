@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* checksum, DPU side.
  *
  * The host writes the whole buffer into the MRAM array dpu_mram_buffer (a

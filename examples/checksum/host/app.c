@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* checksum, host side.
  *
  * Writes one buffer (8 MiB by default) into the MRAM array dpu_mram_buffer of

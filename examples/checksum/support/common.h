@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the host program and the DPU program: fixed-width types only. */
 #ifndef CHECKSUM_COMMON_H
 #define CHECKSUM_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpp_dot_product, DPU side: the dot product of this DPU's slices of two int32
  * vectors (MRAM arrays `va`, `vb`, `nr_elements` long, padded by the host to
  * whole blocks with zeros).  Tasklet t adds blocks t, t + NR_TASKLETS, ... into

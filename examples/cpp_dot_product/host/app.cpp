@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // cpp_dot_product, host side, on the SDK's C++ API (<dpu>).
 //
 // Splits two int32 vectors over the DPUs, lets each DPU compute the dot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the host program and the DPU program: fixed-width types only,
  * so that the layout is the same on the host (x86-64) and on the DPU. */
 #ifndef CPP_DOT_PRODUCT_COMMON_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault, DPU side.
  *
  * Every DPU writes a known pattern to MRAM and a summary to DPU_RESULTS.  On

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fault, host side.
  *
  * For each fault mode: allocate the DPUs, load the program, make ONE DPU

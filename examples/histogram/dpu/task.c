@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* histogram, DPU side: 256-bin histogram of the bytes held by this DPU.
  *
  * All tasklets update one shared histogram in WRAM (DPU_HISTOGRAM, read by

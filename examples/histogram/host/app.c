@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* histogram, host side.
  *
  * Splits a byte array over the DPUs; every DPU builds the 256-bin histogram

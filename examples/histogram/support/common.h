@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the host program and the DPU program: fixed-width types only. */
 #ifndef HISTOGRAM_COMMON_H
 #define HISTOGRAM_COMMON_H

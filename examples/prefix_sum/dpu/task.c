@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prefix_sum, DPU side: inclusive scan (running sum) of uint32, in place.
  *
  * KERNEL_SCAN: the DPU's elements are cut into one contiguous chunk per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prefix_sum, host side.
  *
  * Global inclusive scan of an array of uint32 split over the DPUs, in two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the host program and the DPU program: fixed-width types only. */
 #ifndef PREFIX_SUM_COMMON_H
 #define PREFIX_SUM_COMMON_H

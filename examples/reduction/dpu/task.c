@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reduction, DPU side: sum of the uint64 values held by this DPU.
  *
  * Every tasklet sums a strided set of blocks into a partial sum; the partial

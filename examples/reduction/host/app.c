@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reduction, host side.
  *
  * Splits an array of uint64 over the DPUs; every DPU sums its part (tasklet

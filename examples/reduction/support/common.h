@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared between the host program and the DPU program: fixed-width types only. */
 #ifndef REDUCTION_COMMON_H
 #define REDUCTION_COMMON_H

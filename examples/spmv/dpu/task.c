@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spmv, DPU side: y = A x for the block of rows of A held by this DPU.
  *
  * Each tasklet takes a contiguous range of rows.  Row pointers, column

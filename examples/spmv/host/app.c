@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* spmv, host side.
  *
  * y = A x with A a random sparse matrix in CSR form (int32 entries) and x a

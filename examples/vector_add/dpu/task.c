@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vector_add, DPU side: C = A + B over the elements held by this DPU.
  *
  * The tasklets stream the vectors through WRAM in blocks: tasklet t handles

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* vector_add, host side.
  *
  * Splits two vectors A and B of uint32 over the DPUs, lets the DPUs compute

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Configures, builds and runs a CMake project that uses UPMEM's CMake modules
 # from the SDK prefix, as a user would after sourcing upmem_env.sh; the host
 # program must exit 0 and print [OK].

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpu_get_profile_description(): chip clock, topology and memory sizes of the
  * machine a profile selects, checked against the published chip figures
  * (v1A: 350 MHz, 24 tasklets, 64 KB WRAM; v1B: 400 MHz, 16 tasklets, 62 KB;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* check_tasklets IMAGE NR_TASKLETS [fault]: runs the image on one DPU and
  * checks that it was compiled for and ran exactly NR_TASKLETS tasklets (or,
  * with "fault", that the launch faults on a tasklet stack overflow). */

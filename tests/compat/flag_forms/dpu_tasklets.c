@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every tasklet the image runs marks itself; the program records the
  * NR_TASKLETS it was compiled with.  With BIG_FRAME set, tasklet
  * BIG_FRAME_TASKLET (every tasklet when negative) calls a function with a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds dpu_tasklets.c with one spelling of the driver's options, as a user's
 # Makefile might write it, and runs it with check_tasklets: the image must run
 # exactly the tasklets the options say (and the stack sizes they say).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # IRAM size check of the DPU driver: a program whose estimated code
 # does not fit the chip's IRAM is refused at link time (more than 10 % over),
 # warned about (over, within 10 %), and accepted otherwise; unused functions

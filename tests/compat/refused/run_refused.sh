@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # What OpenPIM refuses must fail to build, loudly and by name, rather than run
 # differently from the SDK (docs/sdk-audit.md, "refused" rows).  Each CASE
 # builds small programs as a user would and checks the failure and its message.

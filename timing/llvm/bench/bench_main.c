@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Times the native and the counted build of each kernel in one process,
  * alternating them, and prints native_time / counted_time (min and median).
  * Compiled without the plugin; defines the counter the counted code updates. */

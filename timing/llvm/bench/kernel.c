@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compute-bound kernels for bench.sh, compiled twice: natively (KERNEL_SUFFIX
  * = _native) and with the OpenPIMCount plugin (KERNEL_SUFFIX = _counted). */
 #include <stdint.h>

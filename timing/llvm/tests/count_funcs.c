@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Functions compiled WITH the OpenPIMCount plugin
  * (clang-14 -O2 -fno-vectorize -fno-slp-vectorize -fpass-plugin=...).
  * test_main.c (compiled without it) calls them and checks __op_icount.

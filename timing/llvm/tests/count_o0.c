@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compiled WITH the plugin at -O0 (every function optnone): the pass must run
  * there too, and the division guard must work without optimisation. */
 int t_o0_add(int a, int b) { return a + b; }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Differential test: compiled twice (DIFF_SUFFIX=_native without the plugin,
  * DIFF_SUFFIX=_counted with it) and run on the same inputs by diff_main.c:
  * the instrumentation must never change a result (except that division by

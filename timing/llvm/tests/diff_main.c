@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs both builds of diff_funcs.c and compares results. */
 #include <inttypes.h>
 #include <stdint.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Exact-count tests of the OpenPIMCount pass.
 # usage: run_tests.sh [CLANG [PLUGIN [WORKDIR]]]   (registered with CTest by ../CMakeLists.txt)
 set -euo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The runtime side of the pass's switch points (timing/op_points.h) for the
  * test harnesses, which are compiled without the plugin (and with clang: the
  * calls use LLVM's preserve_most convention).  By default no count reaches

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Harness (compiled WITHOUT the plugin) that defines the optional runtime hook
  * __op_div_by_zero: the instrumented code must call it exactly once per
  * division by zero, never otherwise, and still return the fallback values when

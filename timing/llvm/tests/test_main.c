@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Exact-count tests for the OpenPIMCount pass.
  *
  * This harness is compiled WITHOUT the plugin; it defines __op_icount, calls

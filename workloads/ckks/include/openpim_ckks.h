@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM CKKS: homomorphic multiplication of RNS-CKKS ciphertexts on the DPUs,
  * built on the HE library (he/, openpim_he.h), as [Jonatan24] (Jonatan et al.,
  * section 5, Figure 16) breaks it down: the tensor product, key switching

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RNS-CKKS homomorphic multiplication (tensor, hybrid key switching,
  * rescaling) on the HE library's DPU-resident polynomial arrays (he's 1D
  * split): the layout's operations for ckks_seq.c's sequence, and what both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RNS-CKKS multiplication on the 2D layout ([Jonatan24]'s): each limb spread
  * over g DPUs and resident between the steps (he's openpim_he_poly2d), the
  * (i)NTTs 2D NTTs with comm's All-to-All.  This file is the layout's

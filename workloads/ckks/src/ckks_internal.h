@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the two layouts' multiplications (ckks.c: he's 1D split;
  * ckks2d.c: each limb over g DPUs, resident; ckks_seq.c: the sequence both run). */
 #ifndef OPENPIM_CKKS_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CKKS multiplication as one sequence of he operations (tensor, ModUp
  * per digit, inner product with the key, ModDown, rescaling; see
  * include/openpim_ckks.h), with the setup it needs, run over either layout

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test driver for the CKKS multiplication: reads ciphertexts and the switching
  * key from a file, multiplies on the DPUs, writes the product, so that
  * tests/test_ckks.py can compare it with its Python reference.

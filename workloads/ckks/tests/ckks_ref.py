@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Independent reference for workloads/ckks: RNS-CKKS homomorphic multiplication
 (tensor product, hybrid key switching with dnum digits and K extension limbs,
 rescaling) in numpy uint64 arithmetic (every product of two residues < 2^30

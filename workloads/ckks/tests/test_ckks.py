@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Checks of the CKKS multiplication on the DPUs (run by CTest: test_ckks.py MODE CKKS_CLI).
 
 MODE ref      the reference itself: NTT against naive evaluation at the odd powers of psi,

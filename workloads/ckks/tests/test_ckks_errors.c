@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Bad parameters and misuse of the CKKS multiplication give clear errors and
  * change nothing (the functional checks are in test_ckks.py). */
 #include <stdio.h>

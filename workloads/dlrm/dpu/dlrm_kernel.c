@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* DLRM's three DPU steps (see ../dlrm.h): pack the AlltoAll's send blocks,
  * look up and pool the node's rows and columns, and DLRM's dot interaction.
  * Tasklets take samples round-robin; every MRAM access is one DMA of at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the embedding host library (workloads/embedding/src) and its DPU kernel
  * (emb_kernel.c) share: the kernel's arguments.
  *

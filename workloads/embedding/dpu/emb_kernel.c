@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Embedding lookup with sum pooling ([Jonatan24] §4.1) on one DPU.
  *
  * Work items are (shard, sample) pairs, dealt round-robin to the tasklets, so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* OpenPIM embedding tables: lookup with sum pooling on the DPUs of a
  * dpu_set_t, the tables partitioned across DPUs ([Jonatan24], §4: Jonatan et
  * al., "Scalability Limitations of Processing-in-Memory using Real System

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CPU reference and baseline: the same lookups on the host, one thread,
  * each bag summed left to right from 0. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Errors: a thread-local message for openpim_emb_last_error(). */
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The kernel images, one per tasklet count, embedded in the library (built by
  * workloads/embedding/CMakeLists.txt into EMB_DPU_DIR). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Placing the tables on the DPUs and running lookups: split the bags by row
  * slice on the host, push them, launch the kernel, bring the pooled vectors
  * back through comm (Reduce over the row slices, or Gather), concatenate. */

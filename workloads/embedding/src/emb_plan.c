@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Plans: the grid shape of each sharding type, where each table's slices go
  * (the layout), and whether a DPU's share fits its MRAM. */
 #include <stdlib.h>

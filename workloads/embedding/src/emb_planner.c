@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The planner: every plan shape that suits the tables and fits the set's MRAM,
  * each with a modelled estimate of one lookup of max_batch uniformly random
  * samples, from probe launches and probe transfers on the set (see the

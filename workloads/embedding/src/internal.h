@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Internals of the embedding library: the grid layout a plan gives the
  * tables, error reporting, and the kernel images. */
 #ifndef EMB_INTERNAL_H

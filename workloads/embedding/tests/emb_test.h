@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the embedding tests: deterministic random tables and indices, and
  * host references written independently of the library (one element at a
  * time): a plain sum (int32 wrapping; float in double precision for the

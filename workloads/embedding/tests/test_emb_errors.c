@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Hostile and invalid arguments: each gets its status and a message, changes
  * nothing (the output buffer keeps its bytes), and the library goes on giving
  * exact results afterwards. */

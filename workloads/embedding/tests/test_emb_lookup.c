@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Every sharding type on 8 DPUs (and on 1), int32 and float, two batches
  * each on the same placement, against the references of emb_test.h; kernel
  * variants of 1 and 24 tasklets; both comm implementations; the CPU

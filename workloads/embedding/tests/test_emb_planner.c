@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The planner on 8 DPUs: its candidates are exactly the shapes that suit the
  * tables and fit, sorted by estimate, the same on a second call (modelled
  * probes are deterministic); every candidate runs exactly; the kernel

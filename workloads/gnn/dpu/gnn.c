@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GNN layer kernels (PID-Comm §VII-B): aggregation (SpMM of the PE's
  * adjacency tile with its feature strip) and combination (GEMM with its
  * slice of the layer's weights).  Elements are ELEM_BYTES wide (1: int8,

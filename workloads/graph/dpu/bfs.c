@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* BFS, one level per launch (PID-Comm §VII-C: the frontier is AllReduce'd
  * between levels).  Every PE holds the whole visited bitmap and the
  * AllReduce'd bitmap of vertices reached in the last level; it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Connected components by min-label propagation, one round per launch
  * (PID-Comm §VII-D: the labels are MIN-AllReduce'd between rounds).  Every
  * PE holds all labels plus one dirty word per CC_WIN-label window (0: some PE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One MLP layer on a column block of the weights (see ../mlp.h): the node's
  * input slice goes to WRAM once (through the requantising ReLU), then each
  * tasklet takes 8 consecutive outputs at a time, streams their weight rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A loop of `iterations` with one nop per iteration (mode 1) or two (mode 2). */
 #include <attributes.h>
 #include <stdint.h>

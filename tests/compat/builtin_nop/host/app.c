@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Instructions the DPU executes (OpenPIM's exact per-launch count) for both
  * loops of dpu_nop: the two-nop loop costs exactly one instruction per
  * iteration more than the one-nop loop, and the one-nop loop is not removed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each tasklet records its id times `factor` in out[me()]. */
 #include <defs.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A DPU static library: the tasklets' partial sums, combined after a barrier. */
 #include <barrier.h>
 #include <defs.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sums `count` 32-bit values of the MRAM array `values` over the tasklets;
  * tasklet 0 stores the total in `total`. */
 #include <defs.h>

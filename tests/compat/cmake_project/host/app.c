@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs the two DPU programs the CMake project built: dpu_sum over 3 DPUs with
  * a different uneven count per DPU, and dpu_scale; the results are checked
  * against sums and products computed here. */

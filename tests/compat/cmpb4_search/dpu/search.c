@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each tasklet scans its slice of an MRAM text, 4 bytes at every position,
  * against a 4-byte key with cmpb4: it counts the positions where all four
  * bytes match (result 0x01010101) and adds up the matching bytes of every

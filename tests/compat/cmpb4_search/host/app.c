@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A text over a 4-letter alphabet (plus a planted key), searched on two DPUs
  * with two keys: every tasklet's count of full matches and of matching bytes
  * equals the host's byte-by-byte comparison. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* out[i] = in[i] * factor + bias[i % 4] for the `count` first elements of the
  * WRAM array `in`; the sum of the outputs goes to the MRAM variable `total`,
  * and tasklet 0 prints it. */

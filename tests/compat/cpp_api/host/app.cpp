@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The SDK's C++ host API (<dpu>): allocate, allocateRanks, dpus()/ranks(),
 // load, DpuProgram::get, every copy form (broadcast and per-DPU, to and from,
 // by name and by DpuSymbol, with and without offset and size), exec, log,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each tasklet adds its share of `values` (WRAM, written by the host) into
  * sums[me()]. */
 #include <attributes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // The SDK's C headers included from C++ without extern "C": the program
 // links, DPU_CHECK reports an error through dpu_error_to_string, and two
 // DPUs' per-tasklet sums match the host's.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A graph builder's first step: vertex degrees from an edge list in MRAM.
  * 24 tasklets with 256-byte stacks; the degree table fills the WRAM they
  * leave.  Tasklet t counts the endpoints of the vertices v with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Random graphs (several sizes, an uneven edge count, self-loops and repeated
  * edges included): every vertex degree equals the host's count. */
 #include <dpu.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printf from a function with a 520-byte buffer on a 1 KB stack: on the DPU
  * the buffer and printf's frames fit 1 KB, so the message is printed. */
 #include <defs.h>

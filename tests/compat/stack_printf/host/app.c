@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each tasklet prints one line built in a 520-byte stack buffer: the DPU's
  * log holds exactly the lines the host builds from the same formula. */
 #include <dpu.h>

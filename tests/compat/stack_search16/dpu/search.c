@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each tasklet looks up its share of the queries in a sorted MRAM table of
  * 64-bit keys: a binary search over 160-byte windows read by DMA into a
  * buffer on its stack, then a scan of the window. */

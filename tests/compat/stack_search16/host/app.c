@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A sorted table of random 64-bit keys and queries half of which are in it:
  * every answer of the DPU (index or -1) equals a plain linear search here,
  * for several table sizes, uneven ones included. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tasklet 0 keeps a pattern in its top frame (the WRAM just below tasklet 1's
  * stack); tasklet 1 descends `depth` small frames, then calls a leaf with a
  * 192-byte local buffer.  Tasklet 0 then reports how many words of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dpu_frames for every depth from 0 to 40: a launch either completes with
  * tasklet 0's pattern intact and the right sums, or faults tasklet 1 with a
  * stack overflow; both outcomes occur, and the deepest run that fits is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Only <stdio.h> (and <stdint.h>): __host and __mram are declared by it, and
  * STDOUT_BUFFER_INIT gives the log 256 bytes instead of 1 MiB.  The program
  * doubles `input` into `output` (an MRAM array) and prints `lines` numbered

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Checks the <stdio.h>-only DPU program: the __host and __mram variables exist
  * and work, the log buffer has STDOUT_BUFFER_INIT's 256 bytes, a short log is
  * read back whole, and a log longer than 256 bytes keeps its newest lines only,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Each tasklet adds (id + 1) * round to a shared total, NR_ROUNDS times, the
  * read-modify-write guarded by a semaphore of one unit with a DMA (a tasklet
  * switch) inside; a barrier ends every round, and the tasklet that arrives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs dpu_sync_init on two DPUs, twice, and checks every round's total:
  * sum over rounds r <= k of r * (1 + ... + NR_TASKLETS). */
 #include <dpu.h>

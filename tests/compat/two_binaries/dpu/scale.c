@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* First program: multiplies the heap's values by 3 in place. */
 #include <defs.h>
 #include <mram.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Second program: sums the heap's values (one partial sum per tasklet). */
 #include <defs.h>
 #include <mram.h>

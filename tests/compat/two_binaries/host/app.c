@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Loads dpu_scale, writes the data into its MRAM heap and runs it; loads
  * dpu_sum, which reads the scaled data from its own MRAM heap.  Both checks
  * are exact against the host's own computation. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the host and both DPU programs. */
 #ifndef TWO_BINARIES_COMMON_H
 #define TWO_BINARIES_COMMON_H
