@@ -146,6 +146,10 @@ struct op_backend_ops {
     void (*pool_cancel)(struct op_backend *b, struct op_backend_pool *p, const char *why);
     /* Frees p, whose ranks were all released. */
     void (*pool_close)(struct op_backend *b, struct op_backend_pool *p);
+    /* Host memory backing p's ranks and its shared chunks (what `memory`
+     * counts for the whole machine): a tenant's own share, telling it
+     * nothing of the others'. */
+    uint64_t (*pool_memory)(struct op_backend *b, struct op_backend_pool *p);
 };
 
 struct op_backend {

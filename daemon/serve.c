@@ -697,11 +697,15 @@ static int req_drain(struct exec *x, const struct opd_request *r)
     return reply(c, r, OPD_OK, NULL, 0);
 }
 
+/* The memory backing the connection's own ranks (its session's pool), and
+ * the machine's limit: never what other tenants use. */
 static int req_memory(struct exec *x, const struct opd_request *r)
 {
     struct op_backend *b = x->c->d->b;
     struct opd_memory m = {0};
-    b->ops->memory(b, &m.used, &m.limit);
+    b->ops->memory(b, NULL, &m.limit);
+    if (x->c->pool && b->ops->pool_memory)
+        m.used = b->ops->pool_memory(b, x->c->pool);
     return reply(x->c, r, OPD_OK, &m, sizeof m);
 }
 

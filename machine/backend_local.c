@@ -347,6 +347,11 @@ static int local_pool_bind(struct op_backend *b, uint32_t rank, struct op_backen
     return op_machine_bind_rank(l->m, rank, (struct op_pool *)p, err, errlen);
 }
 
+static uint64_t local_pool_memory(struct op_backend *b, struct op_backend_pool *p)
+{
+    return op_machine_pool_memory_used(L(b)->m, (struct op_pool *)p);
+}
+
 static void local_pool_cancel(struct op_backend *b, struct op_backend_pool *p, const char *why)
 {
     (void)b;
@@ -383,6 +388,7 @@ static const struct op_backend_ops local_ops = {
     .pool_bind = local_pool_bind,
     .pool_cancel = local_pool_cancel,
     .pool_close = local_pool_close,
+    .pool_memory = local_pool_memory,
 };
 
 struct op_backend *op_backend_local_open(const struct op_machine_config *cfg, char *err, size_t errlen)

@@ -135,5 +135,8 @@ int op_machine_bind_rank(struct op_machine *m, uint32_t rank, struct op_pool *to
 void op_machine_pool_cancel(struct op_pool *p, const char *why);
 /* Frees a pool that holds no rank any more (waits for its launches). */
 void op_machine_pool_destroy(struct op_pool *p);
+/* Host memory backing the ranks bound to p and p's shared chunks (a part of
+ * op_machine_memory_used). */
+uint64_t op_machine_pool_memory_used(const struct op_machine *m, const struct op_pool *p);
 
 #endif

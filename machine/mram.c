@@ -211,6 +211,17 @@ uint64_t op_machine_memory_used(const struct op_machine *m)
     return used;
 }
 
+uint64_t op_machine_pool_memory_used(const struct op_machine *m, const struct op_pool *p)
+{
+    pthread_mutex_lock((pthread_mutex_t *)&m->lock);
+    uint64_t used = file_bytes(p->store_fd);
+    for (uint32_t r = 0; r < m->nr_ranks; r++)
+        if (atomic_load(&m->pool_of[r]) == p)
+            used += file_bytes(m->rank_fd[r]);
+    pthread_mutex_unlock((pthread_mutex_t *)&m->lock);
+    return used;
+}
+
 uint64_t op_machine_memory_elsewhere(const struct op_machine *m, const struct op_pool *p)
 {
     return memory_used(m, p);

@@ -331,6 +331,46 @@ static void kill_mid_transfer(void)
     close(fd);
 }
 
+static uint64_t memory_used(int fd)
+{
+    struct opd_memory m = {0};
+    struct raw_reply r;
+    CHECK_EQ(raw_call(fd, OPD_MEMORY, NULL, 0, NULL, 0, NULL, 0, -1, &r, &m, sizeof m), 0);
+    CHECK_EQ(r.status, OPD_OK);
+    CHECK(m.limit > 0);
+    return m.used;
+}
+
+/* MEMORY tells a session the host memory backing its own ranks only: what
+ * another session writes or releases does not show in it. */
+static void memory_private(void)
+{
+    const char *args[] = {"--machine", "nrRanks=2,nrDpusPerRank=8", "--workers", "1", NULL};
+    daemon_pid = start(args);
+    int a = raw_hello(sock, NULL), b = raw_hello(sock, NULL);
+    CHECK(a >= 0 && b >= 0);
+    struct raw_reply r;
+    int64_t ra = raw_claim(a, 0, &r), rb = raw_claim(b, 0, &r);
+    CHECK(ra >= 0 && rb >= 0 && ra != rb);
+    uint64_t b0 = memory_used(b), a0 = memory_used(a);
+    static uint8_t data[OPD_INLINE_MAX];
+    memset(data, 0x3c, sizeof data);
+    uint32_t dpus[PER_RANK];
+    for (uint32_t i = 0; i < PER_RANK; i++)
+        dpus[i] = (uint32_t)ra * PER_RANK + i;
+    for (uint32_t off = 0; off < (2u << 20); off += sizeof data) /* 2 MB into each of A's 8 DPUs */
+        CHECK_EQ(write_mem(a, dpus, PER_RANK, OP_REGION_MRAM, off, data, sizeof data).status, OPD_OK);
+    uint64_t a1 = memory_used(a);
+    CHECK(a1 >= a0 + (uint64_t)PER_RANK * (2u << 20));
+    CHECK_EQ(memory_used(b), b0);
+    struct opd_rank rel = {.rank = (uint32_t)ra};
+    CHECK_EQ(raw_call(a, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0), 0);
+    CHECK_EQ(memory_used(b), b0);
+    CHECK_EQ(memory_used(a), 0u); /* A holds no rank now */
+    close(a);
+    close(b);
+}
+
 static void tenants(void)
 {
     const char *args[] = {"--machine", "nrRanks=2,nrDpusPerRank=8", "--workers", "2", NULL};
@@ -995,7 +1035,8 @@ int main(int argc, char **argv)
     } scenarios[] = {{"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
                      {"queue", queue},         {"malformed", malformed},  {"shutdown", shutdown_scenario},
                      {"profile", profile_keys}, {"batch", batch},         {"large", large},
-                     {"ctl", ctl},             {"server_order", server_order}};
+                     {"ctl", ctl},             {"server_order", server_order},
+                     {"memory_private", memory_private}};
     size_t k = 0;
     while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
         k++;
