@@ -78,15 +78,13 @@ static void local_release_rank(struct op_backend *b, uint32_t rank)
     struct local *l = L(b);
     if (rank >= l->nr_ranks)
         return;
-    for (uint32_t i = 0; i < l->per_rank; i++) {
+    for (uint32_t i = 0; i < l->per_rank; i++)
         op_machine_unload(l->m, rank * l->per_rank + i);
-        op_machine_reset(l->m, rank * l->per_rank + i);
-    }
+    op_machine_reset_rank(l->m, rank);
     char err[128];
     if (op_machine_rank_pool(l->m, rank) != op_machine_default_pool(l->m) &&
         op_machine_bind_rank(l->m, rank, op_machine_default_pool(l->m), err, sizeof err) == 0)
-        for (uint32_t i = 0; i < l->per_rank; i++)
-            op_machine_reset(l->m, rank * l->per_rank + i);
+        op_machine_reset_rank(l->m, rank);
     pthread_mutex_lock(&l->lock);
     l->claimed[rank] = 0;
     pthread_mutex_unlock(&l->lock);

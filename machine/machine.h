@@ -88,6 +88,8 @@ void op_machine_mram_read(struct op_machine *m, uint32_t dpu, uint64_t off, void
 
 /* Zeroes a DPU's MRAM (releasing its host memory) and WRAM. */
 void op_machine_reset(struct op_machine *m, uint32_t dpu);
+/* The same for every DPU of a rank at once. */
+void op_machine_reset_rank(struct op_machine *m, uint32_t rank);
 
 /* Runs the given DPUs to completion on the workers.  Per-DPU outcomes are in
  * op_machine_result().  Returns 0, or -1 if the workers could not run or the

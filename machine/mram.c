@@ -541,6 +541,18 @@ void op_machine_reset(struct op_machine *m, uint32_t dpu)
         memset(op_machine_wram(m, dpu), 0, OP_WRAM_STRIDE);
 }
 
+void op_machine_reset_rank(struct op_machine *m, uint32_t rank)
+{
+    uint32_t first = rank * m->per_rank;
+    for (uint32_t i = 0; i < m->per_rank; i++)
+        drop_shared(m, first + i);
+    /* the rank's one memfd, WRAM and MRAM of all its DPUs: one hole */
+    if (fallocate(m->rank_fd[rank], FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0,
+                  (off_t)op_rank_memfd_size(m->per_rank, m->mram_size)) != 0)
+        for (uint32_t i = 0; i < m->per_rank; i++)
+            op_machine_reset(m, first + i);
+}
+
 void op_mram_leave_pool(struct op_machine *m, uint32_t rank)
 {
     struct op_pool *p = atomic_load(&m->pool_of[rank]);
