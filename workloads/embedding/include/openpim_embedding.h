@@ -189,9 +189,12 @@ openpim_emb_status openpim_emb_cell_dpu(const openpim_emb_t *emb, uint32_t r, ui
  * and whose largest share fits the set's MRAM (openpim_get_memory_sizes).  Each
  * gets an estimate of one lookup of max_batch samples, uniformly random
  * indices, from the timing model:
- *   kernel    the busiest DPU's expected lookups x the modelled cycles per
- *             lookup of its slice width, measured by probe launches of the
- *             kernel on one DPU of the set (modelled times are deterministic);
+ *   kernel    the slowest DPU's slowest tasklets: the modelled cycles per bag
+ *             and per lookup of each slice width, and a lone tasklet's, from
+ *             probe launches of the kernel on one DPU of the set (modelled
+ *             times are deterministic), applied to every tasklet's bags and a
+ *             draw of their lookups in each row slice (a fixed seed: the
+ *             estimate is deterministic too), expected over a few draws;
  *   transfers the modelled time of probe pushes to / from the set at five
  *             sizes (8 B - 64 KB per DPU), interpolated piecewise linearly
  *             to the plan's bytes per DPU;
