@@ -751,19 +751,34 @@ static void set_stack_accounts(unsigned nr, uint32_t budget)
     }
 }
 
-/* A DPU can back at most its whole MRAM while it runs; refuse to start one
- * that could push the emulated memories over the host memory limit rather than
- * let the kernel's OOM killer end the host program. */
+/* The pool's memories (its ranks' memfds and its store) as this worker last
+ * measured them, and runs_started then; none (UINT64_MAX) at the start of
+ * each launch: the host may have written in between. */
+static uint64_t pool_seen, pool_seen_runs = UINT64_MAX;
+
+/* A DPU can back at most its whole MRAM and WRAM while it runs; refuse to
+ * start one that could push the emulated memories over the host memory limit
+ * rather than let the kernel's OOM killer end the host program.  Measuring
+ * takes a system call per rank, so a run compares a bound first: since the
+ * last measurement, at most the runs under way then (one per worker, this
+ * one's included) and those begun since can have backed more. */
 static int memory_would_overflow(char *msg, size_t len)
 {
-    uint64_t used = atomic_load(&ctrl->memory_elsewhere);
+    uint64_t run = atomic_fetch_add(&ctrl->runs_started, 1), workers = ctrl->nr_workers ? ctrl->nr_workers : 1;
+    uint64_t used = atomic_load(&ctrl->memory_elsewhere), margin = ctrl->mram_size * workers;
+    if (pool_seen_runs != UINT64_MAX && run >= pool_seen_runs &&
+        used + pool_seen + (run - pool_seen_runs + 1 + workers) * (ctrl->mram_size + OP_WRAM_STRIDE) + margin <=
+            ctrl->memory_limit)
+        return 0;
+    pool_seen_runs = atomic_load(&ctrl->runs_started);
+    pool_seen = 0;
     struct stat st;
     for (uint32_t r = 0; r < nr_ranks; r++)
         if (rank_fd[r] >= 0 && fd_stat(rank_fd[r], &st) == 0)
-            used += (uint64_t)st.st_blocks * 512u;
+            pool_seen += (uint64_t)st.st_blocks * 512u;
     if (fd_stat(store_fd, &st) == 0)
-        used += (uint64_t)st.st_blocks * 512u;
-    uint64_t margin = ctrl->mram_size * (ctrl->nr_workers ? ctrl->nr_workers : 1);
+        pool_seen += (uint64_t)st.st_blocks * 512u;
+    used += pool_seen;
     if (used + margin <= ctrl->memory_limit)
         return 0;
     snprintf(msg, len, "host memory limit reached: emulated memories use %llu MB of the %llu MB limit "
@@ -945,6 +960,7 @@ static void serve(int sock, unsigned index)
         if ((cmd & OP_CMD_MASK) == OP_CMD_PROGRAMS)
             continue; /* more of the launch's programs follow */
         uint32_t at = cmd >> OP_CMD_SLOT_SHIFT;
+        pool_seen_runs = UINT64_MAX; /* measure the memories again (memory_would_overflow) */
         if ((cmd & OP_CMD_MASK) != OP_CMD_LAUNCH || at >= OP_MAX_WORKERS || ctrl->nr_workers > OP_MAX_WORKERS)
             die("unknown command 0x%x", cmd);
         for (uint32_t i; take(&ctrl->slots[at], index, &i);) {
