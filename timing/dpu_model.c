@@ -1173,6 +1173,8 @@ struct lcall {
     uint32_t arg;                /* DMA: bytes; runtime: its arg */
     uint64_t val;                /* instructions; runtime: key */
 };
+_Static_assert(sizeof(struct lcall) == 16 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "struct lcall: two little-endian words, no padding (memo_log, memo_find)");
 
 struct memo_entry {
     struct lcall *log; /* NULL: free */
@@ -1210,32 +1212,45 @@ static void memo_flush(struct op_dpu_trace *tr)
     }
 }
 
-/* Logs a call if the log takes it (0); else replays the log (-1: the caller
- * goes on directly).  tid's checks are rec_tsk's. */
-static int memo_log(struct op_dpu_trace *tr, unsigned kind, unsigned tid, unsigned op, uint32_t arg, uint64_t val)
+/* Room for one more call (the log grows up to MEMO_LOG_MAX): 0, else the
+ * log is replayed (-1). */
+static __attribute__((noinline)) int memo_grow(struct op_dpu_trace *tr)
 {
-    if (tid >= tr->n || (tr->log_ended >> tid & 1) || tr->nlog >= MEMO_LOG_MAX) {
+    size_t nc = tr->caplog ? tr->caplog * 2 : 1024;
+    struct lcall *l = nc <= MEMO_LOG_MAX ? realloc(tr->log, nc * sizeof *l) : NULL;
+    if (!l) {
         memo_flush(tr);
         return -1;
     }
-    if (kind == L_INSTR && val == 0)
-        return 0;
-    if (kind == L_INSTR && tr->nlog && tr->log[tr->nlog - 1].kind == L_INSTR && tr->log[tr->nlog - 1].tid == tid &&
-        tr->log[tr->nlog - 1].val + val >= val) { /* instr calls merge, as in the model */
-        tr->log[tr->nlog - 1].val += val;
-        return 0;
+    tr->log = l;
+    tr->caplog = nc;
+    return 0;
+}
+
+/* Logs a call if the log takes it (0); else replays the log (-1: the caller
+ * goes on directly).  tid's checks are rec_tsk's.  Every recorded call of a
+ * DPU run comes here: the common path is short. */
+static inline int memo_log(struct op_dpu_trace *tr, unsigned kind, unsigned tid, unsigned op, uint32_t arg,
+                           uint64_t val)
+{
+    if (tid >= tr->n || (tr->log_ended >> tid & 1)) {
+        memo_flush(tr);
+        return -1;
     }
-    if (tr->nlog == tr->caplog) {
-        size_t nc = tr->caplog ? tr->caplog * 2 : 1024;
-        struct lcall *l = realloc(tr->log, nc * sizeof *l);
-        if (!l) {
-            memo_flush(tr);
-            return -1;
+    if (kind == L_INSTR) {
+        struct lcall *last = tr->nlog ? &tr->log[tr->nlog - 1] : NULL;
+        if (val == 0)
+            return 0;
+        if (last && last->kind == L_INSTR && last->tid == tid && last->val + val >= val) {
+            last->val += val; /* instr calls merge, as in the model */
+            return 0;
         }
-        tr->log = l;
-        tr->caplog = nc;
     }
-    tr->log[tr->nlog++] = (struct lcall){(uint8_t)kind, (uint8_t)tid, (uint8_t)op, 0, arg, val};
+    if (tr->nlog == tr->caplog && memo_grow(tr) < 0)
+        return -1;
+    /* one 16-byte store: kind, tid, op, zero, arg, val (little-endian) */
+    uint64_t w[2] = {kind | tid << 8 | op << 16 | (uint64_t)arg << 32, val};
+    memcpy(&tr->log[tr->nlog++], w, sizeof w);
     if (kind == L_END)
         tr->log_ended |= 1u << tid;
     return 0;
