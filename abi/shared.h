@@ -99,6 +99,8 @@ struct op_ctrl {
     uint64_t budget_ns;      /* wall-clock budget per DPU, 0 = none */
     uint64_t memory_limit;   /* host bytes the emulated memories may use (all pools) */
     _Atomic uint64_t memory_elsewhere; /* of those, what other pools use: the host sets it before each launch */
+    _Atomic uint64_t runs_started;     /* DPU runs the pool's workers began: bounds what the pool's memories
+                                          can have grown since a worker measured them (worker.c) */
     uint32_t nr_workers;
     struct op_machine_desc desc; /* timing model constants for the workers */
     struct op_worker_slot workers[OP_MAX_WORKERS];

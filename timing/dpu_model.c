@@ -147,6 +147,17 @@ struct op_dpu_trace {
     uint32_t spinmask; /* tasklets spinning on a mutex */
     /* auto-advance */
     size_t buffered, advance_at;
+    /* memo (see "memo" below): this run's calls while they are logged, and
+     * the results of earlier runs */
+    int memo;          /* op_dpu_trace_set_memo */
+    int logging;       /* this run's calls go to the log, not to the model (yet) */
+    int memo_hit;      /* this run's result is an earlier run's (memo_res) */
+    uint32_t log_ended; /* tasklets whose END is logged */
+    struct lcall *log;
+    size_t nlog, caplog;
+    struct memo_entry *memo_tab; /* MEMO_ENTRIES */
+    uint64_t memo_clock, memo_hits;
+    struct op_dpu_result memo_res;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -1136,6 +1147,152 @@ static int advance(struct op_dpu_trace *tr)
     }
 }
 
+
+/* ------------------------------------------------------------------------ */
+/* memo                                                                      */
+/* ------------------------------------------------------------------------ */
+/* DPUs running the same program on data of the same shape record the same
+ * calls (the emulator's order is that of the modelled clocks), and the
+ * model's result is a function of the calls, the machine description, the
+ * tasklet count and the stepping flag alone.  With the memo on, a run's
+ * recording calls (instr, dma, runtime, end) go to a log; at
+ * op_dpu_model_run the result of an earlier run with byte-identical inputs is
+ * taken (compared whole, not by a hash), else the log is replayed into the
+ * model, call by call as it was made, and its result kept.  A call the log
+ * does not take (the others, a query of op_dpu_trace_tasklet_cycles, misuse
+ * the log cannot judge, a log beyond MEMO_LOG_MAX) first replays the log: the
+ * rest of the run goes to the model directly.  Results are those of the
+ * direct path, bit for bit (tests/test_dpu_model.c: test_memo). */
+
+#define MEMO_ENTRIES 8
+#define MEMO_LOG_MAX ((size_t)1 << 17) /* calls: 2 MB */
+
+enum { L_INSTR = 0, L_DMA, L_RT, L_END };
+
+struct lcall {
+    uint8_t kind, tid, op, zero; /* op: the DMA's direction, the runtime's operation */
+    uint32_t arg;                /* DMA: bytes; runtime: its arg */
+    uint64_t val;                /* instructions; runtime: key */
+};
+_Static_assert(sizeof(struct lcall) == 16 && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "struct lcall: two little-endian words, no padding (memo_log, memo_find)");
+
+struct memo_entry {
+    struct lcall *log; /* NULL: free */
+    size_t nlog;
+    unsigned n;
+    int stepping;
+    uint64_t used; /* memo_clock of its last hit */
+    struct op_machine_desc desc;
+    struct op_dpu_result res;
+};
+
+/* Replays the log into the model; the run's calls go there from now on (the
+ * log stays, for memo_keep). */
+static void memo_flush(struct op_dpu_trace *tr)
+{
+    if (!tr->logging)
+        return;
+    tr->logging = 0;
+    for (size_t i = 0; i < tr->nlog; i++) {
+        const struct lcall *c = &tr->log[i];
+        switch (c->kind) {
+        case L_INSTR:
+            op_dpu_trace_instr(tr, c->tid, c->val);
+            break;
+        case L_DMA:
+            op_dpu_trace_dma(tr, c->tid, c->op, c->arg);
+            break;
+        case L_RT:
+            op_dpu_trace_runtime(tr, c->tid, (enum op_rt_op)c->op, (uintptr_t)c->val, c->arg);
+            break;
+        default:
+            op_dpu_trace_end(tr, c->tid);
+            break;
+        }
+    }
+}
+
+/* Room for one more call (the log grows up to MEMO_LOG_MAX): 0, else the
+ * log is replayed (-1). */
+static __attribute__((noinline)) int memo_grow(struct op_dpu_trace *tr)
+{
+    size_t nc = tr->caplog ? tr->caplog * 2 : 1024;
+    struct lcall *l = nc <= MEMO_LOG_MAX ? realloc(tr->log, nc * sizeof *l) : NULL;
+    if (!l) {
+        memo_flush(tr);
+        return -1;
+    }
+    tr->log = l;
+    tr->caplog = nc;
+    return 0;
+}
+
+/* Logs a call if the log takes it (0); else replays the log (-1: the caller
+ * goes on directly).  tid's checks are rec_tsk's.  Every recorded call of a
+ * DPU run comes here: the common path is short. */
+static inline int memo_log(struct op_dpu_trace *tr, unsigned kind, unsigned tid, unsigned op, uint32_t arg,
+                           uint64_t val)
+{
+    if (tid >= tr->n || (tr->log_ended >> tid & 1)) {
+        memo_flush(tr);
+        return -1;
+    }
+    if (kind == L_INSTR) {
+        struct lcall *last = tr->nlog ? &tr->log[tr->nlog - 1] : NULL;
+        if (val == 0)
+            return 0;
+        if (last && last->kind == L_INSTR && last->tid == tid && last->val + val >= val) {
+            last->val += val; /* instr calls merge, as in the model */
+            return 0;
+        }
+    }
+    if (tr->nlog == tr->caplog && memo_grow(tr) < 0)
+        return -1;
+    /* one 16-byte store: kind, tid, op, zero, arg, val (little-endian) */
+    uint64_t w[2] = {kind | tid << 8 | op << 16 | (uint64_t)arg << 32, val};
+    memcpy(&tr->log[tr->nlog++], w, sizeof w);
+    if (kind == L_END)
+        tr->log_ended |= 1u << tid;
+    return 0;
+}
+
+static struct memo_entry *memo_find(struct op_dpu_trace *tr)
+{
+    for (unsigned i = 0; tr->memo_tab && i < MEMO_ENTRIES; i++) {
+        struct memo_entry *e = &tr->memo_tab[i];
+        if (e->log && e->nlog == tr->nlog && e->n == tr->n && e->stepping == tr->stepping &&
+            memcmp(e->log, tr->log, tr->nlog * sizeof *tr->log) == 0 &&
+            memcmp(&e->desc, tr->desc, sizeof e->desc) == 0)
+            return e;
+    }
+    return NULL;
+}
+
+/* Keeps this run's log and result in place of the least recently used entry. */
+static void memo_keep(struct op_dpu_trace *tr, const struct op_dpu_result *res)
+{
+    if (tr->nlog == 0 || res->error)
+        return;
+    if (!tr->memo_tab && !(tr->memo_tab = calloc(MEMO_ENTRIES, sizeof *tr->memo_tab)))
+        return;
+    struct memo_entry *e = &tr->memo_tab[0];
+    for (unsigned i = 1; i < MEMO_ENTRIES && e->log; i++)
+        if (!tr->memo_tab[i].log || tr->memo_tab[i].used < e->used)
+            e = &tr->memo_tab[i];
+    struct lcall *l = e->nlog >= tr->nlog && e->log ? e->log : realloc(e->log, tr->nlog * sizeof *l);
+    if (!l)
+        return;
+    memcpy(l, tr->log, tr->nlog * sizeof *l);
+    e->log = l;
+    e->nlog = tr->nlog;
+    e->n = tr->n;
+    e->stepping = tr->stepping;
+    e->used = ++tr->memo_clock;
+    memcpy(&e->desc, tr->desc, sizeof e->desc);
+    e->res = *res;
+}
+
 static void maybe_advance(struct op_dpu_trace *tr)
 {
     if (tr->buffered < tr->advance_at)
@@ -1164,6 +1321,10 @@ void op_dpu_trace_free(struct op_dpu_trace *tr)
     for (unsigned i = 0; i < OP_TIMING_MAX_TASKLETS; i++)
         free(tr->t[i].segs);
     free(tr->recs);
+    for (unsigned i = 0; tr->memo_tab && i < MEMO_ENTRIES; i++)
+        free(tr->memo_tab[i].log);
+    free(tr->memo_tab);
+    free(tr->log);
     free(tr->locks.e);
     free(tr->barriers.e);
     free(tr->mutexes.e);
@@ -1175,6 +1336,17 @@ void op_dpu_trace_set_stepping(struct op_dpu_trace *tr, int on)
 {
     if (tr)
         tr->stepping = on != 0;
+}
+
+void op_dpu_trace_set_memo(struct op_dpu_trace *tr, int on)
+{
+    if (tr)
+        tr->memo = on != 0;
+}
+
+uint64_t op_dpu_trace_memo_hits(const struct op_dpu_trace *tr)
+{
+    return tr ? tr->memo_hits : 0;
 }
 
 int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *desc, unsigned nr_tasklets)
@@ -1216,11 +1388,15 @@ int op_dpu_trace_begin(struct op_dpu_trace *tr, const struct op_machine_desc *de
     tr->buffered = 0;
     tr->advance_at = 256;
     tr->desc = desc;
+    tr->logging = tr->memo_hit = 0;
+    tr->nlog = 0;
+    tr->log_ended = 0;
     if (!desc || nr_tasklets == 0 || nr_tasklets > OP_TIMING_MAX_TASKLETS) {
         tr->n = 1;
         tr->error = 1;
         return -1;
     }
+    tr->logging = tr->memo;
     tr->n = nr_tasklets;
     tr->pendmask = (uint32_t)((1ull << nr_tasklets) - 1); /* all start pending at 0 */
     tr->rr = nr_tasklets - 1; /* tasklet 0 issues first */
@@ -1251,8 +1427,13 @@ static int close_with(struct op_dpu_trace *tr, struct tsk *t, uint32_t kind, uin
     return push_seg(tr, t, 0, kind, arg);
 }
 
+/* Recording calls while the run is logged: see "memo". */
+#define LOGGED(tr) ((tr) && (tr)->logging && !(tr)->final)
+
 int op_dpu_trace_instr(struct op_dpu_trace *tr, unsigned tid, uint64_t n)
 {
+    if (LOGGED(tr) && memo_log(tr, L_INSTR, tid, 0, 0, n) == 0)
+        return 0;
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
         return -1;
@@ -1267,6 +1448,8 @@ int op_dpu_trace_instr(struct op_dpu_trace *tr, unsigned tid, uint64_t n)
 
 int op_dpu_trace_dma(struct op_dpu_trace *tr, unsigned tid, int is_write, uint32_t bytes)
 {
+    if (LOGGED(tr) && memo_log(tr, L_DMA, tid, is_write != 0, bytes, 0) == 0)
+        return 0;
     struct tsk *t = rec_tsk(tr, tid);
     if (!t || close_with(tr, t, is_write ? EV_DMA_W : EV_DMA_R, bytes) < 0)
         return -1;
@@ -1276,6 +1459,8 @@ int op_dpu_trace_dma(struct op_dpu_trace *tr, unsigned tid, int is_write, uint32
 
 int op_dpu_trace_block(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
 {
+    if (LOGGED(tr))
+        memo_flush(tr);
     struct tsk *t = rec_tsk(tr, tid);
     if (!t || t->blk_pending || close_with(tr, t, EV_BLOCK, NONE32) < 0) {
         if (tr)
@@ -1291,6 +1476,8 @@ int op_dpu_trace_block(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
 
 unsigned op_dpu_trace_wake(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count)
 {
+    if (LOGGED(tr))
+        memo_flush(tr);
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
         return 0;
@@ -1324,6 +1511,8 @@ unsigned op_dpu_trace_wake(struct op_dpu_trace *tr, unsigned tid, uintptr_t key,
 
 int op_dpu_trace_acquire(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
 {
+    if (LOGGED(tr))
+        memo_flush(tr);
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
         return -1;
@@ -1339,6 +1528,8 @@ int op_dpu_trace_acquire(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
 
 int op_dpu_trace_release(struct op_dpu_trace *tr, unsigned tid, uintptr_t key)
 {
+    if (LOGGED(tr))
+        memo_flush(tr);
     struct tsk *t = rec_tsk(tr, tid);
     if (!t)
         return -1;
@@ -1420,6 +1611,8 @@ static int mutex_event(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, uin
 
 int op_dpu_trace_barrier(struct op_dpu_trace *tr, unsigned tid, uintptr_t key, unsigned count)
 {
+    if (LOGGED(tr))
+        memo_flush(tr);
     return barrier_arrive(tr, tid, key, count, 0);
 }
 
@@ -1452,6 +1645,10 @@ uint64_t op_dpu_dma_cycles(const struct op_machine_desc *desc, int is_write, uin
 
 int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op, uintptr_t key, unsigned arg)
 {
+    if (LOGGED(tr) && (unsigned)op < OP_RT_COUNT && memo_log(tr, L_RT, tid, (unsigned)op, arg, key) == 0)
+        return 0;
+    if (LOGGED(tr))
+        memo_flush(tr);
     if (!tr || !tr->desc || tid >= tr->n || (unsigned)op >= OP_RT_COUNT) {
         if (tr)
             tr->error = 1;
@@ -1484,6 +1681,8 @@ int op_dpu_trace_runtime(struct op_dpu_trace *tr, unsigned tid, enum op_rt_op op
 
 int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid)
 {
+    if (LOGGED(tr) && memo_log(tr, L_END, tid, 0, 0, 0) == 0)
+        return 0;
     struct tsk *t = rec_tsk(tr, tid);
     if (!t || close_with(tr, t, EV_END, 0) < 0)
         return -1;
@@ -1492,10 +1691,20 @@ int op_dpu_trace_end(struct op_dpu_trace *tr, unsigned tid)
     return 0;
 }
 
+static int model_result(struct op_dpu_trace *tr, struct op_dpu_result *res);
+
 uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid)
 {
     if (!tr || tid >= tr->n)
         return 0;
+    if (tr->memo_hit) { /* after op_dpu_model_run took a result: the model's state, as if it had run */
+        struct op_dpu_result r;
+        tr->memo_hit = tr->final = 0;
+        memo_flush(tr);
+        model_result(tr, &r);
+    }
+    if (LOGGED(tr))
+        memo_flush(tr);
     advance(tr);
     struct tsk *t = &tr->t[tid];
     if (t->state == T_DONE)
@@ -1535,6 +1744,29 @@ int op_dpu_model_run(struct op_dpu_trace *tr, struct op_dpu_result *res)
 {
     if (!tr || !res)
         return -1;
+    if (tr->memo_hit) {
+        *res = tr->memo_res;
+        return res->error ? -1 : 0;
+    }
+    if (!LOGGED(tr))
+        return model_result(tr, res);
+    struct memo_entry *e = memo_find(tr);
+    if (e) {
+        e->used = ++tr->memo_clock;
+        tr->memo_hits++;
+        tr->memo_res = e->res;
+        tr->memo_hit = tr->final = 1;
+        *res = e->res;
+        return res->error ? -1 : 0;
+    }
+    memo_flush(tr);
+    int rc = model_result(tr, res);
+    memo_keep(tr, res);
+    return rc;
+}
+
+static int model_result(struct op_dpu_trace *tr, struct op_dpu_result *res)
+{
     memset(res, 0, sizeof *res);
     if (tr->desc && !tr->final) {
         for (unsigned i = 0; i < tr->n; i++)

@@ -308,6 +308,17 @@ uint64_t op_dpu_trace_tasklet_cycles(struct op_dpu_trace *tr, unsigned tid);
  * results, slower), kept across launches.  Default 0. */
 void op_dpu_trace_set_stepping(struct op_dpu_trace *tr, int on);
 
+/* 1 = memoise runs (the worker's setting; dpu_model.c, "memo"): a run whose
+ * recording calls (instr, dma, runtime, end), machine description, tasklet
+ * count and stepping flag equal an earlier run's takes that run's result,
+ * bit for bit what the model would give, without replaying it.  While a run
+ * is logged, those four recorders check only the tid and the order of END;
+ * misuse only the model can tell makes them return 0, and result.error says
+ * it as before.  Kept across launches.  Default 0. */
+void op_dpu_trace_set_memo(struct op_dpu_trace *tr, int on);
+/* Runs that took an earlier run's result (tests). */
+uint64_t op_dpu_trace_memo_hits(const struct op_dpu_trace *tr);
+
 /* Finish the launch (tasklets without an END end now) and fill *res.
  * Returns 0, or -1 if the trace had errors (res still filled). */
 int op_dpu_model_run(struct op_dpu_trace *tr, struct op_dpu_result *res);

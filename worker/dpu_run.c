@@ -28,6 +28,9 @@ void op_dpu_run_begin(struct op_dpu_run *r, struct op_sched *s, const struct op_
          * model's analytic jumps (same results, slower) */
         const char *step = getenv("OPENPIM_MODEL_STEPPING");
         op_dpu_trace_set_stepping(r->trace, step && strcmp(step, "1") == 0);
+        /* DPUs of one program on data of one shape usually record the same
+         * calls: the model then runs once per worker, not once per DPU */
+        op_dpu_trace_set_memo(r->trace, 1);
     }
     r->dpu = dpu;
     r->res = res;

@@ -47,7 +47,7 @@ static const struct {
     {SYS_fstat, "a program's size; the memory-limit check (st_blocks of the pool's memfds)"},
     {SYS_setitimer, "the launch budget's timer"},
     {SYS_rt_sigprocmask, "restoring the signal mask when a fault leaves DPU code (siglongjmp)"},
-    {SYS_rt_sigreturn, "returning from the fault handler (a shared chunk copied, an MRAM alias mapped)"},
+    {SYS_rt_sigreturn, "returning from the fault handler (a shared chunk copied, an MRAM alias mapped, a native stack page made accessible)"},
     {SYS_clock_gettime, "the start of each DPU's run, when the vDSO is not used"},
     {SYS_arch_prctl, "the GS base (the running DPU's MRAM) where FSGSBASE is missing"},
     {SYS_write, "the message of a worker that dies (stderr)"},

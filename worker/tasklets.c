@@ -94,30 +94,7 @@ void op_sched_account(struct op_sched *s)
 
 /* ---- clocks and limits ---------------------------------------------------- */
 
-uint64_t op_sched_next_cycle(const struct op_sched *s)
-{
-    return s->base_cycle + (s->t[s->cur].count - s->base_count) * s->per;
-}
-
-uint64_t op_sched_event_cycle(const struct op_sched *s)
-{
-    uint64_t next = op_sched_next_cycle(s);
-    return next >= s->per ? next - s->per : 0;
-}
-
-void op_sched_charge(struct op_sched *s, uint64_t n)
-{
-    s->base_cycle += n * s->per;
-}
-
-void op_sched_hold(struct op_sched *s, uint64_t cycle)
-{
-    uint64_t next = op_sched_next_cycle(s);
-    if (cycle > next) {
-        s->base_cycle += cycle - next;
-        s->waiting |= 1u << s->cur;
-    }
-}
+/* op_sched_next_cycle, _event_cycle, _charge, _hold: tasklets.h (inline, at every DMA) */
 
 /* The order is a list of the runnable tasklets sorted by key (link: next
  * and previous of each, NIL the anchor): a clock that jumps after a DMA
@@ -131,6 +108,7 @@ static void unlink_tasklet(struct op_sched *s, unsigned i)
     s->link[s->back[i]] = s->link[i];
     s->back[s->link[i]] = s->back[i];
     s->nrun--;
+    s->runmask &= ~(1u << i);
 }
 
 /* i goes before x (x may be NIL: at the end) */
@@ -141,6 +119,7 @@ static void link_before(struct op_sched *s, unsigned i, unsigned x)
     s->link[s->back[x]] = (uint8_t)i;
     s->back[x] = (uint8_t)i;
     s->nrun++;
+    s->runmask |= 1u << i;
 }
 
 /* Tasklet i's clock or state changed: its place in the order (the earlier
@@ -171,6 +150,28 @@ static void first_two(const struct op_sched *s, uint64_t *one, uint64_t *two)
     *two = a == NIL || s->link[a] == NIL ? UINT64_MAX : s->order[s->link[a]];
 }
 
+/* Division by per (set_limits, at every switch) as a multiplication:
+ * m = ceil(2^64 / p) gives (d * m) >> 64 = d / p exactly for every d < 2^32
+ * and 2 <= p < 2^32 (the error d (m p - 2^64) / (p 2^64) stays below 1/p).
+ * Per is at most max(revolver cycles, tasklets). */
+#define RECIPROCALS 64u
+static uint64_t reciprocals[RECIPROCALS];
+
+static inline uint64_t reciprocal(uint64_t p) /* 2 <= p < RECIPROCALS */
+{
+    if (!reciprocals[p])
+        reciprocals[p] = UINT64_MAX / p + 1; /* ceil(2^64 / p), a power of two or not */
+    return reciprocals[p];
+}
+
+static inline unsigned popcount32(uint32_t x) /* without a popcnt instruction in the baseline ISA */
+{
+    x -= (x >> 1) & 0x55555555u;
+    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0fu;
+    return (x * 0x01010101u) >> 24;
+}
+
 /* The running tasklet (just dispatched, the earliest) may run until its next
  * instruction would issue after the next tasklet's: its clock advances by
  * `per` cycles an instruction, per = max(revolver, tasklets in the pipeline:
@@ -182,12 +183,12 @@ static void set_limits(struct op_sched *s, uint64_t other)
     const uint64_t v0 = s->t[r].next, soon = v0 + s->period;
     /* out of the pipeline: the tasklets waiting (a DMA, a wake-up) whose
      * clock is beyond soon, at the end of the order; those that ran since
-     * they joined, joined before v0 (the earliest runs) */
-    uint64_t ready = s->nrun;
-    for (uint32_t m = s->waiting; m; m &= m - 1) {
-        uint64_t o = s->order[__builtin_ctz(m)]; /* UINT64_MAX (blocked, done): not counted in nrun either */
-        ready -= o != UINT64_MAX && (o >> 5) > soon;
-    }
+     * they joined, joined before v0 (the earliest runs).  So the ready ones
+     * are the runnable ones not waiting, and the waiting ones of the order's
+     * head up to soon (DMA-bound code: a few, where most wait far ahead). */
+    uint64_t ready = popcount32(s->runmask & ~s->waiting);
+    for (unsigned x = s->link[NIL]; x != NIL && (s->order[x] >> 5) <= soon; x = s->link[x])
+        ready += s->waiting >> x & 1;
     s->per = ready > s->period ? ready : s->period;
     s->base_cycle = v0;
     s->base_count = s->t[r].count;
@@ -200,11 +201,14 @@ static void set_limits(struct op_sched *s, uint64_t other)
     /* instructions j = 0, 1, ... issue at v0 + j * per: those before the other's next */
     uint64_t d = (other >> 5) - v0, tie = r < (other & 31);
     uint64_t budget;
-    if (d < s->per)
+    if (d < s->per) {
         budget = d || tie;
-    else if (d <= UINT32_MAX) /* a 32-bit division is several times faster */
+    } else if (d <= UINT32_MAX && s->per >= 2 && s->per < RECIPROCALS) { /* a multiplication: several times faster */
+        uint64_t q = (uint64_t)(((unsigned __int128)d * reciprocal(s->per)) >> 64);
+        budget = q + (d - q * s->per != 0 || tie);
+    } else if (d <= UINT32_MAX) { /* a 32-bit division is faster than a 64-bit one */
         budget = (uint32_t)d / (uint32_t)s->per + ((uint32_t)d % (uint32_t)s->per || tie);
-    else
+    } else
         budget = d / s->per + (d % s->per || tie);
     uint64_t near = s->t[r].count + budget;
     if (near < budget)
@@ -365,6 +369,7 @@ int op_sched_run(struct op_sched *s, unsigned nr, void (*entry)(void), volatile 
     }
     s->link[NIL] = s->back[NIL] = NIL;
     s->nrun = 0;
+    s->runmask = 0;
     s->waiting = nr < 32 ? (1u << nr) - 1 : UINT32_MAX;
     for (unsigned i = 0; i < nr; i++)
         reorder(s, i);

@@ -69,6 +69,7 @@ struct op_sched {
     uint64_t order[OP_MAX_TASKLETS];
     uint8_t link[OP_MAX_TASKLETS + 1], back[OP_MAX_TASKLETS + 1];
     unsigned nrun;
+    uint32_t runmask; /* one bit per tasklet in the order */
     uint32_t waiting; /* one bit per tasklet */
     struct op_sched_hooks hooks;
 };
@@ -104,13 +105,33 @@ struct op_sched *op_sched_current(void);
 void op_sched_account(struct op_sched *s);
 /* The running tasklet's clock (after op_sched_account): the modelled cycle of
  * its next instruction, and of its last one (the time of an event it makes). */
-uint64_t op_sched_next_cycle(const struct op_sched *s);
-uint64_t op_sched_event_cycle(const struct op_sched *s);
+static inline uint64_t op_sched_next_cycle(const struct op_sched *s)
+{
+    return s->base_cycle + (s->t[s->cur].count - s->base_count) * s->per;
+}
+
+static inline uint64_t op_sched_event_cycle(const struct op_sched *s)
+{
+    uint64_t next = op_sched_next_cycle(s);
+    return next >= s->per ? next - s->per : 0;
+}
+
 /* The running tasklet executed n instructions its code did not count (calls
  * of the DPU runtime, charged by the timing model). */
-void op_sched_charge(struct op_sched *s, uint64_t n);
+static inline void op_sched_charge(struct op_sched *s, uint64_t n)
+{
+    s->base_cycle += n * s->per;
+}
+
 /* The running tasklet issues no sooner than `cycle` (a DMA completes then). */
-void op_sched_hold(struct op_sched *s, uint64_t cycle);
+static inline void op_sched_hold(struct op_sched *s, uint64_t cycle)
+{
+    uint64_t next = op_sched_next_cycle(s);
+    if (cycle > next) {
+        s->base_cycle += cycle - next;
+        s->waiting |= 1u << s->cur;
+    }
+}
 /* Stack bottom the running DPU code may not go below (0: none). */
 void op_sched_set_stack_limit(uint32_t lo);
 

@@ -332,8 +332,12 @@ static int own_shared_chunk(uintptr_t a)
     return 1;
 }
 
+static int nstack_page_in(uintptr_t a);
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
+    if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && nstack_page_in((uintptr_t)si->si_addr))
+        return;
     if (in_dpu && sig == SIGSEGV && si->si_code == SEGV_ACCERR && own_shared_chunk((uintptr_t)si->si_addr))
         return;
     if (in_dpu && sig == SIGSEGV && mram_alias((uintptr_t)si->si_addr))
@@ -681,33 +685,59 @@ static void map_env(void)
 
 /* ---- running one DPU ------------------------------------------------------- */
 
-/* Maps the tasklets' native stacks (abi/dpu_abi.h), once per worker. */
+/* The pages of the tasklets' native stacks a run may have touched: those
+ * made accessible (one bit per page of each slot).  The others stay
+ * inaccessible until the first access, which nstack_page_in() grants. */
+#define NSTACK_PAGES (OP_NSTACK_SLOT / 4096u)
+static uint64_t nstack_live[OP_MAX_TASKLETS][NSTACK_PAGES / 64];
+
+static int nstack_grant(unsigned t, unsigned pg)
+{
+    if (mprotect(nstack_slot(t) + (uint64_t)pg * 4096u, 4096u, PROT_READ | PROT_WRITE) != 0)
+        return -1;
+    nstack_live[t][pg / 64] |= 1ull << (pg % 64);
+    return 0;
+}
+
+/* Maps the tasklets' native stacks (abi/dpu_abi.h), once per worker:
+ * inaccessible but for each slot's top page (its struct op_dstack, the first
+ * frames). */
 static void map_native_stacks(void)
 {
-    uint8_t *p = mmap((void *)(uintptr_t)OP_NSTACK_BASE, (uint64_t)OP_MAX_TASKLETS * OP_NSTACK_SLOT,
-                      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+    uint8_t *p = mmap((void *)(uintptr_t)OP_NSTACK_BASE, (uint64_t)OP_MAX_TASKLETS * OP_NSTACK_SLOT, PROT_NONE,
+                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
     if (p == MAP_FAILED)
         die("cannot map the tasklet stacks at 0x%x: %s", OP_NSTACK_BASE, strerror(errno));
     for (unsigned t = 0; t < OP_MAX_TASKLETS; t++)
-        if (mprotect(nstack_slot(t), OP_NSTACK_GUARD, PROT_NONE) != 0)
-            die("cannot protect a stack guard page: %s", strerror(errno));
+        if (nstack_grant(t, NSTACK_PAGES - 1) != 0)
+            die("cannot map a tasklet stack's top page: %s", strerror(errno));
+}
+
+/* A fault on a native stack page not accessible yet, the guard page
+ * excepted: it becomes accessible (zeros) and the access is retried.
+ * Returns 1 if so. */
+static int nstack_page_in(uintptr_t a)
+{
+    if (a < OP_NSTACK_BASE || a - OP_NSTACK_BASE >= (uint64_t)OP_MAX_TASKLETS * OP_NSTACK_SLOT)
+        return 0;
+    unsigned t = (unsigned)((a - OP_NSTACK_BASE) / OP_NSTACK_SLOT);
+    unsigned pg = (unsigned)((a - OP_NSTACK_BASE) % OP_NSTACK_SLOT / 4096u);
+    if (pg < OP_NSTACK_GUARD / 4096u || (nstack_live[t][pg / 64] >> (pg % 64) & 1))
+        return 0;
+    return nstack_grant(t, pg) == 0;
 }
 
 /* Before each DPU run: the first nr tasklets' native stacks hold nothing of
  * an earlier run (of this worker's previous DPU: results must not depend on
  * which DPU ran before, nor may one program read another's).  Only the pages
- * an earlier run touched are cleared (mincore: usually one or two per
- * tasklet). */
+ * an earlier run could touch are cleared: the accessible ones, usually one
+ * or two per tasklet. */
 static void clear_native_stacks(unsigned nr)
 {
-    static unsigned char resident[OP_MAX_TASKLETS * (OP_NSTACK_SLOT / 4096u)];
-    uint8_t *base = nstack_slot(0);
-    uint64_t len = (uint64_t)nr * OP_NSTACK_SLOT;
-    if (mincore(base, len, resident) != 0)
-        memset(resident, 1, sizeof resident); /* cannot tell: clear them all (guard pages excepted) */
-    for (uint64_t pg = 0; pg < len / 4096u; pg++)
-        if ((resident[pg] & 1) && pg % (OP_NSTACK_SLOT / 4096u) != 0)
-            memset(base + pg * 4096u, 0, 4096u);
+    for (unsigned t = 0; t < nr; t++)
+        for (unsigned w = 0; w < NSTACK_PAGES / 64; w++)
+            for (uint64_t m = nstack_live[t][w]; m; m &= m - 1)
+                memset(nstack_slot(t) + ((uint64_t)w * 64 + (unsigned)__builtin_ctzll(m)) * 4096u, 0, 4096u);
 }
 
 /* Tasklets' stacks for the scheduler, and their DPU-stack accounts: each its
@@ -722,19 +752,34 @@ static void set_stack_accounts(unsigned nr, uint32_t budget)
     }
 }
 
-/* A DPU can back at most its whole MRAM while it runs; refuse to start one
- * that could push the emulated memories over the host memory limit rather than
- * let the kernel's OOM killer end the host program. */
+/* The pool's memories (its ranks' memfds and its store) as this worker last
+ * measured them, and runs_started then; none (UINT64_MAX) at the start of
+ * each launch: the host may have written in between. */
+static uint64_t pool_seen, pool_seen_runs = UINT64_MAX;
+
+/* A DPU can back at most its whole MRAM and WRAM while it runs; refuse to
+ * start one that could push the emulated memories over the host memory limit
+ * rather than let the kernel's OOM killer end the host program.  Measuring
+ * takes a system call per rank, so a run compares a bound first: since the
+ * last measurement, at most the runs under way then (one per worker, this
+ * one's included) and those begun since can have backed more. */
 static int memory_would_overflow(char *msg, size_t len)
 {
-    uint64_t used = atomic_load(&ctrl->memory_elsewhere);
+    uint64_t run = atomic_fetch_add(&ctrl->runs_started, 1), workers = ctrl->nr_workers ? ctrl->nr_workers : 1;
+    uint64_t used = atomic_load(&ctrl->memory_elsewhere), margin = ctrl->mram_size * workers;
+    if (pool_seen_runs != UINT64_MAX && run >= pool_seen_runs &&
+        used + pool_seen + (run - pool_seen_runs + 1 + workers) * (ctrl->mram_size + OP_WRAM_STRIDE) + margin <=
+            ctrl->memory_limit)
+        return 0;
+    pool_seen_runs = atomic_load(&ctrl->runs_started);
+    pool_seen = 0;
     struct stat st;
     for (uint32_t r = 0; r < nr_ranks; r++)
         if (rank_fd[r] >= 0 && fd_stat(rank_fd[r], &st) == 0)
-            used += (uint64_t)st.st_blocks * 512u;
+            pool_seen += (uint64_t)st.st_blocks * 512u;
     if (fd_stat(store_fd, &st) == 0)
-        used += (uint64_t)st.st_blocks * 512u;
-    uint64_t margin = ctrl->mram_size * (ctrl->nr_workers ? ctrl->nr_workers : 1);
+        pool_seen += (uint64_t)st.st_blocks * 512u;
+    used += pool_seen;
     if (used + margin <= ctrl->memory_limit)
         return 0;
     snprintf(msg, len, "host memory limit reached: emulated memories use %llu MB of the %llu MB limit "
@@ -916,6 +961,7 @@ static void serve(int sock, unsigned index)
         if ((cmd & OP_CMD_MASK) == OP_CMD_PROGRAMS)
             continue; /* more of the launch's programs follow */
         uint32_t at = cmd >> OP_CMD_SLOT_SHIFT;
+        pool_seen_runs = UINT64_MAX; /* measure the memories again (memory_would_overflow) */
         if ((cmd & OP_CMD_MASK) != OP_CMD_LAUNCH || at >= OP_MAX_WORKERS || ctrl->nr_workers > OP_MAX_WORKERS)
             die("unknown command 0x%x", cmd);
         for (uint32_t i; take(&ctrl->slots[at], index, &i);) {

@@ -11,14 +11,16 @@ __host uint32_t marker;
 __host uint32_t probe;
 __mram_noinit uint32_t first[16]; /* the first MRAM variable: at 0x08000000 */
 
-/* Sums what an uninitialised stack array holds, then leaves a pattern of its own there. */
+/* Sums what an uninitialised stack array holds, then leaves a pattern of its
+ * own there: 8 KB, over pages of the native stack below its first. */
+#define STALE_WORDS 2048u
 static __attribute__((noinline)) uint32_t stale_stack(uint32_t seed)
 {
-    volatile uint32_t a[128];
+    volatile uint32_t a[STALE_WORDS];
     uint32_t sum = 0;
-    for (uint32_t i = 0; i < 128; i++)
+    for (uint32_t i = 0; i < STALE_WORDS; i++)
         sum += a[i];
-    for (uint32_t i = 0; i < 128; i++)
+    for (uint32_t i = 0; i < STALE_WORDS; i++)
         a[i] = seed * 2654435761u + i;
     return sum;
 }

@@ -22,6 +22,40 @@ static dpu_error_t push(struct dpu_set_t set, uint64_t off, uint8_t *buf, size_t
     return dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, off, len, DPU_XFER_DEFAULT);
 }
 
+/* Many small DPUs far below the limit at first: the workers check a bound
+ * on what the pool's memories can have grown since they last measured them,
+ * and measure again only near the limit.  Filling every MRAM would pass the
+ * limit: the runs near it are refused, the memories stay within it, and the
+ * runs far below it all ran. */
+static void bounded_checks(void)
+{
+    struct dpu_set_t set, dpu;
+    uint64_t used0, used, limit;
+    DPU_ASSERT(dpu_alloc(256, "nrRanks=4,mram_bytes=1048576,workers=2,hostMemoryLimitMB=160", &set));
+    DPU_ASSERT(dpu_load(set, "./dpu_fill", NULL));
+    CHECK_EQ(openpim_memory_usage(&used0, &limit), DPU_OK);
+    uint32_t mb = 1;
+    DPU_ASSERT(dpu_broadcast_to(set, "megabytes", 0, &mb, 4, DPU_XFER_DEFAULT));
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
+    unsigned ran = 0, refused = 0;
+    DPU_FOREACH(set, dpu) {
+        struct openpim_fault f;
+        CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
+        ran += !f.faulted;
+        refused += f.faulted && strcmp(f.kind, "host-memory") == 0;
+    }
+    CHECK_EQ(ran + refused, 256);
+    CHECK(refused >= 256 - 160);
+    /* each run backs 1 MB and 4 KB of WRAM: all those that fit, but for the
+     * margin of one MRAM per worker, ran */
+    CHECK(ran >= (limit - used0) / (MB + 4096) - 8);
+    CHECK_EQ(openpim_memory_usage(&used, NULL), DPU_OK);
+    CHECK(used <= limit);
+    printf("256 DPUs of 1 MB under a 160 MB limit: %u ran, %u refused, %llu MB used\n", ran, refused,
+           (unsigned long long)(used / MB));
+    DPU_ASSERT(dpu_free(set));
+}
+
 int main(void)
 {
     struct dpu_set_t set, dpu;
@@ -84,5 +118,6 @@ int main(void)
     free(buf);
     free(back);
     DPU_ASSERT(dpu_free(set));
+    bounded_checks();
     return check_done("test_memory");
 }

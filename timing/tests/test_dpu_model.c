@@ -1158,6 +1158,136 @@ static void test_mutex_contention(void)
     op_dpu_trace_free(tr);
 }
 
+/* The memo (op_dpu_trace_set_memo) against the direct path: on random traces
+ * of every kind (through the runtime as the worker records them, and with
+ * direct block/wake/barrier calls that end the logging), each run of a trace
+ * object with the memo on gives the byte-identical result of a fresh object
+ * without it, the second run of the same calls takes the kept result, and
+ * tasklet_cycles queries (during a run, after a kept result) answer the same.
+ * A different machine description or tasklet count does not take it, nor does
+ * a trace longer than the log; misuse is reported in result.error as before. */
+static uint64_t memo_queries, memo_query_mism;
+
+static void memo_compare(struct op_dpu_trace *memo, unsigned n, int qmode, const char *what)
+{
+    struct op_dpu_trace *plain = op_dpu_trace_new();
+    struct op_dpu_result a, b;
+    uint64_t saved = rng_state;
+    lib_run(plain, n, qmode, &a);
+    uint64_t after_plain = rng_state;
+    rng_state = saved; /* the same query points */
+    lib_run(memo, n, qmode, &b);
+    CHECK(rng_state == after_plain);
+    if (memcmp(&a, &b, sizeof a) != 0) {
+        fprintf(stderr, "memo: %s (n=%u, qmode %d): %llu cycles, direct %llu\n", what, n, qmode,
+                (unsigned long long)b.cycles, (unsigned long long)a.cycles);
+        CHECK(!"memo result differs from the direct path");
+    }
+    /* after the run, queries see the model's final state either way */
+    for (unsigned t = 0; t < n; t++) {
+        memo_queries++;
+        memo_query_mism += op_dpu_trace_tasklet_cycles(plain, t) != op_dpu_trace_tasklet_cycles(memo, t);
+    }
+    op_dpu_trace_free(plain);
+}
+
+static void test_memo(void)
+{
+    struct op_dpu_trace *memo = op_dpu_trace_new();
+    op_dpu_trace_set_memo(memo, 1);
+    unsigned runs = 0;
+    for (unsigned iter = 0; iter < 120; iter++) {
+        rng_state = 0xA0761D6478BD642Full * (iter + 11);
+        unsigned n = iter % 4 == 0 ? 11 + rndn(14) : 1 + rndn(24);
+        gen_dma_heavy = iter % 2;
+        gen_rt = iter % 3 != 0;       /* the worker's calls: instr, dma, runtime, end */
+        gen_rt_mutex = iter % 3 == 0; /* else also block/wake/acquire/release/barrier */
+        gen_trace(n, (int)(iter & 1));
+        uint64_t h0 = op_dpu_trace_memo_hits(memo);
+        memo_compare(memo, n, 0, "first run");
+        memo_compare(memo, n, 0, "second run");
+        runs += 2;
+        int direct = 0; /* calls the log does not take */
+        for (size_t i = 0; i < ncalls; i++)
+            direct |= calls[i].kind != C_INSTR && calls[i].kind != C_DMA && calls[i].kind != C_RT &&
+                      calls[i].kind != C_END;
+        /* logged whole: the second run takes the first's result */
+        CHECK_EQ_U64(op_dpu_trace_memo_hits(memo) - h0, (uint64_t)!direct);
+        h0 = op_dpu_trace_memo_hits(memo);
+        memo_compare(memo, n, 2, "queries during the run");
+        runs++;
+        /* queries end the logging unless none came */
+        CHECK(op_dpu_trace_memo_hits(memo) - h0 <= 1);
+    }
+    gen_dma_heavy = gen_rt = gen_rt_mutex = 0;
+
+    /* another machine description, the same calls: not taken */
+    rng_state = 77;
+    gen_dma_heavy = gen_rt = 1;
+    gen_trace(16, 1);
+    memo_compare(memo, 16, 0, "kept");
+    uint64_t h0 = op_dpu_trace_memo_hits(memo);
+    struct op_machine_desc keep = D;
+    D.dma_read_fixed += 1;
+    memo_compare(memo, 16, 0, "another description");
+    CHECK_EQ_U64(op_dpu_trace_memo_hits(memo), h0);
+    D = keep;
+    memo_compare(memo, 16, 0, "the first description again");
+    CHECK_EQ_U64(op_dpu_trace_memo_hits(memo), h0 + 1);
+    /* the same calls with more tasklets (the last ones only end): not taken */
+    for (unsigned t = 16; t < 20; t++)
+        emit(C_END, t, 0, 0);
+    memo_compare(memo, 20, 0, "more tasklets");
+    CHECK_EQ_U64(op_dpu_trace_memo_hits(memo), h0 + 1);
+    gen_dma_heavy = gen_rt = 0;
+
+    /* longer than the log: replayed on the way, the same result, never kept */
+    ncalls = 0;
+    for (unsigned i = 0; i < 6000; i++)
+        for (unsigned t = 0; t < 16; t++) {
+            emit(C_INSTR, t, 20 + (i + t) % 7, 0);
+            emit(C_DMA, t, i & 1, 64);
+        }
+    for (unsigned t = 0; t < 16; t++)
+        emit(C_END, t, 0, 0);
+    h0 = op_dpu_trace_memo_hits(memo);
+    memo_compare(memo, 16, 0, "long trace");
+    memo_compare(memo, 16, 0, "long trace again");
+    CHECK_EQ_U64(op_dpu_trace_memo_hits(memo), h0);
+
+    /* misuse: a tid out of range, a call after END */
+    ncalls = 0;
+    emit(C_INSTR, 0, 10, 0);
+    emit(C_END, 0, 0, 0);
+    emit(C_INSTR, 0, 5, 0);
+    emit(C_DMA, 3, 0, 64);
+    emit(C_END, 1, 0, 0);
+    struct op_dpu_trace *plain = op_dpu_trace_new();
+    struct op_dpu_result a, b;
+    op_dpu_trace_begin(plain, &D, 2);
+    op_dpu_trace_begin(memo, &D, 2);
+    for (size_t i = 0; i < ncalls; i++) {
+        const struct call *c = &calls[i];
+        int ra = c->kind == C_INSTR ? op_dpu_trace_instr(plain, c->tid, c->a)
+                 : c->kind == C_DMA ? op_dpu_trace_dma(plain, c->tid, (int)c->a, (uint32_t)c->b)
+                                    : op_dpu_trace_end(plain, c->tid);
+        int rb = c->kind == C_INSTR ? op_dpu_trace_instr(memo, c->tid, c->a)
+                 : c->kind == C_DMA ? op_dpu_trace_dma(memo, c->tid, (int)c->a, (uint32_t)c->b)
+                                    : op_dpu_trace_end(memo, c->tid);
+        CHECK(rb == ra);
+    }
+    CHECK(op_dpu_model_run(plain, &a) == -1);
+    CHECK(op_dpu_model_run(memo, &b) == -1);
+    CHECK(a.error && memcmp(&a, &b, sizeof a) == 0);
+    op_dpu_trace_free(plain);
+
+    printf("memo: %u runs identical to the direct path, %llu kept results taken, %llu of %llu queries differ\n",
+           runs, (unsigned long long)op_dpu_trace_memo_hits(memo), (unsigned long long)memo_query_mism,
+           (unsigned long long)memo_queries);
+    CHECK_EQ_U64(memo_query_mism, 0);
+    op_dpu_trace_free(memo);
+}
+
 static void test_speed(void)
 {
     /* event-heavy: 16 tasklets x 20000 x (20 instr + 64-B read) */
@@ -1217,6 +1347,7 @@ int main(void)
     test_runtime();
     test_random_mutex();
     test_mutex_contention();
+    test_memo();
     test_speed();
     return check_done("test_dpu_model");
 }
