@@ -18,6 +18,13 @@
  * its code): every general register but r11 survives; the vector registers,
  * which that convention does not keep, are cleared.
  * op_call_on_stack: runs one function of the image on a given stack (boot). */
+    /* the vector registers, where a service may leave worker values */
+    .macro clear_vectors
+    .irp n, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15
+    pxor %xmm\n, %xmm\n
+    .endr
+    .endm
+
     .text
     .globl op_switch
     .type op_switch, @function
@@ -70,22 +77,7 @@ op_service_entry:
     xorl %r9d, %r9d
     xorl %r10d, %r10d
     xorl %r11d, %r11d
-    pxor %xmm0, %xmm0
-    pxor %xmm1, %xmm1
-    pxor %xmm2, %xmm2
-    pxor %xmm3, %xmm3
-    pxor %xmm4, %xmm4
-    pxor %xmm5, %xmm5
-    pxor %xmm6, %xmm6
-    pxor %xmm7, %xmm7
-    pxor %xmm8, %xmm8
-    pxor %xmm9, %xmm9
-    pxor %xmm10, %xmm10
-    pxor %xmm11, %xmm11
-    pxor %xmm12, %xmm12
-    pxor %xmm13, %xmm13
-    pxor %xmm14, %xmm14
-    pxor %xmm15, %xmm15
+    clear_vectors
     addq $8, %rsp
     popq %rsp
     ret
@@ -115,22 +107,7 @@ op_service_entry_all:
     leaq op_service_table(%rip), %rax
     callq *(%rax,%r11,8)
     xorl %r11d, %r11d
-    pxor %xmm0, %xmm0
-    pxor %xmm1, %xmm1
-    pxor %xmm2, %xmm2
-    pxor %xmm3, %xmm3
-    pxor %xmm4, %xmm4
-    pxor %xmm5, %xmm5
-    pxor %xmm6, %xmm6
-    pxor %xmm7, %xmm7
-    pxor %xmm8, %xmm8
-    pxor %xmm9, %xmm9
-    pxor %xmm10, %xmm10
-    pxor %xmm11, %xmm11
-    pxor %xmm12, %xmm12
-    pxor %xmm13, %xmm13
-    pxor %xmm14, %xmm14
-    pxor %xmm15, %xmm15
+    clear_vectors
     addq $8, %rsp
     popq %r10
     popq %r9
