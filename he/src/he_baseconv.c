@@ -57,7 +57,7 @@ uint32_t he_baseconv_weights(const struct openpim_he_params *p, const uint32_t *
     uint32_t fits = 1;
     for (uint32_t f = 0; f < nr_from; f++) {
         w[f] = prod_mod(p, from, nr_from, from[f], q);
-        if (p->moduli[from[f]] >> he_log2(q))
+        if (he_log2(q) < 32 && p->moduli[from[f]] >> he_log2(q))
             fits = 0; /* a source residue may exceed q's bits */
     }
     return fits;

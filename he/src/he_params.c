@@ -97,7 +97,7 @@ uint32_t he_bit_reverse(uint32_t x, uint32_t bits)
 uint32_t he_log2(uint32_t n)
 {
     uint32_t l = 0;
-    while ((1u << l) < n)
+    while ((1ull << l) < n) /* 64-bit: n above 2^31 gives 32 */
         l++;
     return l;
 }

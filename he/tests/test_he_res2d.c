@@ -9,7 +9,9 @@
  * hostile arguments (clear errors, nothing changed).  Shapes: one modulus per
  * group (the CKKS layout), groups holding several residues of several
  * polynomials (uneven), g = 1 and g = n2, moduli of different bit sizes (the
- * base conversion's reduction before weighing), both multiply variants. */
+ * base conversion's reduction before weighing; 32-bit moduli converted to
+ * and from 14- and 16-bit ones), both multiply variants; the 2D conversions
+ * also through the 1D library's openpim_he_base_convert. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +81,25 @@ static void ntt_1d(const struct openpim_he_params *p, uint32_t count, const uint
     openpim_he_context_destroy(ctx);
 }
 
+/* The 1D library's fast base conversion of `in` (count polynomials). */
+static void convert_1d(const struct openpim_he_params *p, uint32_t count, const uint32_t *from, uint32_t nf,
+                       const uint32_t *to, uint32_t nt, const uint32_t *in, uint32_t *out)
+{
+    struct openpim_he_config c = {.nr_dpus = p->nr_moduli, .profile = PROFILE};
+    openpim_he_context *ctx;
+    openpim_he_poly *a, *d;
+    openpim_he_baseconv *bc;
+    OK(openpim_he_context_create(p, &c, &ctx));
+    OK(openpim_he_poly_alloc(ctx, count, &a));
+    OK(openpim_he_poly_alloc(ctx, count, &d));
+    OK(openpim_he_poly_upload(ctx, a, in, OPENPIM_HE_COEFF));
+    OK(openpim_he_baseconv_create(ctx, from, nf, to, nt, &bc));
+    OK(openpim_he_base_convert(ctx, bc, d, a));
+    OK(openpim_he_poly_download(ctx, d, out));
+    openpim_he_baseconv_free(ctx, bc);
+    openpim_he_context_destroy(ctx);
+}
+
 /* The fast base conversion on the host, as openpim_he_base_convert defines it. */
 static void convert_ref(const struct openpim_he_params *p, uint32_t count, const uint32_t *from, uint32_t nf,
                         const uint32_t *to, uint32_t nt, const uint32_t *in, uint32_t *out)
@@ -115,14 +136,15 @@ static void convert_ref(const struct openpim_he_params *p, uint32_t count, const
 struct shape {
     uint32_t n, k, bits_lo, g, nr_dpus, count;
     enum openpim_he_mul mul;
+    uint32_t bits_hi; /* the other moduli's bits; 0: 30 */
 };
 
 static void test_shape(const struct shape *s)
 {
-    /* moduli: k - k/2 of 30 bits, then k/2 of bits_lo bits (distinct primes of different sizes) */
+    /* moduli: k - k/2 of bits_hi bits, then k/2 of bits_lo bits (distinct primes of different sizes) */
     struct openpim_he_params p, lo;
     const uint32_t k_lo = s->k / 2;
-    OK(openpim_he_params_generate(s->n, s->k - k_lo, 30, &p));
+    OK(openpim_he_params_generate(s->n, s->k - k_lo, s->bits_hi ? s->bits_hi : 30, &p));
     if (k_lo) {
         OK(openpim_he_params_generate(s->n, k_lo, s->bits_lo, &lo));
         memcpy(p.moduli + p.nr_moduli, lo.moduli, k_lo * 4);
@@ -257,6 +279,8 @@ static void test_shape(const struct shape *s)
         convert_ref(&p, count, from[v], nf[v], to[v], nt[v], x, want);
         OK(openpim_he_poly2d_download(h, d, got, NULL));
         CHECK(equal(got, want, words, what));
+        convert_1d(&p, count, from[v], nf[v], to[v], nt[v], x, got); /* and the 1D library's */
+        CHECK(equal(got, want, words, what));
         openpim_he_baseconv2d_free(h, bc);
     }
 
@@ -386,13 +410,16 @@ static void test_errors(void)
 int main(void)
 {
     const struct shape shapes[] = {
-        {1024, 4, 24, 2, 8, 1, OPENPIM_HE_MUL_CUSTOM},   /* one modulus per group, mixed bit sizes */
-        {2048, 5, 22, 1, 5, 1, OPENPIM_HE_MUL_NATIVE},   /* g = 1: the All-to-All of one DPU */
-        {2048, 3, 26, 32, 96, 1, OPENPIM_HE_MUL_CUSTOM},  /* g = n2 */
-        {1024, 3, 29, 4, 8, 2, OPENPIM_HE_MUL_CUSTOM},   /* 6 residues over 2 groups: 3 slots, mixed polynomials */
-        {2048, 4, 25, 2, 6, 3, OPENPIM_HE_MUL_NATIVE},   /* 12 residues over 3 groups: uneven */
-        {1024, 6, 28, 8, 40, 2, OPENPIM_HE_MUL_CUSTOM},  /* 12 residues over 5 groups: the last holds fewer */
-        {4096, 2, 27, 64, 128, 3, OPENPIM_HE_MUL_NATIVE}, /* g = n1 = n2: one column each, odd rows (3 slots) */
+        {1024, 4, 24, 2, 8, 1, OPENPIM_HE_MUL_CUSTOM, 0},   /* one modulus per group, mixed bit sizes */
+        {2048, 5, 22, 1, 5, 1, OPENPIM_HE_MUL_NATIVE, 0},   /* g = 1: the All-to-All of one DPU */
+        {2048, 3, 26, 32, 96, 1, OPENPIM_HE_MUL_CUSTOM, 0},  /* g = n2 */
+        {1024, 3, 29, 4, 8, 2, OPENPIM_HE_MUL_CUSTOM, 0},   /* 6 residues over 2 groups: 3 slots, mixed polynomials */
+        {2048, 4, 25, 2, 6, 3, OPENPIM_HE_MUL_NATIVE, 0},   /* 12 residues over 3 groups: uneven */
+        {1024, 6, 28, 8, 40, 2, OPENPIM_HE_MUL_CUSTOM, 0},  /* 12 residues over 5 groups: the last holds fewer */
+        {4096, 2, 27, 64, 128, 3, OPENPIM_HE_MUL_NATIVE, 0}, /* g = n1 = n2: one column each, odd rows (3 slots) */
+        /* 32-bit moduli to and from 14- and 16-bit ones (a 32-bit target hung in he_log2) */
+        {1024, 2, 14, 2, 4, 1, OPENPIM_HE_MUL_CUSTOM, 32},
+        {1024, 3, 16, 2, 6, 1, OPENPIM_HE_MUL_NATIVE, 32},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++)
         test_shape(&shapes[i]);
