@@ -93,7 +93,7 @@ def main():
             if not os.path.isfile(os.path.join(src, "Makefile")) or name == "fault":
                 continue  # fault measures error paths, not work
             shutil.copytree(src, os.path.join(work, "apps", name), ignore=shutil.ignore_patterns("bin"))
-            run(["make", "-C", os.path.join(work, "apps", name), "CC=gcc -static"], env=senv)
+            run(["make", "-C", os.path.join(work, "apps", name), "CC=gcc -static", "CXX=g++ -static"], env=senv)
             names.append(name)
         log("built bench_vpim, its DPU programs and %d examples statically" % len(names))
         # the host, embedded: the same binaries
