@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* What the scenario programs (test_daemon.c, test_guest.c) share: the test's
+/* What the scenario programs (test_daemon.c, test_guest.c, test_hostile.c) share: the test's
  * daemon (its binary, folder, socket and log), starting it or giving up,
- * reading its log, children's exit statuses, a hash for test data, and the
- * check of a refusal's message. */
+ * reading its log, children's exit statuses, a hash for test data, the
+ * check of a refusal's message, and a program's work folder and main loop. */
 #ifndef OPENPIM_DAEMON_TESTS_SCENARIO_H
 #define OPENPIM_DAEMON_TESTS_SCENARIO_H
 
@@ -75,5 +75,50 @@ static inline int wait_child(pid_t pid)
             CHECK(0);                                                                           \
         }                                                                                       \
     } while (0)
+
+/* The work folder /tmp/openpimd-<what>-XXXXXX with the daemon's socket and
+ * log in it, and a process that no profile of the caller's environment
+ * reaches and that a closed socket does not kill.  0, or -1. */
+static inline int scenario_folder(const char *what)
+{
+    snprintf(dir, sizeof dir, "/tmp/openpimd-%s-XXXXXX", what);
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(sock, sizeof sock, "%s/s.sock", dir);
+    snprintf(logpath, sizeof logpath, "%s/daemon.log", dir);
+    unsetenv("UPMEM_PROFILE");
+    unsetenv("UPMEM_PROFILE_BASE");
+    signal(SIGPIPE, SIG_IGN);
+    return 0;
+}
+
+struct scenario {
+    const char *name;
+    void (*run)(void);
+};
+
+/* Runs the scenario called `name` of the n in `all`, stops the daemon it left
+ * running, shows the daemon's log if a check failed and removes the folder
+ * if none did; the program's exit status. */
+static inline int scenario_run(const char *name, const struct scenario *all, size_t n)
+{
+    size_t k = 0;
+    while (k < n && strcmp(name, all[k].name))
+        k++;
+    if (k == n) {
+        fprintf(stderr, "unknown scenario %s\n", name);
+        return 2;
+    }
+    all[k].run();
+    if (daemon_pid > 0)
+        CHECK_EQ(stop_daemon(daemon_pid), 0);
+    if (check_failures)
+        show_log();
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (!check_failures && system(cmd) != 0)
+        fprintf(stderr, "cannot remove %s\n", dir);
+    return check_done(name);
+}
 
 #endif

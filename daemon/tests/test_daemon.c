@@ -1020,38 +1020,13 @@ int main(int argc, char **argv)
     }
     daemon_path = argv[2];
     dpu_program = argv[3];
-    snprintf(dir, sizeof dir, "/tmp/openpimd-test-XXXXXX");
-    if (!mkdtemp(dir))
+    if (scenario_folder("test") != 0)
         return 2;
-    snprintf(sock, sizeof sock, "%s/s.sock", dir);
-    snprintf(logpath, sizeof logpath, "%s/daemon.log", dir);
     snprintf(profile, sizeof profile, "backend=remote,socket=%s", sock);
-    unsetenv("UPMEM_PROFILE");
-    unsetenv("UPMEM_PROFILE_BASE");
-    signal(SIGPIPE, SIG_IGN);
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } scenarios[] = {{"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
-                     {"queue", queue},         {"malformed", malformed},  {"shutdown", shutdown_scenario},
-                     {"profile", profile_keys}, {"batch", batch},         {"large", large},
-                     {"ctl", ctl},             {"server_order", server_order},
-                     {"memory_private", memory_private}};
-    size_t k = 0;
-    while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
-        k++;
-    if (k == sizeof scenarios / sizeof *scenarios) {
-        fprintf(stderr, "unknown scenario %s\n", argv[1]);
-        return 2;
-    }
-    scenarios[k].run();
-    if (daemon_pid > 0)
-        CHECK_EQ(stop_daemon(daemon_pid), 0);
-    if (check_failures)
-        show_log();
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (!check_failures && system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-    return check_done(argv[1]);
+    static const struct scenario scenarios[] = {
+        {"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
+        {"queue", queue},         {"malformed", malformed},    {"shutdown", shutdown_scenario},
+        {"profile", profile_keys}, {"batch", batch},            {"large", large},
+        {"ctl", ctl},             {"server_order", server_order}, {"memory_private", memory_private}};
+    return scenario_run(argv[1], scenarios, sizeof scenarios / sizeof *scenarios);
 }

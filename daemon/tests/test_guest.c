@@ -481,37 +481,12 @@ int main(int argc, char **argv)
     daemon_path = argv[2];
     dpu_program = argv[3];
     big_program = argv[4];
-    snprintf(dir, sizeof dir, "/tmp/openpimd-guest-XXXXXX");
-    if (!mkdtemp(dir))
+    if (scenario_folder("guest") != 0)
         return 2;
-    snprintf(sock, sizeof sock, "%s/s.sock", dir);
     snprintf(guest_sock, sizeof guest_sock, "%s/vm.vsock_5000", dir);
     snprintf(store, sizeof store, "%s/etc/tokens", dir);
-    snprintf(logpath, sizeof logpath, "%s/daemon.log", dir);
-    unsetenv("UPMEM_PROFILE");
-    unsetenv("UPMEM_PROFILE_BASE");
     unsetenv("OPENPIM_TOKEN");
     unsetenv("OPENPIM_TOKENS");
-    signal(SIGPIPE, SIG_IGN);
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } scenarios[] = {{"stream", stream}, {"guest", guest}, {"vsock", vsock}};
-    size_t k = 0;
-    while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
-        k++;
-    if (k == sizeof scenarios / sizeof *scenarios) {
-        fprintf(stderr, "unknown scenario %s\n", argv[1]);
-        return 2;
-    }
-    scenarios[k].run();
-    if (daemon_pid > 0)
-        CHECK_EQ(stop_daemon(daemon_pid), 0);
-    if (check_failures && daemon_pid > 0)
-        show_log();
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (!check_failures && system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-    return check_done(argv[1]);
+    static const struct scenario scenarios[] = {{"stream", stream}, {"guest", guest}, {"vsock", vsock}};
+    return scenario_run(argv[1], scenarios, sizeof scenarios / sizeof *scenarios);
 }

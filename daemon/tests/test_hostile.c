@@ -1128,36 +1128,12 @@ int main(int argc, char **argv)
     daemon_path = argv[2];
     dpu_snoop = argv[3];
     dpu_tenant = argv[4];
-    snprintf(dir, sizeof dir, "/tmp/openpimd-hostile-XXXXXX");
-    if (!mkdtemp(dir))
+    if (scenario_folder("hostile") != 0)
         return 2;
-    snprintf(sock, sizeof sock, "%s/s.sock", dir);
-    snprintf(logpath, sizeof logpath, "%s/daemon.log", dir);
     snprintf(profile, sizeof profile, "backend=remote,socket=%s", sock);
-    unsetenv("UPMEM_PROFILE");
-    unsetenv("UPMEM_PROFILE_BASE");
-    signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    static const struct {
-        const char *name;
-        void (*run)(void);
-    } scenarios[] = {{"seal", seal},         {"fds", fds},       {"endless", endless}, {"claims", claims},
-                     {"oversize", oversize}, {"hello", hello}, {"parallel", parallel}, {"windows", windows}, {"timeouts", timeouts}};
-    size_t k = 0;
-    while (k < sizeof scenarios / sizeof *scenarios && strcmp(argv[1], scenarios[k].name))
-        k++;
-    if (k == sizeof scenarios / sizeof *scenarios) {
-        fprintf(stderr, "unknown scenario %s\n", argv[1]);
-        return 2;
-    }
-    scenarios[k].run();
-    if (daemon_pid > 0)
-        CHECK_EQ(stop_daemon(daemon_pid), 0);
-    if (check_failures)
-        show_log();
-    char cmd[200];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    if (!check_failures && system(cmd) != 0)
-        fprintf(stderr, "cannot remove %s\n", dir);
-    return check_done(argv[1]);
+    static const struct scenario scenarios[] = {
+        {"seal", seal},         {"fds", fds},           {"endless", endless}, {"claims", claims},   {"oversize", oversize},
+        {"hello", hello},       {"parallel", parallel}, {"windows", windows}, {"timeouts", timeouts}};
+    return scenario_run(argv[1], scenarios, sizeof scenarios / sizeof *scenarios);
 }
