@@ -2,7 +2,8 @@
 /* What the scenario programs (test_daemon.c, test_guest.c, test_hostile.c) share: the test's
  * daemon (its binary, folder, socket and log), starting it or giving up,
  * reading its log, children's exit statuses, a hash for test data, the
- * check of a refusal's message, and a program's work folder and main loop. */
+ * check of a refusal's message, reading a file, and a program's work folder
+ * and main loop. */
 #ifndef OPENPIM_DAEMON_TESTS_SCENARIO_H
 #define OPENPIM_DAEMON_TESTS_SCENARIO_H
 
@@ -64,6 +65,24 @@ static inline int wait_child(pid_t pid)
     if (waitpid(pid, &st, 0) != pid)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* A whole file in memory (malloc), its size in *len; NULL if unreadable. */
+static inline uint8_t *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *p = malloc(*len);
+    if (p && fread(p, 1, *len, f) != *len) {
+        free(p);
+        p = NULL;
+    }
+    fclose(f);
+    return p;
 }
 
 /* An error reply whose message contains `what`. */

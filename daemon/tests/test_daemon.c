@@ -148,23 +148,6 @@ static void check_rank_clean(int fd, uint32_t rank, const struct opd_hello_reply
     munmap(map, win);
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(*len);
-    if (fread(p, 1, *len, f) != *len) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    return p;
-}
-
 /* PROGRAM_OPEN of the test's DPU program (through the window when large). */
 static uint32_t open_program(int fd, int use_window)
 {

@@ -480,23 +480,6 @@ static uint32_t open_program(int fd, const uint8_t *elf, size_t len, char *why, 
     return h.handle;
 }
 
-static uint8_t *read_whole(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(*len);
-    if (p && fread(p, 1, *len, f) != *len) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    return p;
-}
-
 /* As uid, opens programs until refused, on up to `conns` connections (more
  * until refused); reports the first refusal of each kind through the pipe,
  * then holds everything until the pipe `hold` ends. */
@@ -505,7 +488,7 @@ static void hog(uid_t uid, int max_conns, int report, int hold)
     if (setgid(uid) != 0 || setuid(uid) != 0)
         _exit(3);
     size_t len = 0;
-    uint8_t *elf = read_whole(dpu_tenant, &len);
+    uint8_t *elf = read_file(dpu_tenant, &len);
     if (!elf)
         _exit(5);
     char why[512] = "", first_prog[512] = "", first_conn[512] = "";
