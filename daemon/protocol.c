@@ -3,19 +3,11 @@
  * their arguments: the fuzz harness (daemon/tests/fuzz_decoder.c) drives them
  * with arbitrary bytes. */
 #include "../backend/remote_protocol.h"
+#include "fail.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static const char *const names[OPD_OP_END] = {
     [OPD_HELLO] = "HELLO",           [OPD_CLAIM] = "CLAIM",           [OPD_RELEASE] = "RELEASE",

@@ -2,6 +2,7 @@
 /* The rank manager (ranks.h). */
 #define _GNU_SOURCE
 #include "ranks.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -20,15 +21,6 @@ struct rank_usage {
     char tenant[RM_TENANT_MAX];
     uint32_t held;
 };
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 int rm_init(struct rank_manager *rm, struct op_backend *b, uint32_t nr_ranks, uint32_t quota, char *err,
             size_t errlen)

@@ -3,6 +3,7 @@
  * changes (add, revoke) made under a lock and written whole. */
 #define _GNU_SOURCE
 #include "tokens.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,16 +25,6 @@
 
 #define TENANT_TEXT_MAX 48 /* "token:" and TOKEN_NAME_MAX characters fit */
 _Static_assert(sizeof "token:" + TOKEN_NAME_MAX <= TENANT_TEXT_MAX, "a token's tenant fits");
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 const char *token_store_path(const char *explicit_path)
 {

@@ -2,6 +2,7 @@
 /* openpimd's UNIX-domain transport (transport.h). */
 #define _GNU_SOURCE
 #include "transport.h"
+#include "fail.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -14,15 +15,6 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 int transport_listen_unix(const char *path, char *err, size_t errlen)
 {
