@@ -279,7 +279,9 @@ static void remote_program_close(struct op_backend *b, struct op_backend_program
     enter_exclusive(r, &e);
     struct opd_handle req = {.handle = p->handle};
     char err[256];
-    rpc_call(r, OPD_PROGRAM_CLOSE, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, sizeof err);
+    /* not waited for: it cannot fail in a way the caller could act on, and
+     * the daemon may still be resetting a rank released just before */
+    rpc_send_detached(r, OPD_PROGRAM_CLOSE, &req, sizeof req, err, sizeof err);
     leave(r, &e);
     free(p);
 }
