@@ -11,6 +11,13 @@
  *            written); after A releases, B gets the rank and sees only zeros
  * kill       a client SIGKILLed in the middle of a transfer: its rank is
  *            reclaimed, reset, and served to the next client
+ * release_then_claim
+ *            a client goes right after its RELEASE (answered before the
+ *            reset); another claims that rank at once, without waiting: it
+ *            gets it, zeroed; the closed sessions' pools are freed after
+ * memory_private
+ *            MEMORY and every reply's memory figure count the session's own
+ *            ranks only
  * tenants    more tenants than ranks at once, queued FIFO; every result exact,
  *            read with and without the prefetch cache (rounds of write, launch,
  *            read: a stale cached byte would show)
@@ -30,6 +37,7 @@
  *            socket; a new daemon serves the same path */
 #include "scenario.h"
 
+#include <dirent.h>
 #include <dpu.h>
 #include <openpim_ext.h>
 
@@ -321,11 +329,13 @@ static uint64_t memory_used(int fd)
     CHECK_EQ(raw_call(fd, OPD_MEMORY, NULL, 0, NULL, 0, NULL, 0, -1, &r, &m, sizeof m), 0);
     CHECK_EQ(r.status, OPD_OK);
     CHECK(m.limit > 0);
+    CHECK_EQ(r.memory, m.used); /* every reply's figure is the same: the session's own */
     return m.used;
 }
 
-/* MEMORY tells a session the host memory backing its own ranks only: what
- * another session writes or releases does not show in it. */
+/* MEMORY, and the figure every reply carries, tell a session the host memory
+ * backing its own ranks only: what another session writes or releases does
+ * not show in it. */
 static void memory_private(void)
 {
     const char *args[] = {"--machine", "nrRanks=2,nrDpusPerRank=8", "--workers", "1", NULL};
@@ -352,6 +362,75 @@ static void memory_private(void)
     CHECK_EQ(memory_used(a), 0u); /* A holds no rank now */
     close(a);
     close(b);
+}
+
+/* Descriptors the process holds. */
+static unsigned nr_fds(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    unsigned n = 0;
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A RELEASE is answered before its rank's reset: a session that goes at once
+ * after it, and another that claims at once (without waiting) on a machine of
+ * that one rank, gets the rank (its claim waits for the reset) and reads only
+ * zeros; the pools of the sessions that closed while their reset ran are
+ * freed after it (the daemon is back to its descriptors). */
+static void release_then_claim(void)
+{
+    const char *args[] = {"--machine", "nrRanks=1,nrDpusPerRank=8", "--workers", "1", NULL};
+    daemon_pid = start(args);
+    struct opd_hello_reply h;
+    int fd = raw_hello(sock, &h);
+    CHECK(fd >= 0);
+    unsigned fds_before = nr_fds(daemon_pid); /* one connection, no pool */
+    const uint32_t per_dpu = 8u << 20;        /* pages whose freeing makes the reset take a while */
+    for (unsigned round = 0; round < 4; round++) {
+        struct raw_reply r;
+        CHECK_EQ(raw_claim(fd, 0, &r), 0); /* no wait: the last session's reset may still run */
+        if (round) /* a whole rank is read: once every other round is enough */
+            check_rank_clean(fd, 0, &h);
+        uint8_t *map;
+        CHECK_EQ(raw_window(fd, per_dpu, &map), 0);
+        for (uint32_t i = 0; i < PER_RANK; i++) {
+            memset(map, 0x5a + (int)i, per_dpu);
+            struct opd_write w = {.region = OP_REGION_MRAM, .off = 0, .n = 1, .nsrc = 1, .len = per_dpu,
+                                  .data = {.where = OPD_SHM}};
+            CHECK_EQ(raw_call(fd, OPD_WRITE, &w, sizeof w, &i, 1, NULL, 0, -1, &r, NULL, 0), 0);
+            CHECK_EQ(r.status, OPD_OK);
+            static uint8_t wram[4096];
+            memset(wram, 0xc3, sizeof wram);
+            CHECK_EQ(write_mem(fd, &i, 1, OP_REGION_WRAM, 0, wram, sizeof wram).status, OPD_OK);
+        }
+        munmap(map, per_dpu);
+        int next = raw_hello(sock, &h);
+        CHECK(next >= 0);
+        struct opd_rank rel = {.rank = 0};
+        CHECK_EQ(raw_call(fd, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0), 0);
+        CHECK_EQ(r.status, OPD_OK);
+        close(fd); /* gone before its reset is done */
+        fd = next;
+    }
+    struct raw_reply r;
+    CHECK_EQ(raw_claim(fd, 0, &r), 0);
+    check_rank_clean(fd, 0, &h);
+    struct opd_rank rel = {.rank = 0};
+    CHECK_EQ(raw_call(fd, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0), 0);
+    close(fd);
+    fd = raw_hello(sock, &h);
+    CHECK(fd >= 0);
+    unsigned fds = 0;
+    for (int tries = 0; tries < 500 && (fds = nr_fds(daemon_pid)) != fds_before; tries++)
+        usleep(10000); /* the last session's thread ends after its reply */
+    CHECK_EQ(fds, fds_before);
+    close(fd);
 }
 
 static void tenants(void)
@@ -1010,6 +1089,7 @@ int main(int argc, char **argv)
         {"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
         {"queue", queue},         {"malformed", malformed},    {"shutdown", shutdown_scenario},
         {"profile", profile_keys}, {"batch", batch},            {"large", large},
-        {"ctl", ctl},             {"server_order", server_order}, {"memory_private", memory_private}};
+        {"ctl", ctl},             {"server_order", server_order}, {"memory_private", memory_private},
+        {"release_then_claim", release_then_claim}};
     return scenario_run(argv[1], scenarios, sizeof scenarios / sizeof *scenarios);
 }
