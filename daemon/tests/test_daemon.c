@@ -18,6 +18,8 @@
  * memory_private
  *            MEMORY and every reply's memory figure count the session's own
  *            ranks only
+ * gather     transfers from a set's DPUs (one READ_GATHER per window's worth)
+ *            exact for every size, set, way (prefetch off, streamed window)
  * tenants    more tenants than ranks at once, queued FIFO; every result exact,
  *            read with and without the prefetch cache (rounds of write, launch,
  *            read: a stale cached byte would show)
@@ -440,6 +442,73 @@ static void release_then_claim(void)
         usleep(10000); /* the last session's thread ends after its reply */
     CHECK_EQ(fds, fds_before);
     close(fd);
+}
+
+/* A transfer from a set's DPUs (dpu_push_xfer DPU_XFER_FROM_DPU) reads in
+ * as few requests as it can (READ_GATHER: inline, through the window, in
+ * several window's worth): every DPU's bytes land in its own buffer, for
+ * sizes from 8 bytes to past the pipelined reads, sets of all the DPUs of two
+ * ranks or of a few, synchronous and asynchronous, with the prefetch on and
+ * off (DPU by DPU) and with the window streamed.  Checked against what each
+ * DPU was given. */
+static void gather(void)
+{
+    const char *args[] = {"--machine", "nrRanks=2", "--workers", "1", NULL};
+    daemon_pid = start(args);
+    static const char *const ways[] = {"", ",remotePrefetch=false", ",remoteStream=true"};
+    for (unsigned way = 0; way < 3; way++) {
+        pid_t kid = fork();
+        if (kid == 0) {
+            char p[400];
+            snprintf(p, sizeof p, "%s,allocWaitMs=10000%s", profile, ways[way]);
+            struct dpu_set_t set, dpu;
+            CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK);
+            CHECK_EQ(dpu_load(set, dpu_program, NULL), DPU_OK);
+            uint32_t nr_dpus = 0;
+            CHECK_EQ(dpu_get_nr_dpus(set, &nr_dpus), DPU_OK);
+            static const size_t lens[] = {8, 4000, 62504, 256u << 10, 1u << 20, 3u << 20};
+            for (unsigned l = 0; l < sizeof lens / sizeof *lens; l++) {
+                size_t len = lens[l];
+                /* every DPU, or every third from the second (the large sizes: 40 DPUs at most) */
+                uint32_t step = len >= (1u << 20) || l % 2 ? 3 : 1, first = step > 1, count = 0;
+                uint8_t **in = calloc(nr_dpus, sizeof *in), **out = calloc(nr_dpus, sizeof *out);
+                uint32_t i;
+                DPU_FOREACH(set, dpu, i) {
+                    if (i < first || (i - first) % step || (len >= (1u << 20) && count == 40))
+                        continue;
+                    count++;
+                    in[i] = malloc(len);
+                    out[i] = malloc(len);
+                    for (size_t k = 0; k < len; k++)
+                        in[i][k] = (uint8_t)((k * 131u + i * 7u + l) ^ (k >> 9));
+                    memset(out[i], 0xee, len);
+                    CHECK_EQ(dpu_prepare_xfer(dpu, in[i]), DPU_OK);
+                }
+                CHECK_EQ(dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, 4096, len, DPU_XFER_DEFAULT),
+                         DPU_OK);
+                DPU_FOREACH(set, dpu, i) {
+                    if (out[i])
+                        CHECK_EQ(dpu_prepare_xfer(dpu, out[i]), DPU_OK);
+                }
+                dpu_xfer_flags_t flags = l % 3 == 2 ? DPU_XFER_ASYNC : DPU_XFER_DEFAULT;
+                CHECK_EQ(dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME, 4096, len, flags), DPU_OK);
+                CHECK_EQ(dpu_sync(set), DPU_OK);
+                for (i = 0; i < nr_dpus; i++) {
+                    if (in[i] && memcmp(in[i], out[i], len) != 0) {
+                        fprintf(stderr, "way %u, %zu bytes: DPU %u read back wrong\n", way, len, i);
+                        CHECK(0);
+                    }
+                    free(in[i]);
+                    free(out[i]);
+                }
+                free(in);
+                free(out);
+            }
+            CHECK_EQ(dpu_free(set), DPU_OK);
+            _exit(check_done("gather") ? 1 : 0);
+        }
+        CHECK_EQ(wait_child(kid), 0);
+    }
 }
 
 static void tenants(void)
@@ -1099,6 +1168,6 @@ int main(int argc, char **argv)
         {"queue", queue},         {"malformed", malformed},    {"shutdown", shutdown_scenario},
         {"profile", profile_keys}, {"batch", batch},            {"large", large},
         {"ctl", ctl},             {"server_order", server_order}, {"memory_private", memory_private},
-        {"release_then_claim", release_then_claim}};
+        {"release_then_claim", release_then_claim}, {"gather", gather}};
     return scenario_run(argv[1], scenarios, sizeof scenarios / sizeof *scenarios);
 }
