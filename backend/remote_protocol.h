@@ -56,7 +56,7 @@
 enum opd_op {
     OPD_HELLO = 1,     /* opd_hello -> opd_hello_reply */
     OPD_CLAIM,         /* opd_claim -> uint32_t ranks[claimed] */
-    OPD_RELEASE,       /* opd_rank -> - */
+    OPD_RELEASE,       /* opd_rank -> - (answered before the rank's reset, done before the next request) */
     OPD_PROGRAM_OPEN,  /* opd_data + ELF bytes -> opd_handle */
     OPD_PROGRAM_CLOSE, /* opd_handle -> - */
     OPD_LOAD,          /* opd_load + dpus -> - */
