@@ -109,6 +109,11 @@ struct op_backend_ops {
                       size_t errlen);
     int (*read)(struct op_backend *b, uint32_t dpu, enum op_region region, uint32_t off, void *dst, size_t len,
                 char *err, size_t errlen);
+    /* Optional (NULL: read DPU by DPU): read, for each DPU dpus[i] into
+     * dst[i] (a transfer from a set's DPUs), in as few steps as the backend
+     * can. */
+    int (*read_many)(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region, uint32_t off,
+                     void *const *dst, size_t len, char *err, size_t errlen);
     /* The rank's physical view of the entangled group dpus[0..7] (chip 0 first):
      * size bytes of 64-byte lines at MRAM offset off of each DPU (size / 8 bytes
      * per DPU), converted where the data is (machine/domain.h). */

@@ -279,7 +279,9 @@ static void remote_program_close(struct op_backend *b, struct op_backend_program
     enter_exclusive(r, &e);
     struct opd_handle req = {.handle = p->handle};
     char err[256];
-    rpc_call(r, OPD_PROGRAM_CLOSE, &req, sizeof req, NULL, 0, NULL, 0, -1, NULL, 0, err, sizeof err);
+    /* not waited for: it cannot fail in a way the caller could act on, and
+     * the daemon may still be resetting a rank released just before */
+    rpc_send_detached(r, OPD_PROGRAM_CLOSE, &req, sizeof req, err, sizeof err);
     leave(r, &e);
     free(p);
 }
@@ -554,6 +556,61 @@ static int remote_read(struct op_backend *b, uint32_t dpu, enum op_region region
     return rc;
 }
 
+/* A transfer from several DPUs: with the prefetch on (vPIM's batching of
+ * reads, which the transfer's DPU list makes exact: nothing is read that the
+ * program does not read), one READ_GATHER per window's worth of DPUs instead
+ * of a round trip per DPU; else, or for large reads (pipelined one by one),
+ * DPU by DPU. */
+static int remote_read_many(struct op_backend *b, const uint32_t *dpus, uint32_t n, enum op_region region,
+                            uint32_t off, void *const *dst, size_t len, char *err, size_t errlen)
+{
+    struct remote *r = R(b);
+    if (!r->prefetch_on || n < 2 || len == 0 || len >= PIPELINE_MIN) {
+        for (uint32_t i = 0; i < n; i++)
+            if (remote_read(b, dpus[i], region, off, dst[i], len, err, errlen) != 0)
+                return -1;
+        return 0;
+    }
+    struct entered e;
+    if (enter(r, dpus, n, &e, err, errlen) != 0)
+        return -1;
+    int rc = -1;
+    uint32_t *list = dpu_list(r, dpus, n, err, errlen);
+    uint32_t group = (uint32_t)(WINDOW_SIZE / len); /* >= 16: len < PIPELINE_MIN */
+    for (uint32_t i = 0; list && i < n; i += group) {
+        uint32_t k = n - i < group ? n - i : group;
+        struct opd_gather req = {.region = (uint32_t)region, .off = off, .n = k, .len = len,
+                                 .data = {.where = OPD_SHM}};
+        if ((size_t)k * len <= OPD_INLINE_MAX) { /* in the reply */
+            uint8_t *got = malloc((size_t)k * len);
+            req.data.where = OPD_INLINE;
+            rc = got ? rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list + i, (size_t)k * 4, NULL, 0, -1, got,
+                                (size_t)k * len, err, errlen)
+                     : rpc_fail(err, errlen, "out of memory");
+            for (uint32_t j = 0; rc == 0 && j < k; j++)
+                memcpy(dst[i + j], got + (size_t)j * len, len);
+            free(got);
+            if (rc != 0)
+                break;
+            continue;
+        }
+        pthread_mutex_lock(&r->win_lock);
+        if ((rc = rpc_window(r, err, errlen)) == 0)
+            rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list + i, (size_t)k * 4, NULL, 0, -1, NULL, 0, err,
+                          errlen);
+        for (uint32_t j = 0; rc == 0 && j < k; j++)
+            rc = rpc_window_get(r, (uint64_t)j * len, dst[i + j], len, err, errlen);
+        if (rc == 0)
+            rc = rpc_wait_all(r, err, errlen);
+        pthread_mutex_unlock(&r->win_lock);
+        if (rc != 0)
+            break;
+    }
+    free(list);
+    leave(r, &e);
+    return rc;
+}
+
 /* The rank view in pieces of whole lines (64 bytes = 8 bytes of each of the 8 DPUs). */
 static int view(struct op_backend *b, const uint32_t dpus[8], uint64_t off, uint8_t *lines, size_t size, int write,
                 char *err, size_t errlen)
@@ -694,6 +751,7 @@ static const struct op_backend_ops remote_ops = {
     .write = remote_write,
     .check_room = remote_check_room,
     .read = remote_read,
+    .read_many = remote_read_many,
     .view_write = remote_view_write,
     .view_read = remote_view_read,
     .launch = remote_launch,

@@ -65,6 +65,7 @@ struct waiter {
     void *progress_arg;
     bool done;
     bool filling; /* a reader is taking its payload: it, not a lost connection, finishes it */
+    bool detached; /* nobody waits for it (rpc_send_detached): freed once its reply is read */
     int rc; /* 0, or -1 with msg */
     char msg[512];
 };
@@ -128,6 +129,12 @@ int rpc_hello(struct remote *r, const char *token, char *err, size_t errlen);
 int rpc_send_request(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, const void *extra,
                      size_t extra_len, const void *data, size_t data_len, int pass_fd, struct waiter *w, char *err,
                      size_t errlen);
+/* Sends a request (the fixed part only) whose reply nobody waits for: the
+ * connection's reader drops it when it comes, an error included (for
+ * requests whose failure the caller would ignore anyway: a program's close),
+ * and the caller goes on at once.  Requests are served in order, so a later
+ * request sees it done. */
+int rpc_send_detached(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, char *err, size_t errlen);
 /* Waits for w's reply (reading replies for other threads meanwhile). */
 int rpc_await(struct remote *r, struct waiter *w, char *err, size_t errlen);
 /* Posted requests (win_lock held): sent without waiting, the reply's payload

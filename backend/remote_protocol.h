@@ -56,7 +56,7 @@
 enum opd_op {
     OPD_HELLO = 1,     /* opd_hello -> opd_hello_reply */
     OPD_CLAIM,         /* opd_claim -> uint32_t ranks[claimed] */
-    OPD_RELEASE,       /* opd_rank -> - */
+    OPD_RELEASE,       /* opd_rank -> - (answered before the rank's reset, done before the next request) */
     OPD_PROGRAM_OPEN,  /* opd_data + ELF bytes -> opd_handle */
     OPD_PROGRAM_CLOSE, /* opd_handle -> - */
     OPD_LOAD,          /* opd_load + dpus -> - */
@@ -91,8 +91,9 @@ struct opd_header {
     uint32_t seq;     /* the client's number; the reply repeats it */
     uint32_t status;  /* replies: enum opd_status; requests: 0 */
     uint64_t len;     /* payload bytes that follow; an error reply's payload is its message */
-    uint64_t memory;  /* replies: host bytes backing the machine's memories after the request
-                       * (the run report samples it after every event: no round trip of its own) */
+    uint64_t memory;  /* replies: host bytes backing the memories of the client's own ranks after the
+                       * request (the run report samples it after every event: no round trip of its
+                       * own); a RELEASE's reply still counts the rank it resets next */
 };
 
 /* Where bulk data lies. */

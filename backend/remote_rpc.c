@@ -200,12 +200,20 @@ int rpc_lost(struct remote *r, char *err, size_t errlen, const char *why)
     memcpy(dead, r->dead, sizeof dead);
     pthread_mutex_unlock(&r->state_lock);
     pthread_mutex_lock(&r->recv_lock);
-    for (struct waiter *w = r->waiters; w; w = w->next)
+    for (struct waiter **p = &r->waiters; *p;) {
+        struct waiter *w = *p;
+        if (w->detached && !w->filling) { /* nobody waits for it */
+            *p = w->next;
+            free(w);
+            continue;
+        }
         if (!w->done && !w->filling) {
             w->done = true;
             w->rc = -1;
             snprintf(w->msg, sizeof w->msg, "%s", dead);
         }
+        p = &w->next;
+    }
     pthread_cond_broadcast(&r->recv_cond);
     pthread_mutex_unlock(&r->recv_lock);
     return rpc_fail(err, errlen, "%s", dead);
@@ -362,6 +370,16 @@ static int fill(struct remote *r, struct waiter *w, const struct opd_header *h, 
         return rpc_fail(err, errlen, "the daemon closed the connection");
     }
     pthread_mutex_lock(&r->recv_lock);
+    if (w->detached) { /* nobody waits for it: its reply, even an error, is dropped */
+        for (struct waiter **p = &r->waiters; *p; p = &(*p)->next)
+            if (*p == w) {
+                *p = w->next;
+                break;
+            }
+        free(w);
+        pthread_mutex_unlock(&r->recv_lock);
+        return 0;
+    }
     w->got = a.len;
     w->rc = rc;
     if (rc)
@@ -370,6 +388,19 @@ static int fill(struct remote *r, struct waiter *w, const struct opd_header *h, 
     w->done = true;
     pthread_cond_broadcast(&r->recv_cond);
     pthread_mutex_unlock(&r->recv_lock);
+    return 0;
+}
+
+int rpc_send_detached(struct remote *r, uint16_t op, const void *fixed, size_t fixed_len, char *err, size_t errlen)
+{
+    struct waiter *w = calloc(1, sizeof *w);
+    if (!w)
+        return rpc_fail(err, errlen, "out of memory");
+    w->detached = true;
+    if (rpc_send_request(r, op, fixed, fixed_len, NULL, 0, NULL, 0, -1, w, err, errlen) != 0) {
+        free(w); /* not registered any more */
+        return -1;
+    }
     return 0;
 }
 
@@ -513,6 +544,11 @@ void rpc_fini(struct remote *r)
 {
     if (r->fd >= 0)
         close(r->fd);
+    while (r->waiters) { /* only detached ones are left: their replies will never be read */
+        struct waiter *w = r->waiters;
+        r->waiters = w->next;
+        free(w);
+    }
     if (r->shm) {
         munmap(r->shm, WINDOW_SIZE);
         close(r->shm_fd);

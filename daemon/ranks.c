@@ -88,6 +88,20 @@ static uint32_t room_of(struct rank_manager *rm, const char *tenant)
     return held < rm->quota ? rm->quota - held : 0;
 }
 
+/* Whether the ranks being reset now would let a claim of min ranks by
+ * tenant through once they are available: the free ranks with them, and the
+ * room under its quota that its own ranks among them give back. */
+static bool resets_would_serve(struct rank_manager *rm, const char *tenant, uint32_t min, uint32_t free_now)
+{
+    uint32_t resetting = 0, own = 0;
+    for (uint32_t r = 0; r < rm->nr_ranks; r++)
+        if (rm->ranks[r].state == RANK_RESETTING) {
+            resetting++;
+            own += !strcmp(rm->ranks[r].tenant, tenant);
+        }
+    return resetting && free_now + resetting >= min && room_of(rm, tenant) + own >= min;
+}
+
 static void dequeue(struct rank_manager *rm, struct rank_waiter *w)
 {
     for (struct rank_waiter **p = &rm->head; *p; p = &(*p)->next)
@@ -139,7 +153,8 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, const char *tenant, uint32
     }
     /* a newcomer counts as the youngest waiter (NULL: it is not queued) */
     struct rank_waiter me = {.tenant = tenant, .min = min};
-    bool queued = false, timed_out = false;
+    bool queued = false, timed_out = false, resets_by_set = false;
+    struct timespec resets_by; /* the most a claim waits for resets beyond its own wait */
     int rc = -1;
     for (;;) {
         if (rm->stopping) {
@@ -180,6 +195,27 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, const char *tenant, uint32
             usage_of(rm, tenant, 1)->held += got;
             rc = (int)got;
             break;
+        }
+        if ((wait_ms == 0 || timed_out) && resets_would_serve(rm, tenant, min, free_now)) {
+            /* ranks being reset are free in a moment (a RELEASE is answered
+             * before its reset): a claim they would serve waits for them,
+             * however short its own wait */
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (!resets_by_set) {
+                resets_by = now;
+                resets_by.tv_sec += RM_RESET_WAIT_MS / 1000;
+                resets_by.tv_nsec += (long)(RM_RESET_WAIT_MS % 1000) * 1000000L;
+                if (resets_by.tv_nsec >= 1000000000L) {
+                    resets_by.tv_sec++;
+                    resets_by.tv_nsec -= 1000000000L;
+                }
+                resets_by_set = true;
+            }
+            if (before(&now, &resets_by)) {
+                pthread_cond_timedwait(&rm->cond, &rm->lock, &resets_by); /* a reset's end broadcasts */
+                continue;
+            }
         }
         if (wait_ms == 0 || timed_out) {
             char within[64] = "";
@@ -226,7 +262,7 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, const char *tenant, uint32
     return rc;
 }
 
-int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
+int rm_release_begin(struct rank_manager *rm, uint64_t owner, uint32_t rank)
 {
     pthread_mutex_lock(&rm->lock);
     if (rank >= rm->nr_ranks || rm->ranks[rank].state != RANK_ALLOCATED || rm->ranks[rank].owner != owner) {
@@ -235,6 +271,11 @@ int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
     }
     rm->ranks[rank].state = RANK_RESETTING;
     pthread_mutex_unlock(&rm->lock);
+    return 0;
+}
+
+void rm_release_end(struct rank_manager *rm, uint32_t rank)
+{
     /* program, MRAM and WRAM are reset here, without the lock: other ranks
      * are claimed and released meanwhile */
     rm->b->ops->release_rank(rm->b, rank);
@@ -246,6 +287,13 @@ int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
     rm->ranks[rank].owner = 0;
     pthread_cond_broadcast(&rm->cond);
     pthread_mutex_unlock(&rm->lock);
+}
+
+int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank)
+{
+    if (rm_release_begin(rm, owner, rank) != 0)
+        return -1;
+    rm_release_end(rm, rank);
     return 0;
 }
 

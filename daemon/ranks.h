@@ -63,6 +63,15 @@ int rm_claim(struct rank_manager *rm, uint64_t owner, const char *tenant, uint32
              uint32_t wait_ms, int (*gone)(void *ctx), void *ctx, uint32_t *ranks, char *err, size_t errlen);
 /* Gives the owner's rank back: reset, then available.  -1 if not the owner's. */
 int rm_release(struct rank_manager *rm, uint64_t owner, uint32_t rank);
+/* The same in two steps, so that the owner can be answered in between:
+ * begin takes the rank from its owner (nobody can claim it: it is being
+ * reset), end resets it and makes it available.  A claim that ranks being
+ * reset would serve waits for their resets, at most RM_RESET_WAIT_MS beyond
+ * its own wait (even a claim that does not wait): to a client, a rank it
+ * released is free.  begin: -1 if not the owner's. */
+#define RM_RESET_WAIT_MS 5000
+int rm_release_begin(struct rank_manager *rm, uint64_t owner, uint32_t rank);
+void rm_release_end(struct rank_manager *rm, uint32_t rank);
 /* Wakes every waiting claim with an error; later claims fail. */
 void rm_stop(struct rank_manager *rm);
 /* A rank's state and owner (for logs and tests). */

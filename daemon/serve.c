@@ -198,11 +198,24 @@ static int stopping(const struct daemon *d)
     return poll(&p, 1, 0) == 1;
 }
 
+/* The host memory backing the connection's own ranks (its session's pool):
+ * never what other tenants use (nor their ranks still being reset).  A
+ * RELEASE's reply still counts its rank, whose reset follows the reply. */
+static uint64_t own_memory(struct conn *c)
+{
+    struct op_backend *b = c->d->b;
+    uint64_t used = 0;
+    if (!b->ops->pool_memory) /* no pools: one tenant's machine */
+        b->ops->memory(b, &used, NULL);
+    else if (c->pool)
+        used = b->ops->pool_memory(b, c->pool);
+    return used;
+}
+
 static int send_message(struct conn *c, uint16_t op, uint32_t seq, uint32_t status, const void *data, size_t len)
 {
     struct opd_header h = {.magic = OPD_MAGIC, .version = OPD_VERSION, .op = op, .seq = seq, .status = status,
-                           .len = len};
-    c->d->b->ops->memory(c->d->b, &h.memory, NULL);
+                           .len = len, .memory = own_memory(c)};
     struct iovec iov[2] = {{&h, sizeof h}, {(void *)data, len}};
     pthread_mutex_lock(&c->send_lock);
     int rc = transport_send(c->fd, iov, 2, SEND_TIMEOUT_MS);
@@ -389,16 +402,24 @@ static int req_claim(struct exec *x, const struct opd_request *r)
 
 static void stop_lane(struct conn *c, uint32_t rank);
 
+/* Answered as soon as no one can claim the rank any more, before its reset
+ * (freeing the pages the tenant wrote: the slow part), which runs here, on
+ * the connection's thread, before its next request: the session's pool
+ * outlives it, and a claim that needs the rank waits for it (ranks.h). */
 static int req_release(struct exec *x, const struct opd_request *r)
 {
     struct conn *c = x->c;
     struct daemon *d = c->d;
-    stop_lane(c, r->u.rank.rank);
-    c->owned[r->u.rank.rank] = 0;
-    rm_release(&d->rm, c->id, r->u.rank.rank);
+    uint32_t rank = r->u.rank.rank;
+    stop_lane(c, rank);
+    c->owned[rank] = 0;
+    int taken = rm_release_begin(&d->rm, c->id, rank);
+    int rc = reply(c, r, OPD_OK, NULL, 0);
+    if (taken == 0)
+        rm_release_end(&d->rm, rank);
     if (d->verbose)
-        daemon_log("rank %u released by pid %d and reset", r->u.rank.rank, (int)c->peer.pid);
-    return reply(c, r, OPD_OK, NULL, 0);
+        daemon_log("rank %u released by pid %d and reset", rank, (int)c->peer.pid);
+    return rc;
 }
 
 /* The ELF bytes, taken once: the header is checked first (a file that is no
@@ -702,10 +723,8 @@ static int req_drain(struct exec *x, const struct opd_request *r)
 static int req_memory(struct exec *x, const struct opd_request *r)
 {
     struct op_backend *b = x->c->d->b;
-    struct opd_memory m = {0};
+    struct opd_memory m = {.used = own_memory(x->c)};
     b->ops->memory(b, NULL, &m.limit);
-    if (x->c->pool && b->ops->pool_memory)
-        m.used = b->ops->pool_memory(b, x->c->pool);
     return reply(x->c, r, OPD_OK, &m, sizeof m);
 }
 

@@ -294,7 +294,15 @@ static void xfer_run(struct op_job *j)
     struct op_progress p;
     op_progress_begin(&p, "transfer", x->n);
     x->rc = x->to_dpu ? write_dpus(x->ids, x->n, &x->t, x->src, x->nsrc, x->len, &p) : DPU_OK;
-    for (uint32_t i = 0; !x->to_dpu && i < x->n && x->rc == DPU_OK; i++) {
+    if (!x->to_dpu && x->n && op_sdk_backend()->ops->read_many) { /* one step (the remote backend's gather) */
+        char err[256];
+        if (OP_BACKEND(read_many, x->ids, x->n, x->t.region, x->t.offset, x->dst, x->len, err, sizeof err) != 0) {
+            op_warn("%s", err);
+            x->rc = DPU_ERR_SYSTEM;
+        }
+        op_progress_update(&p, x->n);
+    }
+    for (uint32_t i = 0; !x->to_dpu && !op_sdk_backend()->ops->read_many && i < x->n && x->rc == DPU_OK; i++) {
         x->rc = read_dpu(x->ids[i], &x->t, 0, x->dst[i], x->len);
         op_progress_update(&p, i + 1);
     }

@@ -3,12 +3,16 @@
 # The bundled examples embedded and through openpimd, side by side in one run:
 # wall time of each whole program (min and median of REPS runs each,
 # alternating), and the remote/embedded ratio of the medians; the mean ratio
-# is the daemon's overhead over the bundled workloads.
-#   bench/daemon/examples.sh [build-dir] [dpus] [reps]
+# is the daemon's overhead over the bundled workloads.  Each timed run starts
+# after a pause (SETTLE seconds): what the daemon still does after a client
+# has gone (the reset of its ranks, the end of its workers) must not fall into
+# the next embedded run's time, nor anything of the embedded run into the
+# remote one's.
+#   bench/daemon/examples.sh [build-dir] [dpus] [reps]     (environment: SETTLE, default 0.05 s)
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/../sdk_env.sh" "${1:-}"
-dpus=${2:-64} reps=${3:-5}
+dpus=${2:-64} reps=${3:-5} settle=${SETTLE:-0.05}
 pid=$("$build/daemon/tests/opd_launch" "$build/sdk/bin/openpimd" "$work/s.sock" "$work/daemon.log")
 trap 'kill -TERM $pid; rm -rf "$work"' EXIT
 unset UPMEM_PROFILE UPMEM_PROFILE_BASE
@@ -22,10 +26,13 @@ for dir in "$here"/../../examples/*/; do
     make -C "$work/$name" >/dev/null 2>&1
     emb=() rem=()
     for ((i = 0; i < reps; i++)); do
+        sleep "$settle"
         t0=$(now); (cd "$work/$name" && OPENPIM_QUIET=1 ./bin/host_app -d "$dpus" >/dev/null); t1=$(now)
-        (cd "$work/$name" && OPENPIM_QUIET=1 UPMEM_PROFILE="backend=remote,socket=$work/s.sock" ./bin/host_app -d "$dpus" >/dev/null)
+        sleep "$settle"
         t2=$(now)
-        emb+=("$(echo "$t1 - $t0" | bc)") rem+=("$(echo "$t2 - $t1" | bc)")
+        (cd "$work/$name" && OPENPIM_QUIET=1 UPMEM_PROFILE="backend=remote,socket=$work/s.sock" ./bin/host_app -d "$dpus" >/dev/null)
+        t3=$(now)
+        emb+=("$(echo "$t1 - $t0" | bc)") rem+=("$(echo "$t3 - $t2" | bc)")
     done
     read -r emin emed < <(printf "%s\n" "${emb[@]}" | sort -g | awk '{v[NR]=$1} END {print v[1], v[int((NR+1)/2)]}')
     read -r rmin rmed < <(printf "%s\n" "${rem[@]}" | sort -g | awk '{v[NR]=$1} END {print v[1], v[int((NR+1)/2)]}')

@@ -195,6 +195,7 @@ struct raw_reply {
     uint16_t op;
     uint32_t seq;
     uint64_t len;
+    uint64_t memory; /* the header's memory figure */
     char msg[512];
 };
 
@@ -209,6 +210,7 @@ static inline int raw_reply(int fd, struct raw_reply *r, void *buf, size_t cap)
     r->op = h.op;
     r->seq = h.seq;
     r->len = h.len;
+    r->memory = h.memory;
     for (uint64_t done = 0; done < h.len;) {
         char sink[4096];
         size_t k = h.len - done < sizeof sink ? (size_t)(h.len - done) : sizeof sink;

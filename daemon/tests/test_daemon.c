@@ -11,6 +11,15 @@
  *            written); after A releases, B gets the rank and sees only zeros
  * kill       a client SIGKILLed in the middle of a transfer: its rank is
  *            reclaimed, reset, and served to the next client
+ * release_then_claim
+ *            a client goes right after its RELEASE (answered before the
+ *            reset); another claims that rank at once, without waiting: it
+ *            gets it, zeroed; the closed sessions' pools are freed after
+ * memory_private
+ *            MEMORY and every reply's memory figure count the session's own
+ *            ranks only
+ * gather     transfers from a set's DPUs (one READ_GATHER per window's worth)
+ *            exact for every size, set, way (prefetch off, streamed window)
  * tenants    more tenants than ranks at once, queued FIFO; every result exact,
  *            read with and without the prefetch cache (rounds of write, launch,
  *            read: a stale cached byte would show)
@@ -30,6 +39,7 @@
  *            socket; a new daemon serves the same path */
 #include "scenario.h"
 
+#include <dirent.h>
 #include <dpu.h>
 #include <openpim_ext.h>
 
@@ -321,11 +331,13 @@ static uint64_t memory_used(int fd)
     CHECK_EQ(raw_call(fd, OPD_MEMORY, NULL, 0, NULL, 0, NULL, 0, -1, &r, &m, sizeof m), 0);
     CHECK_EQ(r.status, OPD_OK);
     CHECK(m.limit > 0);
+    CHECK_EQ(r.memory, m.used); /* every reply's figure is the same: the session's own */
     return m.used;
 }
 
-/* MEMORY tells a session the host memory backing its own ranks only: what
- * another session writes or releases does not show in it. */
+/* MEMORY, and the figure every reply carries, tell a session the host memory
+ * backing its own ranks only: what another session writes or releases does
+ * not show in it. */
 static void memory_private(void)
 {
     const char *args[] = {"--machine", "nrRanks=2,nrDpusPerRank=8", "--workers", "1", NULL};
@@ -352,6 +364,151 @@ static void memory_private(void)
     CHECK_EQ(memory_used(a), 0u); /* A holds no rank now */
     close(a);
     close(b);
+}
+
+/* Descriptors the process holds. */
+static unsigned nr_fds(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    unsigned n = 0;
+    DIR *d = opendir(path);
+    for (struct dirent *e; d && (e = readdir(d));)
+        n += e->d_name[0] != '.';
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* A RELEASE is answered before its rank's reset: a session that goes at once
+ * after it, and another that claims at once (without waiting) on a machine of
+ * that one rank, gets the rank (its claim waits for the reset) and reads only
+ * zeros; the pools of the sessions that closed while their reset ran are
+ * freed after it (the daemon is back to its descriptors). */
+static void release_then_claim(void)
+{
+    const char *args[] = {"--machine", "nrRanks=1,nrDpusPerRank=8", "--workers", "1", NULL};
+    daemon_pid = start(args);
+    struct opd_hello_reply h;
+    int fd = raw_hello(sock, &h);
+    CHECK(fd >= 0);
+    unsigned fds_before = nr_fds(daemon_pid); /* one connection, no pool */
+    const uint32_t per_dpu = 8u << 20;        /* pages whose freeing makes the reset take a while */
+    for (unsigned round = 0; round < 4; round++) {
+        struct raw_reply r;
+        CHECK_EQ(raw_claim(fd, 0, &r), 0); /* no wait: the last session's reset may still run */
+        uint8_t *map;
+        CHECK_EQ(raw_window(fd, per_dpu, &map), 0);
+        for (uint32_t i = 0; round && i < PER_RANK; i++) { /* what the last session wrote (all of it: at the end) */
+            struct opd_read req = {.dpu = i, .region = OP_REGION_MRAM, .len = per_dpu, .data = {.where = OPD_SHM}};
+            memset(map, 0xa5, per_dpu);
+            CHECK_EQ(raw_call(fd, OPD_READ, &req, sizeof req, NULL, 0, NULL, 0, -1, &r, NULL, 0), 0);
+            CHECK_EQ(r.status, OPD_OK);
+            CHECK(all_zero(map, per_dpu));
+            static uint8_t wram[4096];
+            memset(wram, 0xa5, sizeof wram);
+            CHECK_EQ(read_mem(fd, i, OP_REGION_WRAM, 0, sizeof wram, wram).status, OPD_OK);
+            CHECK(all_zero(wram, sizeof wram));
+        }
+        for (uint32_t i = 0; i < PER_RANK; i++) {
+            memset(map, 0x5a + (int)i, per_dpu);
+            struct opd_write w = {.region = OP_REGION_MRAM, .off = 0, .n = 1, .nsrc = 1, .len = per_dpu,
+                                  .data = {.where = OPD_SHM}};
+            CHECK_EQ(raw_call(fd, OPD_WRITE, &w, sizeof w, &i, 1, NULL, 0, -1, &r, NULL, 0), 0);
+            CHECK_EQ(r.status, OPD_OK);
+            static uint8_t wram[4096];
+            memset(wram, 0xc3, sizeof wram);
+            CHECK_EQ(write_mem(fd, &i, 1, OP_REGION_WRAM, 0, wram, sizeof wram).status, OPD_OK);
+        }
+        munmap(map, per_dpu);
+        int next = raw_hello(sock, &h);
+        CHECK(next >= 0);
+        struct opd_rank rel = {.rank = 0};
+        CHECK_EQ(raw_call(fd, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0), 0);
+        CHECK_EQ(r.status, OPD_OK);
+        close(fd); /* gone before its reset is done */
+        fd = next;
+    }
+    struct raw_reply r;
+    CHECK_EQ(raw_claim(fd, 0, &r), 0);
+    check_rank_clean(fd, 0, &h);
+    struct opd_rank rel = {.rank = 0};
+    CHECK_EQ(raw_call(fd, OPD_RELEASE, &rel, sizeof rel, NULL, 0, NULL, 0, -1, &r, NULL, 0), 0);
+    close(fd);
+    fd = raw_hello(sock, &h);
+    CHECK(fd >= 0);
+    unsigned fds = 0;
+    for (int tries = 0; tries < 500 && (fds = nr_fds(daemon_pid)) != fds_before; tries++)
+        usleep(10000); /* the last session's thread ends after its reply */
+    CHECK_EQ(fds, fds_before);
+    close(fd);
+}
+
+/* A transfer from a set's DPUs (dpu_push_xfer DPU_XFER_FROM_DPU) reads in
+ * as few requests as it can (READ_GATHER: inline, through the window, in
+ * several window's worth): every DPU's bytes land in its own buffer, for
+ * sizes from 8 bytes to past the pipelined reads, sets of all the DPUs of two
+ * ranks or of a few, synchronous and asynchronous, with the prefetch on and
+ * off (DPU by DPU) and with the window streamed.  Checked against what each
+ * DPU was given. */
+static void gather(void)
+{
+    const char *args[] = {"--machine", "nrRanks=2", "--workers", "1", NULL};
+    daemon_pid = start(args);
+    static const char *const ways[] = {"", ",remotePrefetch=false", ",remoteStream=true"};
+    for (unsigned way = 0; way < 3; way++) {
+        pid_t kid = fork();
+        if (kid == 0) {
+            char p[400];
+            snprintf(p, sizeof p, "%s,allocWaitMs=10000%s", profile, ways[way]);
+            struct dpu_set_t set, dpu;
+            CHECK_EQ(dpu_alloc_ranks(2, p, &set), DPU_OK);
+            CHECK_EQ(dpu_load(set, dpu_program, NULL), DPU_OK);
+            uint32_t nr_dpus = 0;
+            CHECK_EQ(dpu_get_nr_dpus(set, &nr_dpus), DPU_OK);
+            static const size_t lens[] = {8, 4000, 62504, 256u << 10, 1u << 20, 3u << 20};
+            for (unsigned l = 0; l < sizeof lens / sizeof *lens; l++) {
+                size_t len = lens[l];
+                /* every DPU, or every third from the second (the large sizes: 40 DPUs at most) */
+                uint32_t step = len >= (1u << 20) || l % 2 ? 3 : 1, first = step > 1, count = 0;
+                uint8_t **in = calloc(nr_dpus, sizeof *in), **out = calloc(nr_dpus, sizeof *out);
+                uint32_t i;
+                DPU_FOREACH(set, dpu, i) {
+                    if (i < first || (i - first) % step || (len >= (1u << 20) && count == 40))
+                        continue;
+                    count++;
+                    in[i] = malloc(len);
+                    out[i] = malloc(len);
+                    for (size_t k = 0; k < len; k++)
+                        in[i][k] = (uint8_t)((k * 131u + i * 7u + l) ^ (k >> 9));
+                    memset(out[i], 0xee, len);
+                    CHECK_EQ(dpu_prepare_xfer(dpu, in[i]), DPU_OK);
+                }
+                CHECK_EQ(dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, 4096, len, DPU_XFER_DEFAULT),
+                         DPU_OK);
+                DPU_FOREACH(set, dpu, i) {
+                    if (out[i])
+                        CHECK_EQ(dpu_prepare_xfer(dpu, out[i]), DPU_OK);
+                }
+                dpu_xfer_flags_t flags = l % 3 == 2 ? DPU_XFER_ASYNC : DPU_XFER_DEFAULT;
+                CHECK_EQ(dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME, 4096, len, flags), DPU_OK);
+                CHECK_EQ(dpu_sync(set), DPU_OK);
+                for (i = 0; i < nr_dpus; i++) {
+                    if (in[i] && memcmp(in[i], out[i], len) != 0) {
+                        fprintf(stderr, "way %u, %zu bytes: DPU %u read back wrong\n", way, len, i);
+                        CHECK(0);
+                    }
+                    free(in[i]);
+                    free(out[i]);
+                }
+                free(in);
+                free(out);
+            }
+            CHECK_EQ(dpu_free(set), DPU_OK);
+            _exit(check_done("gather") ? 1 : 0);
+        }
+        CHECK_EQ(wait_child(kid), 0);
+    }
 }
 
 static void tenants(void)
@@ -1010,6 +1167,7 @@ int main(int argc, char **argv)
         {"isolation", isolation}, {"kill", kill_mid_transfer}, {"tenants", tenants},
         {"queue", queue},         {"malformed", malformed},    {"shutdown", shutdown_scenario},
         {"profile", profile_keys}, {"batch", batch},            {"large", large},
-        {"ctl", ctl},             {"server_order", server_order}, {"memory_private", memory_private}};
+        {"ctl", ctl},             {"server_order", server_order}, {"memory_private", memory_private},
+        {"release_then_claim", release_then_claim}, {"gather", gather}};
     return scenario_run(argv[1], scenarios, sizeof scenarios / sizeof *scenarios);
 }
