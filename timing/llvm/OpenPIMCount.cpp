@@ -72,7 +72,10 @@
 // switch points where the running tasklet may give way to another
 // (accesses to memory other tasklets may use that repeat an address, back
 // edges), and, with -openpim-racecheck, a report of every such access to the
-// worker's race detector.
+// worker's race detector; with -openpim-wram-start, a check that no load or
+// store reaches the bytes below WRAM's first byte that share its page (WRAM
+// that does not start on a page boundary, v1B's: the page protection cannot
+// take them away).
 //
 // Keeping the counter fast: the counter's loads/stores carry an alias scope
 // that every other load/store/memcpy of the function is declared noalias with
@@ -83,6 +86,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -325,6 +329,7 @@ private:
 struct Options {
   bool SwitchPoints = false; // where the running tasklet may give way to another
   bool RaceCheck = false;    // every shared access reported to the race detector
+  uint32_t WramStart = 0;    // WRAM's first byte, when it is not on a page boundary: accesses below it fault
   WrittenGlobals *Written = nullptr; // the module's: loads of unwritten globals need no switch point
 };
 
@@ -351,6 +356,8 @@ public:
       Blocks.push_back(&BB);
     if (Opts.SwitchPoints || Opts.RaceCheck)
       planAccessPoints(); // on the CFG as compiled: loops and back edges
+    if (Opts.WramStart % PageBytes)
+      planWramLowChecks();
 
     bool Changed = false;
     for (BasicBlock *BB : Blocks)
@@ -364,7 +371,10 @@ public:
       insertSwitchPoint(P.first, P.second, 0);
     for (Instruction *T : FarPoints)
       insertSwitchPoint(T, 0, 1);
-    return Changed || !HookSites.empty() || !RaceSites.empty() || !NearBack.empty() || !FarPoints.empty();
+    for (const auto &W : WramLowSites)
+      insertWramLowCheck(W.first, W.second);
+    return Changed || !HookSites.empty() || !RaceSites.empty() || !NearBack.empty() || !FarPoints.empty() ||
+           !WramLowSites.empty();
   }
 
   // IRAM estimate of F, known after run(): the static DPU instructions of all
@@ -1754,6 +1764,105 @@ private:
     raceCall(B, B.CreatePtrToInt(R.Ptr, I64), B.CreateZExtOrTrunc(R.Bytes, I64), R.Flags, siteRecord(*R.At));
   }
 
+  // ------------------------------------------------- below WRAM (v1B)
+  // WRAM ends on a page boundary, so an access past its end faults; a WRAM
+  // that is not a whole number of pages (v1B: 62 KB) starts inside a page,
+  // whose bytes below WRAM's first byte the page protection cannot take away.
+  // With -openpim-wram-start, every load, store, atomic or mem* intrinsic
+  // whose address may lie there is preceded by
+  //   if ((uint32_t)address - page < start - page) __op_wram_low(address);
+  // (page: start rounded down to a page), a call that faults the DPU.  Not
+  // checked: MRAM (__mram_ptr), stack objects (the tasklets' native stacks lie
+  // far above WRAM), what the runtime's own globals point to (its environment
+  // page), a global plus a constant offset that is not negative (a global is never
+  // below WRAM's first byte), and an access at most a page above one that
+  // dominates it from the same base (that one was checked or covered, or it
+  // faulted: nothing is mapped in the page below WRAM's window).
+  static constexpr uint64_t PageBytes = 4096;
+  static constexpr const char *WramLowFnName = OP_WRAM_LOW_FN_SYMBOL;
+  SmallVector<std::pair<Instruction *, Value *>, 8> WramLowSites; // access, its address
+
+  void planWramLowChecks() {
+    DominatorTree DT(F);
+    // accesses planned or covered, by base: (access, constant offset from the base)
+    DenseMap<const Value *, SmallVector<std::pair<const Instruction *, int64_t>, 2>> Seen;
+    auto Plan = [&](Instruction &I, Value *Ptr) {
+      if (!Ptr->getType()->isPointerTy() || Ptr->getType()->getPointerAddressSpace() != 0)
+        return;
+      APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+      const Value *Base = Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+      int64_t O = Off.getSExtValue();
+      if (isa<GlobalValue>(Base) && O >= 0)
+        return;
+      const Value *Obj = getUnderlyingObject(Ptr, 0);
+      if (isa<AllocaInst>(Obj))
+        return;
+      if (const auto *L = dyn_cast<LoadInst>(Obj))
+        if (runtimeOwned(getUnderlyingObject(L->getPointerOperand(), 0)))
+          return;
+      auto &Accesses = Seen[Base];
+      bool Covered = false;
+      for (const auto &A : Accesses)
+        if (A.second <= O && O - A.second < (int64_t)PageBytes && DT.dominates(A.first, &I))
+          Covered = true;
+      Accesses.emplace_back(&I, O);
+      if (!Covered)
+        WramLowSites.emplace_back(&I, Ptr);
+    };
+    // dominators first: a block's dominators come before it in the tree's preorder
+    for (DomTreeNode *N : depth_first(DT.getRootNode()))
+      for (Instruction &I : *N->getBlock()) {
+        if (auto *L = dyn_cast<LoadInst>(&I)) {
+          Plan(I, L->getPointerOperand());
+        } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+          Plan(I, S->getPointerOperand());
+        } else if (auto *A = dyn_cast<AtomicRMWInst>(&I)) {
+          Plan(I, A->getPointerOperand());
+        } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
+          Plan(I, X->getPointerOperand());
+        } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+          if (auto *MT = dyn_cast<MemTransferInst>(MI))
+            Plan(I, MT->getRawSource());
+          Plan(I, MI->getRawDest());
+        }
+      }
+  }
+
+  void insertWramLowCheck(Instruction *At, Value *Ptr) {
+    IRBuilder<> B(At);
+    uint32_t Page = Opts.WramStart & ~uint32_t(PageBytes - 1);
+    // The address from its base and constant offset in 32-bit arithmetic that
+    // wraps: an `inbounds` offset below its object is poison, and the
+    // optimiser would drop the check (`global - 8` is such an address).
+    APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+    Value *Base = Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+    auto *IntPtr = cast<IntegerType>(DL.getIntPtrType(Ptr->getType())); // 32 bits in a DPU image
+    Value *Addr = B.CreateAdd(B.CreatePtrToInt(Base, IntPtr), ConstantInt::get(IntPtr, Off.zextOrTrunc(
+                                                                                   IntPtr->getBitWidth())),
+                              "opw.addr");
+    Value *Below = B.CreateICmpULT(B.CreateSub(Addr, ConstantInt::get(IntPtr, Page)),
+                                   ConstantInt::get(IntPtr, Opts.WramStart - Page), "opw.below");
+    Instruction *Then = SplitBlockAndInsertIfThen(Below, At, /*Unreachable=*/true,
+                                                  MDBuilder(Ctx).createBranchWeights(1, 1u << 20));
+    IRBuilder<> TB(Then);
+    TB.SetCurrentDebugLocation(At->getDebugLoc()); // the fault's file and line are the access's
+    FunctionCallee Fn = M.getOrInsertFunction(WramLowFnName, FunctionType::get(Type::getVoidTy(Ctx), {I32}, false));
+    if (auto *Decl = dyn_cast<Function>(Fn.getCallee())) {
+      Decl->setDoesNotReturn();
+      Decl->setDoesNotThrow();
+      Decl->addFnAttr(Attribute::Cold);
+      if (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default)
+        Decl->setDSOLocal(true);
+    }
+    CallInst *CI = TB.CreateCall(Fn, {TB.CreateTrunc(Addr, I32)});
+    CI->setDoesNotReturn();
+    CI->setDoesNotThrow();
+    CI->addFnAttr(Attribute::NoMerge); // one call per access: each keeps its line
+    // it may read the program's memory (its stores before the fault stay),
+    // but never the counter: the counter stays in a register in loops
+    CI->setMetadata(LLVMContext::MD_noalias, CounterScope);
+  }
+
   // ------------------------------------------------------------ per block
   // After the PHIs, and in the entry block after its leading static allocas.
   static Instruction *firstCountPoint(BasicBlock &BB) {
@@ -1929,6 +2038,10 @@ cl::opt<bool> IramOnly("openpim-iram-only", cl::desc("OpenPIMCount: record IRAM 
 // Race checks: images for the race detector (the driver, under OPENPIM_RACECHECK).
 cl::opt<bool> RaceCheck("openpim-racecheck", cl::desc("OpenPIMCount: report shared accesses to the race detector"));
 // Switch points are always wanted; off only to measure what they cost.
+// WRAM's first byte, where it does not start on a page boundary (the driver,
+// for v1B): loads and stores below it in its page fault (planWramLowChecks).
+cl::opt<unsigned> WramStart("openpim-wram-start", cl::init(0),
+                            cl::desc("OpenPIMCount: fault accesses below this WRAM start, in its page"));
 cl::opt<bool> SwitchPoints("openpim-switch-points", cl::init(true),
                            cl::desc("OpenPIMCount: let tasklets give way at shared accesses and back edges"));
 
@@ -1979,6 +2092,7 @@ struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
       Options Opts;
       Opts.SwitchPoints = SwitchPoints;
       Opts.RaceCheck = RaceCheck;
+      Opts.WramStart = WramStart;
       Opts.Written = &Written;
       Instrumenter In(M, F, ScopeList, Opts);
       In.run();
