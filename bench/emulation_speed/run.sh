@@ -17,3 +17,8 @@ echo "-- DPU code with instruction accounting (timing model on):"
 "$work/host_bench" "$work/dpu_counted"
 echo "-- DPU code without instruction accounting:"
 "$work/host_bench" "$work/dpu_plain"
+# v1B's WRAM starts inside a page: its loads and stores below WRAM's first
+# byte are checked in the code (the accounting pass's -openpim-wram-start)
+dpu-upmem-dpurte-clang -mcpu=v1B -O2 -DNR_TASKLETS=1 -I"$here" -o "$work/dpu_counted_v1B" "$here/dpu_bench.c"
+echo "-- DPU code with instruction accounting, built for and run on v1B:"
+"$work/host_bench" "$work/dpu_counted_v1B" "nrRanks=1,workers=1,chip=v1B"

@@ -3,6 +3,7 @@
  * WRAM, the byte past its end is not, nor any below its first byte, on v1B
  * (62 KB) as on v1A (64 KB).  Tasklet `who` makes the access the host asks
  * for (`mode`, at `addr`); the others only wait. */
+#include <alloc.h>
 #include <defs.h>
 #include <stdint.h>
 #include <string.h>
@@ -30,6 +31,17 @@ static void touch(void)
         uint32_t word = 0;
         memcpy(&word, (const void *)(uintptr_t)addr, value);
         value = word;
+    }
+    if (mode == 10) { /* a byte stored there, loaded back, restored (it is program data) */
+        uint8_t old = *at;
+        *at = (uint8_t)value;
+        value = *at;
+        *at = old;
+    }
+    if (mode == 9) { /* a load at an offset from a heap block (negative here) */
+        mem_reset();
+        const volatile uint8_t *block = mem_alloc(8);
+        value = block[(int32_t)(addr - (uintptr_t)block)];
     }
     if (mode == 8) { /* a loop that starts below WRAM's first byte */
         uint32_t sum = 0;

@@ -3,11 +3,11 @@
  * page-aligned window; v1B's 62 KB end on a page boundary and start inside a
  * page, whose 2 KB below WRAM's first byte stay accessible to x86 code: there
  * the DPU program's own loads and stores are checked.  On both chips, then:
- * WRAM's first and last bytes work (and the host sees what was stored); a
- * load, store or copy past its end or below its first byte (by a constant
- * offset from a global, at an address computed at run time, in a loop) stops
- * the DPU with a memory fault that names the tasklet, the address and the
- * limit crossed, in the same words on both chips. */
+ * WRAM's first and last bytes work; a load, store or copy past its end or
+ * below its first byte (by a constant offset from a global, at an address
+ * computed at run time, at a negative offset from a heap block, in a loop)
+ * stops the DPU with a memory fault that names the tasklet, the address and
+ * the limit crossed, in the same words on both chips. */
 #include <dpu.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,13 +86,14 @@ static void chip(const struct chip *c)
     CHECK_EQ(run(dpu, 1, 0, 0, 0), DPU_OK);
     CHECK_EQ(get(dpu, "size"), c->wram);
 
-    /* the first and last bytes: stored, then loaded back, by tasklets 1 and 2 */
+    /* the first and last bytes: stored and loaded back (then restored), by tasklets 1 and 2 */
     uint32_t ends[] = {first, last};
     for (unsigned k = 0; k < 2; k++) {
-        CHECK_EQ(run(dpu, 6, 1 + k, ends[k], 0xa5u + k), DPU_OK);
-        CHECK_EQ(run(dpu, 5, 2 - k, ends[k], 0), DPU_OK);
+        CHECK_EQ(run(dpu, 10, 1 + k, ends[k], 0xa5u + k), DPU_OK);
         CHECK_EQ(get(dpu, "value"), 0xa5u + k);
+        CHECK_EQ(run(dpu, 5, 2 - k, ends[k], 0), DPU_OK);
     }
+    CHECK_EQ(run(dpu, 9, 2, last, 0), DPU_OK); /* mode 9's load (below), in WRAM */
 
     /* past the end: a store of a constant offset, loads at computed addresses */
     past(want, sizeof want, WRAM_END + 0x100);
@@ -118,6 +119,8 @@ static void chip(const struct chip *c)
     }
     below(want, sizeof want, first - 2, first);
     check_fault(c, dpu, run(dpu, 7, 1, first - 2, 4), 1, want);
+    below(want, sizeof want, first - 3, first);
+    check_fault(c, dpu, run(dpu, 9, 2, first - 3, 0), 2, want);
     put(dpu, "from", (uint32_t)-3);
     below(want, sizeof want, first - 12, first);
     check_fault(c, dpu, run(dpu, 8, 0, 0, 0), 0, want);

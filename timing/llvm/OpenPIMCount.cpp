@@ -96,6 +96,7 @@
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -1774,16 +1775,48 @@ private:
   // (page: start rounded down to a page), a call that faults the DPU.  Not
   // checked: MRAM (__mram_ptr), stack objects (the tasklets' native stacks lie
   // far above WRAM), what the runtime's own globals point to (its environment
-  // page), a global plus a constant offset that is not negative (a global is never
-  // below WRAM's first byte), and an access at most a page above one that
-  // dominates it from the same base (that one was checked or covered, or it
-  // faulted: nothing is mapped in the page below WRAM's window).
+  // page), a global or a block of the SDK's WRAM allocators plus an offset
+  // that is a constant or that SCEV proves, and that is not negative (neither
+  // is ever below WRAM's first byte; a loop's `table[i]` from i = 0), and an
+  // access at most a page above one that dominates it from the same base
+  // (that one was checked or covered, or it faulted: nothing is mapped in the
+  // page below WRAM's window).
   static constexpr uint64_t PageBytes = 4096;
   static constexpr const char *WramLowFnName = OP_WRAM_LOW_FN_SYMBOL;
   SmallVector<std::pair<Instruction *, Value *>, 8> WramLowSites; // access, its address
 
+  // A base that is never below WRAM's first byte: a global, or what the
+  // SDK's WRAM allocators return (a heap block, or NULL, far below WRAM).
+  static bool wramBase(const Value *V) {
+    if (isa<GlobalValue>(V))
+      return true;
+    const auto *CB = dyn_cast<CallBase>(V);
+    const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    if (!Callee)
+      return false;
+    StringRef N = Callee->getName();
+    return N == "mem_alloc" || N == "buddy_alloc" || N == "buddy_realloc" || N == "fsb_get";
+  }
+
   void planWramLowChecks() {
     DominatorTree DT(F);
+    LoopInfo LI(DT);
+    TargetLibraryInfoImpl TLII(Triple(M.getTargetTriple()));
+    TargetLibraryInfo TLI(TLII);
+    AssumptionCache AC(F);
+    ScalarEvolution SE(F, TLI, AC, DT, LI);
+    // A WRAM base plus an offset that SCEV proves not negative (`table[i]`, i
+    // a loop's counter from 0, a masked index...): not below the base.
+    auto AboveWramBase = [&](Value *Ptr) {
+      if (!SE.isSCEVable(Ptr->getType()))
+        return false;
+      const SCEV *S = SE.getSCEV(Ptr), *Base = SE.getPointerBase(S);
+      const auto *U = dyn_cast<SCEVUnknown>(Base);
+      if (!U || !wramBase(U->getValue()))
+        return false;
+      const SCEV *Off = SE.getMinusSCEV(S, Base);
+      return !isa<SCEVCouldNotCompute>(Off) && SE.getSignedRange(Off).getSignedMin().isNonNegative();
+    };
     // accesses planned or covered, by base: (access, constant offset from the base)
     DenseMap<const Value *, SmallVector<std::pair<const Instruction *, int64_t>, 2>> Seen;
     auto Plan = [&](Instruction &I, Value *Ptr) {
@@ -1792,7 +1825,7 @@ private:
       APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
       const Value *Base = Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
       int64_t O = Off.getSExtValue();
-      if (isa<GlobalValue>(Base) && O >= 0)
+      if ((wramBase(Base) && O >= 0) || AboveWramBase(Ptr))
         return;
       const Value *Obj = getUnderlyingObject(Ptr, 0);
       if (isa<AllocaInst>(Obj))
