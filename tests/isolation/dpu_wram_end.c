@@ -12,6 +12,15 @@ extern uint8_t __op_wram_start[], __op_wram_end[]; /* the linker script's WRAM b
 __host uint32_t mode, size, who, addr, value;
 __host int32_t from; /* first index of mode 8's loop */
 
+/* n words from p on: a loop over a pointer argument */
+static __attribute__((noinline)) uint32_t sum_words(const uint32_t *p, int32_t n)
+{
+    uint32_t sum = 0;
+    for (int32_t i = 0; i < n; i++)
+        sum += p[i];
+    return sum;
+}
+
 static void touch(void)
 {
     volatile uint8_t *at = (volatile uint8_t *)(uintptr_t)addr;
@@ -38,6 +47,8 @@ static void touch(void)
         value = *at;
         *at = old;
     }
+    if (mode == 11) /* `value` words from there on (none: no access) */
+        value = sum_words((const uint32_t *)(uintptr_t)addr, (int32_t)value);
     if (mode == 9) { /* a load at an offset from a heap block (negative here) */
         mem_reset();
         const volatile uint8_t *block = mem_alloc(8);

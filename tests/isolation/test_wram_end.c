@@ -5,7 +5,7 @@
  * the DPU program's own loads and stores are checked.  On both chips, then:
  * WRAM's first and last bytes work; a load, store or copy past its end or
  * below its first byte (by a constant offset from a global, at an address
- * computed at run time, at a negative offset from a heap block, in a loop)
+ * computed at run time, at a negative offset from a heap block, in loops)
  * stops the DPU with a memory fault that names the tasklet, the address and
  * the limit crossed, in the same words on both chips. */
 #include <dpu.h>
@@ -52,7 +52,8 @@ static void check_fault(const struct chip *c, struct dpu_set_t dpu, dpu_error_t 
     CHECK(f.faulted && strcmp(f.kind, "memory") == 0);
     CHECK_EQ(f.tasklet, who);
     /* the program's access (libc's memcpy for a copy, on v1A) */
-    CHECK(strcmp(f.function, "main") == 0 || strcmp(f.function, "touch") == 0 || strcmp(f.function, "memcpy") == 0);
+    CHECK(strcmp(f.function, "main") == 0 || strcmp(f.function, "touch") == 0 || strcmp(f.function, "memcpy") == 0 ||
+          strcmp(f.function, "sum_words") == 0);
     CHECK(f.line > 0);
     if (strcmp(f.message, want) != 0) {
         fprintf(stderr, "%s: fault \"%s\", expected \"%s\"\n", c->profile, f.message, want);
@@ -121,6 +122,19 @@ static void chip(const struct chip *c)
     check_fault(c, dpu, run(dpu, 7, 1, first - 2, 4), 1, want);
     below(want, sizeof want, first - 3, first);
     check_fault(c, dpu, run(dpu, 9, 2, first - 3, 0), 2, want);
+    /* a loop through a pointer argument: from below, no word read is no
+     * access; from the first byte, in WRAM */
+    CHECK_EQ(run(dpu, 11, 1, first - 8, 0), DPU_OK);
+    for (uint32_t n = 1; n <= 3; n++) {
+        below(want, sizeof want, first - 8, first);
+        check_fault(c, dpu, run(dpu, 11, 1, first - 8, n), 1, want);
+    }
+    below(want, sizeof want, first - 4, first);
+    check_fault(c, dpu, run(dpu, 11, 0, first - 4, 2), 0, want);
+    CHECK_EQ(run(dpu, 11, 2, first, 4), DPU_OK);
+    CHECK_EQ(run(dpu, 11, 2, WRAM_END - 16, 4), DPU_OK);
+    past(want, sizeof want, WRAM_END);
+    check_fault(c, dpu, run(dpu, 11, 2, WRAM_END - 16, 5), 2, want);
     put(dpu, "from", (uint32_t)-3);
     below(want, sizeof want, first - 12, first);
     check_fault(c, dpu, run(dpu, 8, 0, 0, 0), 0, want);

@@ -372,8 +372,19 @@ public:
       insertSwitchPoint(P.first, P.second, 0);
     for (Instruction *T : FarPoints)
       insertSwitchPoint(T, 0, 1);
-    for (const auto &W : WramLowSites)
-      insertWramLowCheck(W.first, W.second);
+    // edges into loops, split once: (predecessor's terminator, header) -> the new block's branch
+    DenseMap<std::pair<Instruction *, BasicBlock *>, Instruction *> LoopEntries;
+    for (WramLowSite &W : WramLowSites) {
+      if (!W.Preheader) {
+        insertWramLowCheck(W.At, W.Ptr, W.At->getDebugLoc());
+        continue;
+      }
+      Instruction *&Entry = LoopEntries[{W.Preheader, W.Header}];
+      if (!Entry)
+        Entry = SplitEdge(W.Preheader->getParent(), W.Header)->getTerminator();
+      W.Preheader = Entry;
+      insertWramLowCheck(Entry, firstAddress(W), W.At->getDebugLoc());
+    }
     return Changed || !HookSites.empty() || !RaceSites.empty() || !NearBack.empty() || !FarPoints.empty() ||
            !WramLowSites.empty();
   }
@@ -1783,7 +1794,87 @@ private:
   // page below WRAM's window).
   static constexpr uint64_t PageBytes = 4096;
   static constexpr const char *WramLowFnName = OP_WRAM_LOW_FN_SYMBOL;
-  SmallVector<std::pair<Instruction *, Value *>, 8> WramLowSites; // access, its address
+  struct WramLowSite {
+    Instruction *At = nullptr; // the access
+    Value *Ptr = nullptr;      // its address
+    // or, checked at its loop's first iteration only (see below): on the edge
+    // into the loop's header from its one predecessor outside it (that
+    // predecessor's terminator), the loop's instructions that compute the
+    // address, in order, and the header phis' values on that edge
+    Instruction *Preheader = nullptr;
+    BasicBlock *Header = nullptr;
+    SmallVector<Instruction *, 4> Recipe;
+    DenseMap<Value *, Value *> Entry;
+  };
+  SmallVector<WramLowSite, 8> WramLowSites;
+
+  // An access in a loop's header, before anything that may write or not
+  // return, whose address goes up by a constant step under a page at each
+  // iteration (SCEV: {start,+,step}), runs at every iteration, the first one
+  // included: if its first address is not below WRAM's first byte, none of
+  // the next is (each is at most a page above the one before, which was
+  // valid).  Its check is made once, of the first address, on the edge into
+  // the loop, which is then sure to reach the access.
+  static bool firstIterationOnly(Instruction &I, Value *Ptr, const LoopInfo &LI, ScalarEvolution &SE,
+                                 WramLowSite &W) {
+    const Loop *L = LI.getLoopFor(I.getParent());
+    if (!L || !L->getLoopPredecessor() || I.getParent() != L->getHeader() || !SE.isSCEVable(Ptr->getType()))
+      return false;
+    for (Instruction &J : *L->getHeader()) {
+      if (&J == &I)
+        break;
+      if (J.mayWriteToMemory() || !isGuaranteedToTransferExecutionToSuccessor(&J))
+        return false;
+    }
+    const auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(Ptr));
+    if (!AR || AR->getLoop() != L || !AR->isAffine() || !SE.isLoopInvariant(AR->getStart(), L))
+      return false;
+    const auto *Step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+    if (!Step || !Step->getAPInt().isStrictlyPositive() || Step->getAPInt().uge(PageBytes))
+      return false;
+    if (!firstIterationRecipe(Ptr, L, W, 0))
+      return false;
+    W.Preheader = L->getLoopPredecessor()->getTerminator();
+    W.Header = L->getHeader();
+    return true;
+  }
+
+  // The loop's instructions V depends on, to be cloned on the edge into the
+  // loop (GEPs, casts, arithmetic), header phis standing for what they get
+  // on it; false if V needs anything else.
+  static bool firstIterationRecipe(Value *V, const Loop *L, WramLowSite &W, unsigned Depth) {
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !L->contains(I) || W.Entry.count(I))
+      return true;
+    if (auto *Phi = dyn_cast<PHINode>(I)) {
+      if (Phi->getParent() != L->getHeader())
+        return false;
+      W.Entry[Phi] = Phi->getIncomingValueForBlock(L->getLoopPredecessor());
+      return true;
+    }
+    if (Depth >= 8 || !(isa<GetElementPtrInst>(I) || isa<CastInst>(I) || isa<BinaryOperator>(I)))
+      return false;
+    for (Value *Op : I->operands())
+      if (!firstIterationRecipe(Op, L, W, Depth + 1))
+        return false;
+    W.Entry[I] = nullptr; // cloned when inserted
+    W.Recipe.push_back(I);
+    return true;
+  }
+
+  // The address of W's first iteration, computed before W.Preheader.
+  static Value *firstAddress(WramLowSite &W) {
+    for (Instruction *I : W.Recipe) {
+      Instruction *C = I->clone();
+      C->dropPoisonGeneratingFlags(); // inbounds, nsw...: the check must see the address as computed
+      for (Use &U : C->operands())
+        if (auto It = W.Entry.find(U.get()); It != W.Entry.end())
+          U.set(It->second);
+      C->insertBefore(W.Preheader);
+      W.Entry[I] = C;
+    }
+    return W.Entry.count(W.Ptr) ? W.Entry[W.Ptr] : W.Ptr;
+  }
 
   // A base that is never below WRAM's first byte: a global, or what the
   // SDK's WRAM allocators return (a heap block, or NULL, far below WRAM).
@@ -1839,8 +1930,17 @@ private:
         if (A.second <= O && O - A.second < (int64_t)PageBytes && DT.dominates(A.first, &I))
           Covered = true;
       Accesses.emplace_back(&I, O);
-      if (!Covered)
-        WramLowSites.emplace_back(&I, Ptr);
+      if (!Covered) {
+        WramLowSite W;
+        W.At = &I;
+        W.Ptr = Ptr;
+        if (!firstIterationOnly(I, Ptr, LI, SE, W)) { // at every access
+          W.Preheader = nullptr;
+          W.Recipe.clear();
+          W.Entry.clear();
+        }
+        WramLowSites.push_back(std::move(W));
+      }
     };
     // dominators first: a block's dominators come before it in the tree's preorder
     for (DomTreeNode *N : depth_first(DT.getRootNode()))
@@ -1861,7 +1961,7 @@ private:
       }
   }
 
-  void insertWramLowCheck(Instruction *At, Value *Ptr) {
+  void insertWramLowCheck(Instruction *At, Value *Ptr, const DebugLoc &Loc) {
     IRBuilder<> B(At);
     uint32_t Page = Opts.WramStart & ~uint32_t(PageBytes - 1);
     // The address from its base and constant offset in 32-bit arithmetic that
@@ -1878,7 +1978,7 @@ private:
     Instruction *Then = SplitBlockAndInsertIfThen(Below, At, /*Unreachable=*/true,
                                                   MDBuilder(Ctx).createBranchWeights(1, 1u << 20));
     IRBuilder<> TB(Then);
-    TB.SetCurrentDebugLocation(At->getDebugLoc()); // the fault's file and line are the access's
+    TB.SetCurrentDebugLocation(Loc); // the fault's file and line are the access's
     FunctionCallee Fn = M.getOrInsertFunction(WramLowFnName, FunctionType::get(Type::getVoidTy(Ctx), {I32}, false));
     if (auto *Decl = dyn_cast<Function>(Fn.getCallee())) {
       Decl->setDoesNotReturn();
