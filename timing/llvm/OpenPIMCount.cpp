@@ -1876,11 +1876,23 @@ private:
     return W.Entry.count(W.Ptr) ? W.Entry[W.Ptr] : W.Ptr;
   }
 
-  // A base that is never below WRAM's first byte: a global, or what the
-  // SDK's WRAM allocators return (a heap block, or NULL, far below WRAM).
-  static bool wramBase(const Value *V) {
+  // A base that is never below WRAM's first byte: a global, what the SDK's
+  // WRAM allocators return (a heap block, or NULL, far below WRAM), or a
+  // choice (select, phi) between such bases.
+  static bool wramBase(const Value *V, unsigned Depth = 0) {
+    V = V->stripPointerCasts();
     if (isa<GlobalValue>(V))
       return true;
+    if (const auto *Sel = dyn_cast<SelectInst>(V))
+      return Depth < 4 && wramBase(Sel->getTrueValue(), Depth + 1) && wramBase(Sel->getFalseValue(), Depth + 1);
+    if (const auto *Phi = dyn_cast<PHINode>(V)) {
+      if (Depth >= 4)
+        return false;
+      for (const Value *In : Phi->incoming_values())
+        if (In != Phi && !wramBase(In, Depth + 1))
+          return false;
+      return true;
+    }
     const auto *CB = dyn_cast<CallBase>(V);
     const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
     if (!Callee)
