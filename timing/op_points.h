@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The emulation-only calls the instruction-accounting pass puts into DPU code
- * besides the count: switch points and race checks.  Neither is a DPU
- * instruction and neither is counted.
+ * besides the count: switch points, race checks and checks of WRAM's low
+ * end.  None is a DPU instruction and none is counted.
  *
  * One header, three users:
  *  - the pass (timing/llvm/OpenPIMCount.cpp) emits the calls;
@@ -28,6 +28,12 @@
  *                        const struct op_site *site);
  *     before an access of `bytes` bytes at `address` (a WRAM address, or an
  *     MRAM one with OP_RACE_MRAM); site: see struct op_site.
+ *
+ * WRAM's low end (images of a chip whose WRAM does not start on a page
+ * boundary, v1B's: the pass's -openpim-wram-start):
+ *   void __op_wram_low(uint32_t address);
+ *     before a load or store at `address`, which lies below WRAM's first byte
+ *     in its page; faults the DPU, does not return.
  */
 #ifndef OPENPIM_OP_POINTS_H
 #define OPENPIM_OP_POINTS_H
@@ -35,6 +41,7 @@
 #define OP_LIMITS_SYMBOL "__op_limits"
 #define OP_SCHED_FN_SYMBOL "__op_sched_fn"
 #define OP_RACE_FN_SYMBOL "__op_race_fn"
+#define OP_WRAM_LOW_FN_SYMBOL "__op_wram_low"
 
 /* flags of a race check */
 #define OP_RACE_WRITE 1u    /* a store (else a load) */

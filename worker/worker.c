@@ -334,6 +334,9 @@ static int own_shared_chunk(uintptr_t a)
 
 static int nstack_page_in(uintptr_t a);
 
+/* Faults this close to WRAM's ends are reported as WRAM accesses out of bounds. */
+#define WRAM_NEAR 0x01000000u
+
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     if (sig == SIGSEGV && si->si_code == SEGV_ACCERR && nstack_page_in((uintptr_t)si->si_addr))
@@ -380,9 +383,13 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     } else if (a >= (uintptr_t)win && a < (uintptr_t)win + WINDOW) {
         snprintf(msg, sizeof msg, "MRAM access out of bounds at address 0x%08llx",
                  (unsigned long long)(a - (uintptr_t)win));
-    } else if (a >= OP_WRAM_BASE && a < OP_WRAM_BASE + 0x01000000u) {
-        snprintf(msg, sizeof msg, "WRAM access out of bounds at address 0x%llx (WRAM offset 0x%llx)",
-                 (unsigned long long)a, (unsigned long long)(a - OP_WRAM_BASE));
+    } else if (a >= OP_WRAM_END && a < OP_WRAM_END + WRAM_NEAR) {
+        snprintf(msg, sizeof msg, "WRAM access out of bounds at address 0x%08x: %u bytes past WRAM's end 0x%08x",
+                 (uint32_t)a, (uint32_t)(a - OP_WRAM_END), OP_WRAM_END);
+    } else if (a < OP_WRAM_START(ctrl->wram_size) && a + WRAM_NEAR >= OP_WRAM_START(ctrl->wram_size)) {
+        /* in the words of dpu/runtime's __op_wram_low, which faults those in WRAM's first page */
+        snprintf(msg, sizeof msg, "WRAM access out of bounds at address 0x%08x: %u bytes below WRAM's first byte 0x%08x",
+                 (uint32_t)a, (uint32_t)(OP_WRAM_START(ctrl->wram_size) - a), OP_WRAM_START(ctrl->wram_size));
     } else {
         snprintf(msg, sizeof msg, "invalid memory access at address 0x%llx", (unsigned long long)a);
     }
@@ -790,9 +797,12 @@ static int memory_would_overflow(char *msg, size_t len)
 
 /* Below a WRAM smaller than the window (v1B: 62 KB ending at OP_WRAM_END)
  * lie off bytes of the window's first page that the page protection cannot
- * take away (WRAM's first byte is not on a page boundary).  They are filled
- * before each run and checked after it: a store there is a memory fault, as
- * one past WRAM's end is.  A load there is not caught (it reads the fill). */
+ * take away (WRAM's first byte is not on a page boundary).  Code built with
+ * the accounting pass checks its loads and stores there before they happen
+ * (its -openpim-wram-start, dpu/runtime's __op_wram_low).  Against other code
+ * (the runtime, libc, assembly) the bytes are filled before each run and
+ * checked after it: a store there is a memory fault, as one past WRAM's end
+ * is; a load of such code reads the fill. */
 #define BELOW_WRAM_FILL 0xd5
 static void below_wram_written(uint32_t off)
 {
@@ -800,8 +810,8 @@ static void below_wram_written(uint32_t off)
     for (uint32_t i = 0; i < off; i++)
         if (lo[i] != BELOW_WRAM_FILL) {
             char msg[OP_FAULT_MSG];
-            snprintf(msg, sizeof msg, "WRAM access out of bounds: a store %u bytes below WRAM's first byte 0x%08x",
-                     off - i, OP_WRAM_BASE + off);
+            snprintf(msg, sizeof msg, "WRAM access out of bounds at address 0x%08x: a store %u bytes below WRAM's "
+                     "first byte 0x%08x", OP_WRAM_BASE + i, off - i, OP_WRAM_BASE + off);
             record_fault(OP_FAULT_MEMORY, 0, msg, 0);
             return;
         }

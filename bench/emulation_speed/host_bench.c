@@ -30,9 +30,10 @@ static void report(const char *what, double *native, double *emulated, int ok)
 int main(int argc, char **argv)
 {
     const char *binary = argc > 1 ? argv[1] : "./dpu_bench";
+    const char *profile = argc > 2 ? argv[2] : "nrRanks=1,workers=1"; /* e.g. ...,chip=v1B for a v1B image */
     uint32_t iterations = 20000000, bytes = 32u << 20, mode;
     struct dpu_set_t set;
-    DPU_ASSERT(dpu_alloc(1, "nrRanks=1,workers=1", &set));
+    DPU_ASSERT(dpu_alloc(1, profile, &set));
     DPU_ASSERT(dpu_load(set, binary, NULL));
     DPU_ASSERT(dpu_copy_to(set, "iterations", 0, &iterations, 4));
     DPU_ASSERT(dpu_copy_to(set, "bytes", 0, &bytes, 4));

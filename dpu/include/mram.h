@@ -27,11 +27,14 @@ extern __mram_ptr uint8_t __sys_used_mram_end[];
 /* First MRAM byte not used by MRAM variables. */
 #define DPU_MRAM_HEAP_POINTER ((__mram_ptr void *)(__sys_used_mram_end))
 
-/* The sizes the SDK documents: at least 8, at most 2048, a multiple of 8.
- * As the SDK's headers (2025), a call whose size is a compile-time constant
- * outside them does not build (clang's diagnose_if, evaluated only when the
- * argument is a constant); a size known only at run time gets the DMA
- * engine's encoding above. */
+/* The sizes the SDK documents: at least 8, at most 2048, a multiple of 8
+ * ([UPMEM-SDK], "Unaligned MRAM Accesses": with 8-aligned MRAM and WRAM
+ * addresses).  A call whose size is a compile-time constant outside them
+ * does not build, as with the SDK 2025.1 (clang's diagnose_if here, evaluated
+ * only when the argument is a constant; the SDK's own mechanism and words
+ * are not public: its 2020 mram.h passes the size to __builtin_dpu_ldma/sdma
+ * unchecked); a size known only at run time gets the DMA engine's encoding
+ * above. */
 #define __OP_DMA_SIZE_INVALID(n) ((n) < 8 || (n) > 2048 || (n) % 8 != 0)
 #if defined(__clang__)
 #define __OP_DMA_SIZE_CHECK(who, n)                                                                   \

@@ -95,6 +95,17 @@ _Noreturn void __op_fault(enum op_fault why, const char *msg)
     __builtin_unreachable();
 }
 
+/* A load or store below WRAM's first byte, in its page (code built for a chip
+ * whose WRAM does not start on a page boundary, v1B: the accounting pass's
+ * check, timing/op_points.h): the fault, and message, of one below a WRAM
+ * that does (the worker's memory fault). */
+_Noreturn void __op_wram_low(uint32_t address)
+{
+    uint32_t first = OP_WRAM_START(__op_env->wram_size);
+    __op_faultf(OP_FAULT_MEMORY, "WRAM access out of bounds at address %x: %u bytes below WRAM's first byte %x",
+        (uint64_t)address, (uint64_t)(first - address), (uint64_t)first);
+}
+
 void __op_check_mram(const char *who, uint64_t addr, uint64_t size)
 {
     uint64_t lo = OP_MRAM_BASE;

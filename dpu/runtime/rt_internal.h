@@ -19,6 +19,9 @@ void __op_misc_reset(void);
 void __op_check_mram(const char *who, uint64_t addr, uint64_t size);
 /* Checks that WRAM/stack [addr, addr+size) exists; faults (OP_FAULT_DMA) otherwise. */
 void __op_check_wram(const char *who, uintptr_t addr, uint64_t size);
+/* Faults a load or store at `address`, below WRAM's first byte in its page
+ * (code of a v1B image calls it: the accounting pass's check, timing/op_points.h). */
+_Noreturn void __op_wram_low(uint32_t address);
 /* The MRAM address a DMA reaches.  The DPU's DMA engine decodes only the offset
  * inside the 64 MiB MRAM: the 0x08000000 the linker gives MRAM symbols is a tag
  * it does not need, so an untagged offset reaches the same byte.  Real programs

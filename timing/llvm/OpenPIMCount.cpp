@@ -72,7 +72,10 @@
 // switch points where the running tasklet may give way to another
 // (accesses to memory other tasklets may use that repeat an address, back
 // edges), and, with -openpim-racecheck, a report of every such access to the
-// worker's race detector.
+// worker's race detector; with -openpim-wram-start, a check that no load or
+// store reaches the bytes below WRAM's first byte that share its page (WRAM
+// that does not start on a page boundary, v1B's: the page protection cannot
+// take them away).
 //
 // Keeping the counter fast: the counter's loads/stores carry an alias scope
 // that every other load/store/memcpy of the function is declared noalias with
@@ -83,6 +86,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DepthFirstIterator.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/SmallVector.h"
@@ -92,6 +96,7 @@
 #include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/DebugInfoMetadata.h"
@@ -325,6 +330,7 @@ private:
 struct Options {
   bool SwitchPoints = false; // where the running tasklet may give way to another
   bool RaceCheck = false;    // every shared access reported to the race detector
+  uint32_t WramStart = 0;    // WRAM's first byte, when it is not on a page boundary: accesses below it fault
   WrittenGlobals *Written = nullptr; // the module's: loads of unwritten globals need no switch point
 };
 
@@ -351,6 +357,8 @@ public:
       Blocks.push_back(&BB);
     if (Opts.SwitchPoints || Opts.RaceCheck)
       planAccessPoints(); // on the CFG as compiled: loops and back edges
+    if (Opts.WramStart % PageBytes)
+      planWramLowChecks();
 
     bool Changed = false;
     for (BasicBlock *BB : Blocks)
@@ -364,7 +372,21 @@ public:
       insertSwitchPoint(P.first, P.second, 0);
     for (Instruction *T : FarPoints)
       insertSwitchPoint(T, 0, 1);
-    return Changed || !HookSites.empty() || !RaceSites.empty() || !NearBack.empty() || !FarPoints.empty();
+    // edges into loops, split once: (predecessor's terminator, header) -> the new block's branch
+    DenseMap<std::pair<Instruction *, BasicBlock *>, Instruction *> LoopEntries;
+    for (WramLowSite &W : WramLowSites) {
+      if (!W.Preheader) {
+        insertWramLowCheck(W.At, W.Ptr, W.At->getDebugLoc());
+        continue;
+      }
+      Instruction *&Entry = LoopEntries[{W.Preheader, W.Header}];
+      if (!Entry)
+        Entry = SplitEdge(W.Preheader->getParent(), W.Header)->getTerminator();
+      W.Preheader = Entry;
+      insertWramLowCheck(Entry, firstAddress(W), W.At->getDebugLoc());
+    }
+    return Changed || !HookSites.empty() || !RaceSites.empty() || !NearBack.empty() || !FarPoints.empty() ||
+           !WramLowSites.empty();
   }
 
   // IRAM estimate of F, known after run(): the static DPU instructions of all
@@ -1754,6 +1776,238 @@ private:
     raceCall(B, B.CreatePtrToInt(R.Ptr, I64), B.CreateZExtOrTrunc(R.Bytes, I64), R.Flags, siteRecord(*R.At));
   }
 
+  // ------------------------------------------------- below WRAM (v1B)
+  // WRAM ends on a page boundary, so an access past its end faults; a WRAM
+  // that is not a whole number of pages (v1B: 62 KB) starts inside a page,
+  // whose bytes below WRAM's first byte the page protection cannot take away.
+  // With -openpim-wram-start, every load, store, atomic or mem* intrinsic
+  // whose address may lie there is preceded by
+  //   if ((uint32_t)address - page < start - page) __op_wram_low(address);
+  // (page: start rounded down to a page), a call that faults the DPU.  Not
+  // checked: MRAM (__mram_ptr), stack objects (the tasklets' native stacks lie
+  // far above WRAM), what the runtime's own globals point to (its environment
+  // page), a global or a block of the SDK's WRAM allocators plus an offset
+  // that is a constant or that SCEV proves, and that is not negative (neither
+  // is ever below WRAM's first byte; a loop's `table[i]` from i = 0), and an
+  // access at most a page above one that dominates it from the same base
+  // (that one was checked or covered, or it faulted: nothing is mapped in the
+  // page below WRAM's window).
+  static constexpr uint64_t PageBytes = 4096;
+  static constexpr const char *WramLowFnName = OP_WRAM_LOW_FN_SYMBOL;
+  struct WramLowSite {
+    Instruction *At = nullptr; // the access
+    Value *Ptr = nullptr;      // its address
+    // or, checked at its loop's first iteration only (see below): on the edge
+    // into the loop's header from its one predecessor outside it (that
+    // predecessor's terminator), the loop's instructions that compute the
+    // address, in order, and the header phis' values on that edge
+    Instruction *Preheader = nullptr;
+    BasicBlock *Header = nullptr;
+    SmallVector<Instruction *, 4> Recipe;
+    DenseMap<Value *, Value *> Entry;
+  };
+  SmallVector<WramLowSite, 8> WramLowSites;
+
+  // An access in a loop's header, before anything that may write or not
+  // return, whose address goes up by a constant step under a page at each
+  // iteration (SCEV: {start,+,step}), runs at every iteration, the first one
+  // included: if its first address is not below WRAM's first byte, none of
+  // the next is (each is at most a page above the one before, which was
+  // valid).  Its check is made once, of the first address, on the edge into
+  // the loop, which is then sure to reach the access.
+  static bool firstIterationOnly(Instruction &I, Value *Ptr, const LoopInfo &LI, ScalarEvolution &SE,
+                                 WramLowSite &W) {
+    const Loop *L = LI.getLoopFor(I.getParent());
+    if (!L || !L->getLoopPredecessor() || I.getParent() != L->getHeader() || !SE.isSCEVable(Ptr->getType()))
+      return false;
+    for (Instruction &J : *L->getHeader()) {
+      if (&J == &I)
+        break;
+      if (J.mayWriteToMemory() || !isGuaranteedToTransferExecutionToSuccessor(&J))
+        return false;
+    }
+    const auto *AR = dyn_cast<SCEVAddRecExpr>(SE.getSCEV(Ptr));
+    if (!AR || AR->getLoop() != L || !AR->isAffine() || !SE.isLoopInvariant(AR->getStart(), L))
+      return false;
+    const auto *Step = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+    if (!Step || !Step->getAPInt().isStrictlyPositive() || Step->getAPInt().uge(PageBytes))
+      return false;
+    if (!firstIterationRecipe(Ptr, L, W, 0))
+      return false;
+    W.Preheader = L->getLoopPredecessor()->getTerminator();
+    W.Header = L->getHeader();
+    return true;
+  }
+
+  // The loop's instructions V depends on, to be cloned on the edge into the
+  // loop (GEPs, casts, arithmetic), header phis standing for what they get
+  // on it; false if V needs anything else.
+  static bool firstIterationRecipe(Value *V, const Loop *L, WramLowSite &W, unsigned Depth) {
+    auto *I = dyn_cast<Instruction>(V);
+    if (!I || !L->contains(I) || W.Entry.count(I))
+      return true;
+    if (auto *Phi = dyn_cast<PHINode>(I)) {
+      if (Phi->getParent() != L->getHeader())
+        return false;
+      W.Entry[Phi] = Phi->getIncomingValueForBlock(L->getLoopPredecessor());
+      return true;
+    }
+    if (Depth >= 8 || !(isa<GetElementPtrInst>(I) || isa<CastInst>(I) || isa<BinaryOperator>(I)))
+      return false;
+    for (Value *Op : I->operands())
+      if (!firstIterationRecipe(Op, L, W, Depth + 1))
+        return false;
+    W.Entry[I] = nullptr; // cloned when inserted
+    W.Recipe.push_back(I);
+    return true;
+  }
+
+  // The address of W's first iteration, computed before W.Preheader.
+  static Value *firstAddress(WramLowSite &W) {
+    for (Instruction *I : W.Recipe) {
+      Instruction *C = I->clone();
+      C->dropPoisonGeneratingFlags(); // inbounds, nsw...: the check must see the address as computed
+      for (Use &U : C->operands())
+        if (auto It = W.Entry.find(U.get()); It != W.Entry.end())
+          U.set(It->second);
+      C->insertBefore(W.Preheader);
+      W.Entry[I] = C;
+    }
+    return W.Entry.count(W.Ptr) ? W.Entry[W.Ptr] : W.Ptr;
+  }
+
+  // A base that is never below WRAM's first byte: a global, what the SDK's
+  // WRAM allocators return (a heap block, or NULL, far below WRAM), or a
+  // choice (select, phi) between such bases.
+  static bool wramBase(const Value *V, unsigned Depth = 0) {
+    V = V->stripPointerCasts();
+    if (isa<GlobalValue>(V))
+      return true;
+    if (const auto *Sel = dyn_cast<SelectInst>(V))
+      return Depth < 4 && wramBase(Sel->getTrueValue(), Depth + 1) && wramBase(Sel->getFalseValue(), Depth + 1);
+    if (const auto *Phi = dyn_cast<PHINode>(V)) {
+      if (Depth >= 4)
+        return false;
+      for (const Value *In : Phi->incoming_values())
+        if (In != Phi && !wramBase(In, Depth + 1))
+          return false;
+      return true;
+    }
+    const auto *CB = dyn_cast<CallBase>(V);
+    const Function *Callee = CB ? CB->getCalledFunction() : nullptr;
+    if (!Callee)
+      return false;
+    StringRef N = Callee->getName();
+    return N == "mem_alloc" || N == "buddy_alloc" || N == "buddy_realloc" || N == "fsb_get";
+  }
+
+  void planWramLowChecks() {
+    DominatorTree DT(F);
+    LoopInfo LI(DT);
+    TargetLibraryInfoImpl TLII(Triple(M.getTargetTriple()));
+    TargetLibraryInfo TLI(TLII);
+    AssumptionCache AC(F);
+    ScalarEvolution SE(F, TLI, AC, DT, LI);
+    // A WRAM base plus an offset that SCEV proves not negative (`table[i]`, i
+    // a loop's counter from 0, a masked index...): not below the base.
+    auto AboveWramBase = [&](Value *Ptr) {
+      if (!SE.isSCEVable(Ptr->getType()))
+        return false;
+      const SCEV *S = SE.getSCEV(Ptr), *Base = SE.getPointerBase(S);
+      const auto *U = dyn_cast<SCEVUnknown>(Base);
+      if (!U || !wramBase(U->getValue()))
+        return false;
+      const SCEV *Off = SE.getMinusSCEV(S, Base);
+      return !isa<SCEVCouldNotCompute>(Off) && SE.getSignedRange(Off).getSignedMin().isNonNegative();
+    };
+    // accesses planned or covered, by base: (access, constant offset from the base)
+    DenseMap<const Value *, SmallVector<std::pair<const Instruction *, int64_t>, 2>> Seen;
+    auto Plan = [&](Instruction &I, Value *Ptr) {
+      if (!Ptr->getType()->isPointerTy() || Ptr->getType()->getPointerAddressSpace() != 0)
+        return;
+      APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+      const Value *Base = Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+      int64_t O = Off.getSExtValue();
+      if ((wramBase(Base) && O >= 0) || AboveWramBase(Ptr))
+        return;
+      const Value *Obj = getUnderlyingObject(Ptr, 0);
+      if (isa<AllocaInst>(Obj))
+        return;
+      if (const auto *L = dyn_cast<LoadInst>(Obj))
+        if (runtimeOwned(getUnderlyingObject(L->getPointerOperand(), 0)))
+          return;
+      auto &Accesses = Seen[Base];
+      bool Covered = false;
+      for (const auto &A : Accesses)
+        if (A.second <= O && O - A.second < (int64_t)PageBytes && DT.dominates(A.first, &I))
+          Covered = true;
+      Accesses.emplace_back(&I, O);
+      if (!Covered) {
+        WramLowSite W;
+        W.At = &I;
+        W.Ptr = Ptr;
+        if (!firstIterationOnly(I, Ptr, LI, SE, W)) { // at every access
+          W.Preheader = nullptr;
+          W.Recipe.clear();
+          W.Entry.clear();
+        }
+        WramLowSites.push_back(std::move(W));
+      }
+    };
+    // dominators first: a block's dominators come before it in the tree's preorder
+    for (DomTreeNode *N : depth_first(DT.getRootNode()))
+      for (Instruction &I : *N->getBlock()) {
+        if (auto *L = dyn_cast<LoadInst>(&I)) {
+          Plan(I, L->getPointerOperand());
+        } else if (auto *S = dyn_cast<StoreInst>(&I)) {
+          Plan(I, S->getPointerOperand());
+        } else if (auto *A = dyn_cast<AtomicRMWInst>(&I)) {
+          Plan(I, A->getPointerOperand());
+        } else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I)) {
+          Plan(I, X->getPointerOperand());
+        } else if (auto *MI = dyn_cast<MemIntrinsic>(&I)) {
+          if (auto *MT = dyn_cast<MemTransferInst>(MI))
+            Plan(I, MT->getRawSource());
+          Plan(I, MI->getRawDest());
+        }
+      }
+  }
+
+  void insertWramLowCheck(Instruction *At, Value *Ptr, const DebugLoc &Loc) {
+    IRBuilder<> B(At);
+    uint32_t Page = Opts.WramStart & ~uint32_t(PageBytes - 1);
+    // The address from its base and constant offset in 32-bit arithmetic that
+    // wraps: an `inbounds` offset below its object is poison, and the
+    // optimiser would drop the check (`global - 8` is such an address).
+    APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+    Value *Base = Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+    auto *IntPtr = cast<IntegerType>(DL.getIntPtrType(Ptr->getType())); // 32 bits in a DPU image
+    Value *Addr = B.CreateAdd(B.CreatePtrToInt(Base, IntPtr), ConstantInt::get(IntPtr, Off.zextOrTrunc(
+                                                                                   IntPtr->getBitWidth())),
+                              "opw.addr");
+    Value *Below = B.CreateICmpULT(B.CreateSub(Addr, ConstantInt::get(IntPtr, Page)),
+                                   ConstantInt::get(IntPtr, Opts.WramStart - Page), "opw.below");
+    Instruction *Then = SplitBlockAndInsertIfThen(Below, At, /*Unreachable=*/true,
+                                                  MDBuilder(Ctx).createBranchWeights(1, 1u << 20));
+    IRBuilder<> TB(Then);
+    TB.SetCurrentDebugLocation(Loc); // the fault's file and line are the access's
+    FunctionCallee Fn = M.getOrInsertFunction(WramLowFnName, FunctionType::get(Type::getVoidTy(Ctx), {I32}, false));
+    if (auto *Decl = dyn_cast<Function>(Fn.getCallee())) {
+      Decl->setDoesNotReturn();
+      Decl->setDoesNotThrow();
+      Decl->addFnAttr(Attribute::Cold);
+      if (M.getPICLevel() == PICLevel::NotPIC || M.getPIELevel() != PIELevel::Default)
+        Decl->setDSOLocal(true);
+    }
+    CallInst *CI = TB.CreateCall(Fn, {TB.CreateTrunc(Addr, I32)});
+    CI->setDoesNotReturn();
+    CI->setDoesNotThrow();
+    CI->addFnAttr(Attribute::NoMerge); // one call per access: each keeps its line
+    // it may read the program's memory (its stores before the fault stay),
+    // but never the counter: the counter stays in a register in loops
+    CI->setMetadata(LLVMContext::MD_noalias, CounterScope);
+  }
+
   // ------------------------------------------------------------ per block
   // After the PHIs, and in the entry block after its leading static allocas.
   static Instruction *firstCountPoint(BasicBlock &BB) {
@@ -1929,6 +2183,10 @@ cl::opt<bool> IramOnly("openpim-iram-only", cl::desc("OpenPIMCount: record IRAM 
 // Race checks: images for the race detector (the driver, under OPENPIM_RACECHECK).
 cl::opt<bool> RaceCheck("openpim-racecheck", cl::desc("OpenPIMCount: report shared accesses to the race detector"));
 // Switch points are always wanted; off only to measure what they cost.
+// WRAM's first byte, where it does not start on a page boundary (the driver,
+// for v1B): loads and stores below it in its page fault (planWramLowChecks).
+cl::opt<unsigned> WramStart("openpim-wram-start", cl::init(0),
+                            cl::desc("OpenPIMCount: fault accesses below this WRAM start, in its page"));
 cl::opt<bool> SwitchPoints("openpim-switch-points", cl::init(true),
                            cl::desc("OpenPIMCount: let tasklets give way at shared accesses and back edges"));
 
@@ -1979,6 +2237,7 @@ struct OpenPIMCountPass : PassInfoMixin<OpenPIMCountPass> {
       Options Opts;
       Opts.SwitchPoints = SwitchPoints;
       Opts.RaceCheck = RaceCheck;
+      Opts.WramStart = WramStart;
       Opts.Written = &Written;
       Instrumenter In(M, F, ScopeList, Opts);
       In.run();

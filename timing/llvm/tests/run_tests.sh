@@ -13,10 +13,13 @@ mkdir -p "$work"
 dpu_flags=(-O2 -fno-vectorize -fno-slp-vectorize -Wall -Wextra -Werror)
 status=0
 
-# Two link modes: the compiler's default (PIE here) and OpenPIM's non-PIE images.
-for mode in default nopie; do
+# Two link modes: the compiler's default (PIE here) and OpenPIM's non-PIE
+# images; and the latter with the checks of WRAM's low end (v1B's, here with
+# a start in the null page that nothing reaches), which must not change a count.
+for mode in default nopie wramlow; do
     extra=() link=()
     [[ $mode == nopie ]] && extra=(-fno-pie) link=(-no-pie)
+    [[ $mode == wramlow ]] && extra=(-fno-pie -Xclang -load -Xclang "$plugin" -mllvm -openpim-wram-start=2048) link=(-no-pie)
     d=$work/$mode
     mkdir -p "$d"
     "$cc" "${dpu_flags[@]}" "${extra[@]}" -fpass-plugin="$plugin" -c "$here/count_funcs.c" -o "$d/count_funcs.o"
@@ -49,6 +52,18 @@ for fn in t_loop_mul t_dlt_mix; do
     fi
 done
 
+# The wramlow mode above did check accesses (count_funcs.c loads and stores
+# through pointer arguments).
+"$cc" "${dpu_flags[@]}" -Xclang -load -Xclang "$plugin" -mllvm -openpim-wram-start=2048 -fpass-plugin="$plugin" \
+    -S -emit-llvm "$here/count_funcs.c" -o "$work/count_funcs_wramlow.ll"
+checks=$(grep -c "call void @__op_wram_low" "$work/count_funcs_wramlow.ll" || true)
+if (( checks > 0 )); then
+    echo "ok: wramlow: $checks checks of WRAM's low end"
+else
+    echo "FAIL: wramlow: -openpim-wram-start put no check into count_funcs.c"
+    status=1
+fi
+
 # Differential test at several optimisation levels: instrumented code must
 # compute exactly what native code computes.
 "$cc" -O2 -Wall -Wextra -Werror -I "$here/../.." -c "$here/diff_main.c" -o "$work/diff_main.o"
@@ -60,4 +75,10 @@ for o in -O0 -O1 -O2 -O3 -Os; do
     echo "== $o: diff"
     "$work/diff$o" || status=1
 done
+# and with the checks of WRAM's low end
+"$cc" -O2 -fno-vectorize -fno-slp-vectorize -Wall -Wextra -Werror -DDIFF_SUFFIX=_counted -fpass-plugin="$plugin" \
+    -Xclang -load -Xclang "$plugin" -mllvm -openpim-wram-start=2048 -c "$here/diff_funcs.c" -o "$work/diff_wramlow.o"
+"$cc" "$work/diff_main.o" "$work/diff_native-O2.o" "$work/diff_wramlow.o" -o "$work/diff_wramlow"
+echo "== -O2 with WRAM low-end checks: diff"
+"$work/diff_wramlow" || status=1
 exit $status
