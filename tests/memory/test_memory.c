@@ -22,6 +22,28 @@ static dpu_error_t push(struct dpu_set_t set, uint64_t off, uint8_t *buf, size_t
     return dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, off, len, DPU_XFER_DEFAULT);
 }
 
+/* Every DPU of the set fills mb MB of its MRAM: *ran counts those that
+ * finished, *refused those stopped by a host-memory fault naming the limit
+ * (limit_text, e.g. "200 MB limit"); any other outcome fails the test. */
+static void launch_fill(struct dpu_set_t set, uint32_t mb, const char *limit_text, unsigned *ran, unsigned *refused)
+{
+    struct dpu_set_t dpu;
+    DPU_ASSERT(dpu_broadcast_to(set, "megabytes", 0, &mb, 4, DPU_XFER_DEFAULT));
+    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
+    *ran = *refused = 0;
+    DPU_FOREACH(set, dpu) {
+        struct openpim_fault f;
+        CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
+        if (!f.faulted) {
+            ++*ran;
+        } else {
+            ++*refused;
+            CHECK(strcmp(f.kind, "host-memory") == 0);
+            CHECK(strstr(f.message, limit_text) != NULL);
+        }
+    }
+}
+
 /* Many small DPUs far below the limit at first: the workers check a bound
  * on what the pool's memories can have grown since they last measured them,
  * and measure again only near the limit.  Filling every MRAM would pass the
@@ -29,21 +51,13 @@ static dpu_error_t push(struct dpu_set_t set, uint64_t off, uint8_t *buf, size_t
  * runs far below it all ran. */
 static void bounded_checks(void)
 {
-    struct dpu_set_t set, dpu;
+    struct dpu_set_t set;
     uint64_t used0, used, limit;
     DPU_ASSERT(dpu_alloc(256, "nrRanks=4,mram_bytes=1048576,workers=2,hostMemoryLimitMB=160", &set));
     DPU_ASSERT(dpu_load(set, "./dpu_fill", NULL));
     CHECK_EQ(openpim_memory_usage(&used0, &limit), DPU_OK);
-    uint32_t mb = 1;
-    DPU_ASSERT(dpu_broadcast_to(set, "megabytes", 0, &mb, 4, DPU_XFER_DEFAULT));
-    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
-    unsigned ran = 0, refused = 0;
-    DPU_FOREACH(set, dpu) {
-        struct openpim_fault f;
-        CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
-        ran += !f.faulted;
-        refused += f.faulted && strcmp(f.kind, "host-memory") == 0;
-    }
+    unsigned ran, refused;
+    launch_fill(set, 1, "160 MB limit", &ran, &refused);
     CHECK_EQ(ran + refused, 256);
     CHECK(refused >= 256 - 160);
     /* each run backs 1 MB and 4 KB of WRAM: all those that fit, but for the
@@ -97,21 +111,8 @@ int main(void)
     CHECK_EQ(push(set, 0, buf, 8 * MB), DPU_OK);
 
     /* DPUs filling 16 MB each: the worker stops before the limit */
-    uint32_t mb = 16;
-    DPU_ASSERT(dpu_broadcast_to(set, "megabytes", 0, &mb, 4, DPU_XFER_DEFAULT));
-    CHECK_EQ(dpu_launch(set, DPU_SYNCHRONOUS), DPU_ERR_DPU_FAULT);
-    unsigned ran = 0, refused = 0;
-    DPU_FOREACH(set, dpu) {
-        struct openpim_fault f;
-        CHECK_EQ(openpim_get_fault(dpu, &f), DPU_OK);
-        if (!f.faulted) {
-            ran++;
-        } else {
-            refused++;
-            CHECK(strcmp(f.kind, "host-memory") == 0);
-            CHECK(strstr(f.message, "200 MB limit") != NULL);
-        }
-    }
+    unsigned ran, refused;
+    launch_fill(set, 16, "200 MB limit", &ran, &refused);
     CHECK(ran >= 1 && refused >= 1);
     CHECK_EQ(openpim_memory_usage(&used, NULL), DPU_OK);
     CHECK(used <= limit);
