@@ -137,7 +137,6 @@ static void remote_close(struct op_backend *b)
     for (uint32_t v = 0; r->pf && v < r->nr_vranks; v++) {
         free(r->pf[v].have);
         free(r->pf[v].data);
-        free(r->pf[v].gather);
     }
     free(r->pf);
     free(r);
@@ -579,31 +578,7 @@ static int remote_read_many(struct op_backend *b, const uint32_t *dpus, uint32_t
     uint32_t group = (uint32_t)(WINDOW_SIZE / len); /* >= 16: len < PIPELINE_MIN */
     for (uint32_t i = 0; list && i < n; i += group) {
         uint32_t k = n - i < group ? n - i : group;
-        struct opd_gather req = {.region = (uint32_t)region, .off = off, .n = k, .len = len,
-                                 .data = {.where = OPD_SHM}};
-        if ((size_t)k * len <= OPD_INLINE_MAX) { /* in the reply */
-            uint8_t *got = malloc((size_t)k * len);
-            req.data.where = OPD_INLINE;
-            rc = got ? rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list + i, (size_t)k * 4, NULL, 0, -1, got,
-                                (size_t)k * len, err, errlen)
-                     : rpc_fail(err, errlen, "out of memory");
-            for (uint32_t j = 0; rc == 0 && j < k; j++)
-                memcpy(dst[i + j], got + (size_t)j * len, len);
-            free(got);
-            if (rc != 0)
-                break;
-            continue;
-        }
-        pthread_mutex_lock(&r->win_lock);
-        if ((rc = rpc_window(r, err, errlen)) == 0)
-            rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list + i, (size_t)k * 4, NULL, 0, -1, NULL, 0, err,
-                          errlen);
-        for (uint32_t j = 0; rc == 0 && j < k; j++)
-            rc = rpc_window_get(r, (uint64_t)j * len, dst[i + j], len, err, errlen);
-        if (rc == 0)
-            rc = rpc_wait_all(r, err, errlen);
-        pthread_mutex_unlock(&r->win_lock);
-        if (rc != 0)
+        if ((rc = rpc_read_gather(r, (uint32_t)region, off, list + i, k, len, dst + i, err, errlen)) != 0)
             break;
     }
     free(list);
@@ -806,7 +781,7 @@ struct op_backend *op_backend_remote_open(const struct op_machine_config *cfg, c
     r->prefetch_on = cfg->prefetch; /* profile keys remotePrefetch, remoteBatch or the environment (sdk/profile.c) */
     r->batch_on = cfg->batch;
     for (uint32_t v = 0; r->prefetch_on && v < r->nr_vranks; v++) {
-        r->pf[v].have = calloc(r->per_rank, 1); /* data and gather: on first use */
+        r->pf[v].have = calloc(r->per_rank, 1); /* data: on first use */
         if (!r->pf[v].have) {
             rpc_fail(err, errlen, "out of memory");
             goto fail;

@@ -101,42 +101,24 @@ int cache_prefetch_read(struct remote *r, uint32_t dpu, uint32_t region, uint32_
         return 0;
     if (!p->data && !(p->data = malloc((size_t)r->per_rank * PREFETCH_MAX)))
         return 0;
-    if (!p->gather && !(p->gather = malloc((size_t)r->per_rank * PREFETCH_MAX)))
-        return 0;
     /* this DPU and the rank's later ones, as the SDK goes through them; only
      * DPUs with a program (the set's), so that no memory is read that the
      * program would not read (reading WRAM backs its pages) */
     uint32_t n = 0, list[64], at[64];
+    void *to[64];
     for (uint32_t i = idx; i < r->per_rank; i++)
         if (i == idx || r->loaded[vr * r->per_rank + i]) {
             at[n] = i;
+            to[n] = p->data + (size_t)i * len;
             list[n++] = (uint32_t)(r->vmap[vr] * r->per_rank + i);
         }
-    struct opd_gather req = {.region = region, .off = off, .n = n, .len = len};
-    size_t total = (size_t)n * len;
-    uint8_t *into = p->gather;
-    int rc;
-    if (total <= OPD_INLINE_MAX) {
-        rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, into, total, err, errlen);
-    } else {
-        pthread_mutex_lock(&r->win_lock);
-        if ((rc = rpc_window(r, err, errlen)) == 0) {
-            req.data.where = OPD_SHM;
-            rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
-            if (rc == 0 && (rc = rpc_window_get(r, 0, into, total, err, errlen)) == 0)
-                rc = rpc_wait_all(r, err, errlen);
-        }
-        pthread_mutex_unlock(&r->win_lock);
-    }
-    if (rc != 0)
+    if (rpc_read_gather(r, region, off, list, n, len, to, err, errlen) != 0)
         return rpc_dead(r) ? -1 : 0; /* the direct read reports what is wrong */
     memset(p->have, 0, r->per_rank);
-    for (uint32_t k = 0; k < n; k++) {
-        memcpy(p->data + (size_t)at[k] * len, into + (size_t)k * len, len);
+    for (uint32_t k = 0; k < n; k++)
         p->have[at[k]] = 1;
-    }
     p->valid = true;
-    memcpy(dst, into, len);
+    memcpy(dst, p->data + (size_t)idx * len, len);
     return 1;
 }
 

@@ -47,7 +47,7 @@ struct prefetch {
     bool valid, seen; /* valid: data holds [off, off + len) of the DPUs marked in have */
     uint32_t region, off, len;
     uint32_t last; /* seen: the DPU (index in the rank) of the last direct read of (region, off, len) */
-    uint8_t *have, *data, *gather; /* gather: a READ_GATHER's reply */
+    uint8_t *have, *data;
 };
 
 /* A request waiting for its reply (remote_rpc.c).  Registered before the
@@ -154,6 +154,11 @@ int rpc_window(struct remote *r, char *err, size_t errlen);
 int rpc_window_put(struct remote *r, uint64_t off, const void *const *src, uint32_t nsrc, size_t len, char *err,
                    size_t errlen);
 int rpc_window_get(struct remote *r, uint64_t off, void *dst, size_t len, char *err, size_t errlen);
+/* One READ_GATHER: len bytes at off of each of the n daemon DPUs list[i]
+ * (n * len <= WINDOW_SIZE) into dst[i], in the reply when they fit, else
+ * through the window (takes win_lock). */
+int rpc_read_gather(struct remote *r, uint32_t region, uint32_t off, const uint32_t *list, uint32_t n, size_t len,
+                    void *const *dst, char *err, size_t errlen);
 
 /* remote_cache.c */
 int cache_flush_writes(struct remote *r, char *err, size_t errlen);

@@ -761,3 +761,32 @@ int rpc_window_get(struct remote *r, uint64_t off, void *dst, size_t len, char *
     }
     return 0;
 }
+
+int rpc_read_gather(struct remote *r, uint32_t region, uint32_t off, const uint32_t *list, uint32_t n, size_t len,
+                    void *const *dst, char *err, size_t errlen)
+{
+    struct opd_gather req = {.region = region, .off = off, .n = n, .len = len};
+    size_t total = (size_t)n * len;
+    int rc;
+    if (total <= OPD_INLINE_MAX) {
+        uint8_t *got = malloc(total ? total : 1);
+        rc = got ? rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, got, total, err,
+                            errlen)
+                 : rpc_fail(err, errlen, "out of memory");
+        for (uint32_t i = 0; rc == 0 && i < n; i++)
+            memcpy(dst[i], got + (size_t)i * len, len);
+        free(got);
+        return rc;
+    }
+    pthread_mutex_lock(&r->win_lock);
+    if ((rc = rpc_window(r, err, errlen)) == 0) {
+        req.data.where = OPD_SHM;
+        rc = rpc_call(r, OPD_READ_GATHER, &req, sizeof req, list, (size_t)n * 4, NULL, 0, -1, NULL, 0, err, errlen);
+        for (uint32_t i = 0; rc == 0 && i < n; i++)
+            rc = rpc_window_get(r, (uint64_t)i * len, dst[i], len, err, errlen);
+        if (rc == 0)
+            rc = rpc_wait_all(r, err, errlen);
+    }
+    pthread_mutex_unlock(&r->win_lock);
+    return rc;
+}
