@@ -355,10 +355,15 @@ public:
     std::vector<BasicBlock *> Blocks;
     for (BasicBlock &BB : F)
       Blocks.push_back(&BB);
-    if (Opts.SwitchPoints || Opts.RaceCheck)
-      planAccessPoints(); // on the CFG as compiled: loops and back edges
-    if (Opts.WramStart % PageBytes)
-      planWramLowChecks();
+    if (Opts.SwitchPoints || Opts.RaceCheck || Opts.WramStart % PageBytes) {
+      // on the CFG as compiled (planning changes nothing): loops and back edges
+      DominatorTree DT(F);
+      LoopInfo LI(DT);
+      if (Opts.SwitchPoints || Opts.RaceCheck)
+        planAccessPoints(DT, LI);
+      if (Opts.WramStart % PageBytes)
+        planWramLowChecks(DT, LI);
+    }
 
     bool Changed = false;
     for (BasicBlock *BB : Blocks)
@@ -1630,9 +1635,7 @@ private:
       NearSet.insert(&I);
   }
 
-  void planAccessPoints() {
-    DominatorTree DT(F);
-    LoopInfo LI(DT);
+  void planAccessPoints(DominatorTree &DT, LoopInfo &LI) {
     auto Size = [&](Type *T) { return ConstantInt::get(I64, DL.getTypeStoreSize(T).getKnownMinSize()); };
     for (Instruction &I : instructions(F)) {
       if (auto *L = dyn_cast<LoadInst>(&I)) {
@@ -1901,9 +1904,7 @@ private:
     return N == "mem_alloc" || N == "buddy_alloc" || N == "buddy_realloc" || N == "fsb_get";
   }
 
-  void planWramLowChecks() {
-    DominatorTree DT(F);
-    LoopInfo LI(DT);
+  void planWramLowChecks(DominatorTree &DT, LoopInfo &LI) {
     TargetLibraryInfoImpl TLII(Triple(M.getTargetTriple()));
     TargetLibraryInfo TLI(TLII);
     AssumptionCache AC(F);
