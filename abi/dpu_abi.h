@@ -121,6 +121,21 @@ enum op_fault { OP_FAULT_KINDS(OP_FAULT_ENUM_) OP_FAULT_COUNT };
  * table and its trampolines) in every image's address space. */
 #define OP_ENV_BASE 0x30000000u
 
+/* Keys of block/wake: what a tasklet waits for, one namespace per primitive
+ * in the top byte (DPU addresses are 32-bit).  An unlock hands a mutex to the
+ * waiter that has waited longest, as spinning retries share the pipeline
+ * (worker/tasklets.c, op_sched_wake). */
+enum op_wait_kind {
+    OP_WAIT_MUTEX = 1,
+    OP_WAIT_BARRIER = 2,
+    OP_WAIT_SEM = 3,
+    OP_WAIT_HS_NOTIFIER = 4,
+    OP_WAIT_HS_WAITER = 5,
+    OP_WAIT_VMUTEX = 6,
+};
+#define OP_WAIT_KIND_SHIFT 56
+#define OP_WAIT_KEY(kind, low) (((uint64_t)(kind) << OP_WAIT_KIND_SHIFT) | (uint64_t)(low))
+
 /* Services the worker offers to the image.  All calls are made by the tasklet
  * currently running; tasklets are coroutines, so the image's runtime code is
  * atomic between calls that switch (yield, block).  The worker checks every
@@ -131,7 +146,8 @@ struct op_services {
     OP_IMG_FN(void, yield, (void));
     /* Block the current tasklet until another calls wake() with the same key. */
     OP_IMG_FN(void, block, (uint64_t key));
-    /* Make up to n tasklets blocked on key runnable (lowest tid first); returns how many. */
+    /* Make up to n tasklets blocked on key runnable (lowest tid first; a
+     * mutex's: the longest waiting); returns how many. */
     OP_IMG_FN(uint32_t, wake, (uint64_t key, uint32_t n));
     /* Number of tasklets currently blocked on key. */
     OP_IMG_FN(uint32_t, waiters, (uint64_t key));

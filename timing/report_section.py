@@ -97,8 +97,6 @@ KERNEL_WHY = {
           "Known gaps).",
     "RED": "Streaming: 2 cycles per element slower on the hardware than its instructions (timing/README.md, "
            "Known gaps).",
-    "TRNS": "Step 3 (mutexes held across 8-B DMAs, 16 tasklets) is modelled 1.5x slower than the hardware runs "
-            "it (timing/README.md, Known gaps).",
     "BS": "The hardware ran PrIM's first BS (a boundary bug fixed since); the model runs today's code.",
     "HST-S": "About 3 cycles per pixel unaccounted for; the 32-bit multiply by the bin count (8 + 9 "
              "instructions) dominates its cost (timing/README.md, Known gaps).",

@@ -69,8 +69,8 @@ void op_dpu_run_dma(struct op_dpu_run *r, struct op_sched *s, uint32_t mram_addr
     op_sched_hold(s, done);
 }
 
-/* Model keys: one namespace per kind of primitive (image addresses are 32-bit). */
-#define KEY(kind, obj) (((uintptr_t)(kind) << 56) | (uintptr_t)(obj))
+/* Model keys: one namespace per kind of primitive (abi/dpu_abi.h). */
+#define KEY(kind, obj) ((uintptr_t)OP_WAIT_KEY(kind, obj))
 
 void op_dpu_run_rt(struct op_dpu_run *r, struct op_sched *s, uint32_t ev, uint32_t obj, uint32_t arg)
 {
@@ -79,31 +79,31 @@ void op_dpu_run_rt(struct op_dpu_run *r, struct op_sched *s, uint32_t ev, uint32
     unsigned a = arg != 0;
     switch (ev) { /* DPU code can call this with anything: unknown events are ignored */
     case OP_RTE_BARRIER:
-        op = OP_RT_BARRIER_WAIT, key = KEY(1, obj), a = arg > 255 ? 255 : arg;
+        op = OP_RT_BARRIER_WAIT, key = KEY(OP_WAIT_BARRIER, obj), a = arg > 255 ? 255 : arg;
         break;
     case OP_RTE_MUTEX_LOCK:
-        op = OP_RT_MUTEX_LOCK, key = KEY(2, obj);
+        op = OP_RT_MUTEX_LOCK, key = KEY(OP_WAIT_MUTEX, obj);
         break;
     case OP_RTE_MUTEX_UNLOCK:
-        op = OP_RT_MUTEX_UNLOCK, key = KEY(2, obj);
+        op = OP_RT_MUTEX_UNLOCK, key = KEY(OP_WAIT_MUTEX, obj);
         break;
     case OP_RTE_VMUTEX_LOCK:
-        op = OP_RT_MUTEX_LOCK, key = KEY(3, ((uintptr_t)obj << 16) | (arg & 0xffff)), a = 1;
+        op = OP_RT_MUTEX_LOCK, key = KEY(OP_WAIT_VMUTEX, ((uintptr_t)obj << 16) | (arg & 0xffff)), a = 1;
         break;
     case OP_RTE_VMUTEX_UNLOCK:
-        op = OP_RT_MUTEX_UNLOCK, key = KEY(3, ((uintptr_t)obj << 16) | (arg & 0xffff));
+        op = OP_RT_MUTEX_UNLOCK, key = KEY(OP_WAIT_VMUTEX, ((uintptr_t)obj << 16) | (arg & 0xffff));
         break;
     case OP_RTE_SEM_TAKE:
-        op = OP_RT_SEM_TAKE, key = KEY(4, obj);
+        op = OP_RT_SEM_TAKE, key = KEY(OP_WAIT_SEM, obj);
         break;
     case OP_RTE_SEM_GIVE:
-        op = OP_RT_SEM_GIVE, key = KEY(4, obj);
+        op = OP_RT_SEM_GIVE, key = KEY(OP_WAIT_SEM, obj);
         break;
     case OP_RTE_HS_WAIT:
-        op = OP_RT_HANDSHAKE_WAIT, key = KEY(5, obj);
+        op = OP_RT_HANDSHAKE_WAIT, key = KEY(OP_WAIT_HS_NOTIFIER, obj);
         break;
     case OP_RTE_HS_NOTIFY:
-        op = OP_RT_HANDSHAKE_NOTIFY, key = KEY(5, obj);
+        op = OP_RT_HANDSHAKE_NOTIFY, key = KEY(OP_WAIT_HS_NOTIFIER, obj);
         break;
     case OP_RTE_MEM_ALLOC:
         op = OP_RT_MEM_ALLOC;

@@ -27,8 +27,6 @@
 #define MRAM_SHADOW_PAGES 8192u           /* MRAM followed: 32 MB per worker (about 400 MB of shadow) */
 #define ACCESS_MAX 65536u                 /* bytes of one access at most (all of WRAM) */
 
-enum { K_MUTEX = 1, K_VMUTEX, K_SEM, K_BARRIER, K_HANDSHAKE };
-
 struct cell {
     uint32_t epoch; /* the tasklet's clock at the access */
     uint32_t site;  /* its site record (0: the runtime, no site known) */
@@ -39,7 +37,7 @@ struct cell {
 };
 
 struct sync {
-    uint64_t key; /* kind << 56 | object; 0: free */
+    uint64_t key; /* OP_WAIT_KEY(kind, object) (abi/dpu_abi.h); 0: free */
     uint32_t vc[OP_MAX_TASKLETS];
     uint32_t arrived; /* barriers and handshakes: tasklets of the round so far */
     uint32_t count;
@@ -144,7 +142,7 @@ static void arrive(unsigned tid, struct sync *s, unsigned count)
     s->arrived = s->count = 0;
 }
 
-#define KEY(kind, obj) (((uint64_t)(kind) << 56) | (uint64_t)(obj))
+#define KEY(kind, obj) OP_WAIT_KEY(kind, obj)
 
 void op_race_sync(unsigned tid, uint32_t ev, uint32_t obj, uint32_t arg)
 {
@@ -153,36 +151,36 @@ void op_race_sync(unsigned tid, uint32_t ev, uint32_t obj, uint32_t arg)
     switch (ev) {
     case OP_RTE_MUTEX_LOCK:
         if (arg) { /* granted */
-            struct sync *s = sync_entry(KEY(K_MUTEX, obj));
+            struct sync *s = sync_entry(KEY(OP_WAIT_MUTEX, obj));
             if (s)
                 join(vc[tid], s->vc);
         }
         break;
     case OP_RTE_MUTEX_UNLOCK:
-        release(tid, sync_entry(KEY(K_MUTEX, obj)), 1);
+        release(tid, sync_entry(KEY(OP_WAIT_MUTEX, obj)), 1);
         break;
     case OP_RTE_VMUTEX_LOCK: {
-        struct sync *s = sync_entry(KEY(K_VMUTEX, ((uint64_t)(arg & 0xffff) << 32) | obj));
+        struct sync *s = sync_entry(KEY(OP_WAIT_VMUTEX, ((uint64_t)(arg & 0xffff) << 32) | obj));
         if (s)
             join(vc[tid], s->vc);
         break;
     }
     case OP_RTE_VMUTEX_UNLOCK:
-        release(tid, sync_entry(KEY(K_VMUTEX, ((uint64_t)(arg & 0xffff) << 32) | obj)), 1);
+        release(tid, sync_entry(KEY(OP_WAIT_VMUTEX, ((uint64_t)(arg & 0xffff) << 32) | obj)), 1);
         break;
     case OP_RTE_SEM_TAKE: {
-        struct sync *s = sync_entry(KEY(K_SEM, obj));
+        struct sync *s = sync_entry(KEY(OP_WAIT_SEM, obj));
         if (arg) /* blocks: ordered after the give that hands it a unit */
-            sem_wait[tid] = KEY(K_SEM, obj);
+            sem_wait[tid] = KEY(OP_WAIT_SEM, obj);
         else if (s)
             join(vc[tid], s->vc);
         break;
     }
     case OP_RTE_SEM_GIVE: {
-        struct sync *s = sync_entry(KEY(K_SEM, obj));
+        struct sync *s = sync_entry(KEY(OP_WAIT_SEM, obj));
         release(tid, s, 0);
         for (unsigned t = 0; s && t < ntasklets; t++)
-            if (sem_wait[t] == KEY(K_SEM, obj)) { /* a waiter may be the one handed the unit */
+            if (sem_wait[t] == KEY(OP_WAIT_SEM, obj)) { /* a waiter may be the one handed the unit */
                 join(vc[t], s->vc);
                 if (arg)
                     sem_wait[t] = 0;
@@ -190,14 +188,14 @@ void op_race_sync(unsigned tid, uint32_t ev, uint32_t obj, uint32_t arg)
         break;
     }
     case OP_RTE_BARRIER:
-        arrive(tid, sync_entry(KEY(K_BARRIER, obj)), arg & 0xff);
+        arrive(tid, sync_entry(KEY(OP_WAIT_BARRIER, obj)), arg & 0xff);
         break;
     case OP_RTE_HS_NOTIFY:
-        arrive(tid, sync_entry(KEY(K_HANDSHAKE, obj)), 2);
+        arrive(tid, sync_entry(KEY(OP_WAIT_HS_NOTIFIER, obj)), 2);
         break;
     case OP_RTE_HS_WAIT:
         if (arg) /* not refused (EALREADY) */
-            arrive(tid, sync_entry(KEY(K_HANDSHAKE, obj)), 2);
+            arrive(tid, sync_entry(KEY(OP_WAIT_HS_NOTIFIER, obj)), 2);
         break;
     default:
         break;

@@ -17,14 +17,13 @@ extern uint64_t __op_icount;
 
 #define __OP_SVC (__op_env->svc)
 
-/* Keys passed to svc->block/wake (64-bit): one namespace per primitive (DPU
- * addresses are 32-bit, so the high bits are free). */
-#define __OP_KEY_MUTEX(p) ((uint64_t)(uintptr_t)(p) | ((uint64_t)1 << 56))
-#define __OP_KEY_BARRIER(p) ((uint64_t)(uintptr_t)(p) | ((uint64_t)2 << 56))
-#define __OP_KEY_SEM(p) ((uint64_t)(uintptr_t)(p) | ((uint64_t)3 << 56))
-#define __OP_KEY_HS_NOTIFIER(t) ((uint64_t)(t) | ((uint64_t)4 << 56))
-#define __OP_KEY_HS_WAITER(t) ((uint64_t)(t) | ((uint64_t)5 << 56))
-#define __OP_KEY_VMUTEX(p, id) ((((uint64_t)(uintptr_t)(p) << 16) | (uint64_t)(id)) | ((uint64_t)6 << 56))
+/* Keys passed to svc->block/wake (abi/dpu_abi.h, op_wait_kind). */
+#define __OP_KEY_MUTEX(p) OP_WAIT_KEY(OP_WAIT_MUTEX, (uintptr_t)(p))
+#define __OP_KEY_BARRIER(p) OP_WAIT_KEY(OP_WAIT_BARRIER, (uintptr_t)(p))
+#define __OP_KEY_SEM(p) OP_WAIT_KEY(OP_WAIT_SEM, (uintptr_t)(p))
+#define __OP_KEY_HS_NOTIFIER(t) OP_WAIT_KEY(OP_WAIT_HS_NOTIFIER, (t))
+#define __OP_KEY_HS_WAITER(t) OP_WAIT_KEY(OP_WAIT_HS_WAITER, (t))
+#define __OP_KEY_VMUTEX(p, id) OP_WAIT_KEY(OP_WAIT_VMUTEX, ((uint64_t)(uintptr_t)(p) << 16) | (uint64_t)(id))
 
 /* Stop the DPU with a fault (message copied by the worker). */
 _Noreturn void __op_fault(enum op_fault why, const char *msg);

@@ -33,11 +33,13 @@
 
 #include "check.h"
 
-static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
+static uint32_t out[16];
+
+static struct openpim_dpu_stats run_in(const char *bin, uint32_t mode, uint32_t n, uint32_t in1)
 {
     struct dpu_set_t set, dpu;
     struct openpim_dpu_stats st;
-    uint32_t in[4] = {2463534242u, 1, 2, 3};
+    uint32_t in[4] = {2463534242u, in1, 2, 3};
     memset(&st, 0, sizeof st);
     DPU_ASSERT(dpu_alloc(1, "nrRanks=1", &set));
     DPU_ASSERT(dpu_load(set, bin, NULL));
@@ -45,9 +47,12 @@ static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
     DPU_ASSERT(dpu_copy_to(set, "n", 0, &n, 4));
     DPU_ASSERT(dpu_copy_to(set, "in", 0, in, sizeof in));
     DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
-    DPU_FOREACH(set, dpu)
+    DPU_FOREACH(set, dpu) {
         DPU_ASSERT(openpim_get_dpu_stats(dpu, &st));
-    if (mode == 8 || mode >= 12) { /* every update counted once */
+        if (strstr(bin, "t16"))
+            DPU_ASSERT(dpu_copy_from(dpu, "out", 0, out, sizeof out));
+    }
+    if (mode == 8 || mode == 12 || mode == 13) { /* every update counted once */
         uint32_t hist[256];
         uint64_t sum = 0;
         DPU_FOREACH(set, dpu)
@@ -58,6 +63,38 @@ static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
     }
     DPU_ASSERT(dpu_free(set));
     return st;
+}
+
+static struct openpim_dpu_stats run(const char *bin, uint32_t mode, uint32_t n)
+{
+    return run_in(bin, mode, n, 1);
+}
+
+/* A work queue under one mutex (mode 14, 16 tasklets, n items, `work`
+ * iterations of spin() per item, TRNS's 8-B flag read inside the critical
+ * section).  On the DPU a waiting tasklet spins and the pipeline issues every
+ * spinner's retries in turn, so no tasklet is favoured: each takes about n / 16
+ * items, and while the 16 spin or work the pipeline issues an instruction or
+ * a retry nearly every cycle.  Waking the lowest tid first (the emulator's
+ * rule for a mutex before) gave tasklets 0 and 1 all 640 items and the run
+ * 5.5x the cycles at work = 200. */
+static void queue(uint32_t work)
+{
+    const uint32_t n = 640;
+    struct openpim_dpu_stats q = run_in("./dpu_sync_t16", 14, n, work);
+    uint32_t total = 0, lo = n, hi = 0;
+    for (int t = 0; t < 16; t++) {
+        total += out[t];
+        lo = out[t] < lo ? out[t] : lo;
+        hi = out[t] > hi ? out[t] : hi;
+    }
+    CHECK_EQ(total, n);
+    CHECK(lo >= n / 16 / 2 && hi <= n / 16 * 2);
+    /* a full pipeline: cycles within 10 % of instructions + retries */
+    CHECK(q.cycles * 10 <= (q.instructions + q.spin_instructions) * 11);
+    printf("work queue under a mutex, %u items, %u iterations of work each: items per tasklet %u..%u, "
+           "%llu cycles for %llu instructions + %llu retries\n", n, work, lo, hi, (unsigned long long)q.cycles,
+           (unsigned long long)q.instructions, (unsigned long long)q.spin_instructions);
 }
 
 static void growth(uint32_t mode, const char *what)
@@ -123,5 +160,8 @@ int main(void)
                hst[k].mode == 12 ? "HST-like, value read under the lock" : "PrIM HST-L form, value binned first",
                16 * 2048, per_update, hst[k].c, 16 * hst[k].c + 1, (double)h.instructions / (16.0 * 2048));
     }
+    queue(0);
+    queue(20);
+    queue(200);
     return check_done("test_sync_timing");
 }
