@@ -71,6 +71,15 @@ dpu_error_t op_profile_parse(const char *profile, struct op_profile *out, char *
  * with per-rank job queues: keep the lock here, in lock.c and the macro. */
 void op_sdk_lock(void);
 void op_sdk_unlock(void);
+/* The virtual clock's host time is the program's time outside SDK calls:
+ * the lock measures each outermost call of a program's thread while it holds
+ * the lock, and op_record_call_end takes that time out.  Not the jobs'
+ * background threads (op_sdk_background: the program goes on meanwhile), nor
+ * the program's own functions a call runs on the thread (dpu_callback's,
+ * between op_sdk_user_begin and op_sdk_user_end), but their SDK calls. */
+void op_sdk_background(void);
+double op_sdk_user_begin(void);
+void op_sdk_user_end(double begun);
 /* Releases the lock however often this thread holds it; returns that count
  * for op_sdk_resume (0 if the thread did not hold it). */
 unsigned op_sdk_suspend(void);
@@ -171,8 +180,7 @@ void op_jobs_wait(struct dpu_set_t set);
 void op_jobs_drain(void);
 /* Concludes a launch of the set's DPUs (launch.c): report, fault messages, and
  * the error of the launch (kept for dpu_sync when asynchronous). */
-dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err, int async, double issued_us,
-                           double real_start_us);
+dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err, int async, double issued_us);
 /* Keeps the first error of an asynchronous job on the set's ranks, for dpu_sync. */
 void op_set_pending(struct dpu_set_t set, dpu_error_t rc);
 

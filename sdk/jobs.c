@@ -145,6 +145,7 @@ static void *background(void *arg)
 {
     struct op_job *j = arg;
     openpim_session_use((struct openpim_session *)j->session);
+    op_sdk_background();
     op_sdk_lock();
     execute(j); /* j->finish frees j */
     pthread_mutex_lock(&jobs_mutex);

@@ -48,14 +48,13 @@ static dpu_error_t collect(struct dpu_set_t set, uint32_t **ids_out, uint32_t *n
     return DPU_OK;
 }
 
-dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err, int async, double issued_us,
-                           double real_start_us)
+dpu_error_t op_launch_done(struct dpu_set_t set, int machine_rc, const char *err, int async, double issued_us)
 {
     if (machine_rc != 0) {
         op_warn("launch failed: %s", err);
         return DPU_ERR_SYSTEM;
     }
-    op_record_launch(set, async, issued_us, real_start_us);
+    op_record_launch(set, async, issued_us);
     dpu_error_t out = DPU_OK;
     unsigned shown = 0, faulted = 0, index = 0;
     struct dpu_t *d;
@@ -100,7 +99,6 @@ struct launch_job {
     struct op_job job;
     uint32_t *ids, n;
     double issued_us; /* the host's modelled clock when it was issued; < 0: synchronous */
-    double real_start_us;
     int rc;
     dpu_error_t out; /* a synchronous launch's result */
     char err[256];
@@ -129,7 +127,7 @@ static void launch_run(struct op_job *j)
 static void launch_finish_async(struct op_job *j)
 {
     struct launch_job *l = (struct launch_job *)j;
-    op_launch_done(j->set, l->rc, l->err, 1, l->issued_us, op_real_now_us());
+    op_launch_done(j->set, l->rc, l->err, 1, l->issued_us);
     free(l->ids);
     free(l);
 }
@@ -138,12 +136,11 @@ static void launch_finish_async(struct op_job *j)
 static void launch_finish_sync(struct op_job *j)
 {
     struct launch_job *l = (struct launch_job *)j;
-    l->out = op_launch_done(j->set, l->rc, l->err, 0, -1, l->real_start_us);
+    l->out = op_launch_done(j->set, l->rc, l->err, 0, -1);
 }
 
 static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy_t policy)
 {
-    double t0 = op_real_now_us();
     dpu_error_t rc = op_set_check(dpu_set);
     if (rc != DPU_OK)
         return rc;
@@ -171,7 +168,7 @@ static dpu_error_t dpu_launch_locked(struct dpu_set_t dpu_set, dpu_launch_policy
         return rc;
     }
     struct launch_job l = {.job = {.set = dpu_set, .run = launch_run, .finish = launch_finish_sync},
-                           .ids = ids, .n = n, .issued_us = -1, .real_start_us = t0};
+                           .ids = ids, .n = n, .issued_us = -1};
     rc = op_jobs_run(&l.job);
     free(ids);
     return rc != DPU_OK ? rc : l.out;
@@ -257,7 +254,9 @@ struct callback_job {
 static void callback_run(struct op_job *j)
 {
     struct callback_job *c = (struct callback_job *)j;
+    double begun = op_sdk_user_begin(); /* the program's own work, inside dpu_callback */
     c->rc = c->fn(j->set, c->index, c->args);
+    op_sdk_user_end(begun);
 }
 
 /* An asynchronous callback's error surfaces at dpu_sync, if its set is still

@@ -96,13 +96,12 @@ static dpu_error_t check_set(struct dpu_set_t set)
 static dpu_error_t load_parsed(struct dpu_set_t set, struct dpu_program_t *h, struct dpu_program_t **program)
 {
     op_sdk_lock();
-    double t0 = op_real_now_us();
     dpu_error_t rc = op_set_check(set);
     if (rc == DPU_OK) {
         struct op_image img = h->img; /* h may be freed by a failed load: its sizes, for the report */
         rc = load_image(set, h, program);
         if (rc == DPU_OK)
-            op_record_load(set, &img, t0);
+            op_record_load(set, &img);
     } else {
         op_image_free(&h->img);
         free(h);

@@ -41,7 +41,6 @@ static dpu_error_t group_ids(const struct dpu_rank_t *r, uint32_t group, uint64_
  * the ranks' enabled DPUs, so that is how it is recorded. */
 static dpu_error_t view_xfer(struct dpu_set_t set, int to_dpu, uint64_t offset, void *const *lines, size_t size)
 {
-    double start = op_real_now_us();
     dpu_error_t rc = op_set_check(set);
     if (rc != DPU_OK)
         return rc;
@@ -79,8 +78,7 @@ static dpu_error_t view_xfer(struct dpu_set_t set, int to_dpu, uint64_t offset, 
     }
     free(ids);
     if (rc == DPU_OK)
-        op_record_xfer(set, OP_XFER_DIRECT, to_dpu, OP_REGION_MRAM, most * size / LINE, CHIPS * DPUS_PER_CHIP, -1,
-                       start);
+        op_record_xfer(set, OP_XFER_DIRECT, to_dpu, OP_REGION_MRAM, most * size / LINE, CHIPS * DPUS_PER_CHIP, -1);
     return rc;
 }
 

@@ -124,21 +124,34 @@ static double place(const struct op_xfer_rank *ranks, unsigned n, double dur_us,
     return start;
 }
 
-/* Publishes the host clock and the measured host time after one SDK call. */
-static void account(double real_start_us)
+/* Publishes the host clock: modelled minus measured SDK time. */
+static void publish(void)
 {
     struct op_report_state *R = &op_session()->report;
-    R->real_us += op_real_now_us() - real_start_us;
     /* a double past the range of long long does not convert: clamp (31 years) */
     double shift = (R->model_us - R->real_us) * 1e3;
     shift = shift > 1e18 ? 1e18 : shift < -1e18 ? -1e18 : shift;
     if (op_session()->is_default) /* the program's own clock follows the default session */
         atomic_store_explicit(&shift_ns, (long long)shift, memory_order_relaxed);
+}
+
+/* After one record: the host clock and the peak memory.  The record's real
+ * time is its call's, taken out when the call returns (op_record_call_end). */
+static void account(void)
+{
+    struct op_report_state *R = &op_session()->report;
+    publish();
     uint64_t used = 0;
     if (op_sdk_backend()) /* dpu_sync of an empty set may come before any machine */
         OP_BACKEND(memory, &used, NULL);
     if (used > R->peak_memory)
         R->peak_memory = used;
+}
+
+void op_record_call_end(double sdk_us)
+{
+    op_session()->report.real_us += sdk_us;
+    publish();
 }
 
 static void span(const struct op_xfer_rank *ranks, unsigned n, unsigned *first, unsigned *count)
@@ -236,19 +249,19 @@ dpu_error_t openpim_timing_resume(void)
     return DPU_OK;
 }
 
-void op_record_untimed_xfer(size_t bytes, double real_start_us)
+void op_record_untimed_xfer(size_t bytes)
 {
     struct op_report_state *R = &op_session()->report;
     R->untimed_xfers++;
     R->untimed_bytes += bytes;
-    account(real_start_us); /* the host time it took is not the program's either */
+    account();
 }
 
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
-                    size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us, double real_start_us)
+                    size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us)
 {
     if (issued_us < 0 && pause_depth) {
-        op_record_untimed_xfer(bytes_per_dpu * nr_dpus, real_start_us);
+        op_record_untimed_xfer(bytes_per_dpu * nr_dpus);
         return;
     }
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
@@ -274,7 +287,7 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
         e->dur_us = us;
         span(ranks, n, &e->first_rank, &e->nr_ranks);
     }
-    account(real_start_us);
+    account();
 }
 
 /* ---- dpu_load -------------------------------------------------------------------
@@ -309,11 +322,11 @@ static size_t image_bytes(const struct op_image *img)
     return (size_t)img->text_len + img->wram_init_len;
 }
 
-void op_record_load(struct dpu_set_t set, const struct op_image *img, double real_start_us)
+void op_record_load(struct dpu_set_t set, const struct op_image *img)
 {
     if (pause_depth) {
         op_session()->report.untimed_events++;
-        account(real_start_us);
+        account();
         return;
     }
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
@@ -328,7 +341,7 @@ void op_record_load(struct dpu_set_t set, const struct op_image *img, double rea
         e->dur_us = us;
         span(ranks, n, &e->first_rank, &e->nr_ranks);
     }
-    account(real_start_us);
+    account();
 }
 
 /* ---- Estimates (openpim_ext.h) --------------------------------------------------- */
@@ -431,7 +444,7 @@ double op_record_host_clock(void)
     return R->model_us;
 }
 
-void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us)
+void op_record_launch(struct dpu_set_t set, int async, double issued_us)
 {
     struct op_report_state *R = &op_session()->report;
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
@@ -465,7 +478,7 @@ void op_record_launch(struct dpu_set_t set, int async, double issued_us, double 
         e->stats = st;
         span(ranks, n, &e->first_rank, &e->nr_ranks);
     }
-    account(real_start_us);
+    account();
 }
 
 void op_record_sync(struct dpu_set_t set)
@@ -473,7 +486,7 @@ void op_record_sync(struct dpu_set_t set)
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
     place(ranks, n, 0, 0, -1);
-    account(op_real_now_us());
+    account();
 }
 
 static const enum op_category cats[] = {
@@ -501,7 +514,7 @@ static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category
         op_session()->report.untimed_events++;
         return DPU_OK;
     }
-    double t0 = op_real_now_us(), start = place(ranks, n, modelled_us, asynchronous, -1);
+    double start = place(ranks, n, modelled_us, asynchronous, -1);
     struct op_report_ev *e = push(EV_EXT);
     if (e) {
         e->cat = cats[category];
@@ -510,7 +523,7 @@ static dpu_error_t record_ext(struct dpu_set_t *set, enum openpim_event_category
         e->dur_us = modelled_us;
         span(ranks, n, &e->first_rank, &e->nr_ranks);
     }
-    account(t0);
+    account();
     return DPU_OK;
 }
 

@@ -19,19 +19,21 @@
 
 /* issued_us: < 0 for a synchronous transfer (untimed when the calling
  * thread's timing is paused); for a DPU_XFER_ASYNC one the
- * host's clock when it was issued (the host does not wait for it);
- * real_start_us: op_real_now_us() when the SDK call began. */
+ * host's clock when it was issued (the host does not wait for it). */
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
-                    size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us, double real_start_us);
-/* A transfer issued while its thread's timing was paused: counted for the
- * report, no modelled time. */
-void op_record_untimed_xfer(size_t bytes, double real_start_us);
+                    size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us);
+/* An asynchronous transfer issued while its thread's timing was paused:
+ * counted for the report, no modelled time. */
+void op_record_untimed_xfer(size_t bytes);
+/* A program's SDK call took sdk_us of real time (lock.c, at its return):
+ * time the program's clock does not count (vclock.c). */
+void op_record_call_end(double sdk_us);
 /* async: a DPU_ASYNCHRONOUS launch, which does not hold the host's clock;
  * issued_us: the host's clock when it was issued (< 0: now). */
-void op_record_launch(struct dpu_set_t set, int async, double issued_us, double real_start_us);
+void op_record_launch(struct dpu_set_t set, int async, double issued_us);
 /* A dpu_load of img on the set (under the lock): its modelled cost, an
  * estimate (report.c), as an "Other" event on the set's ranks. */
-void op_record_load(struct dpu_set_t set, const struct op_image *img, double real_start_us);
+void op_record_load(struct dpu_set_t set, const struct op_image *img);
 /* The host's modelled clock. */
 double op_record_host_clock(void);
 /* dpu_sync: the host's clock waits for the set's ranks. */

@@ -282,7 +282,6 @@ struct xfer_job {
     uint32_t nsrc;
     void **dst;       /* from the DPUs: n buffers */
     double issued_us;     /* asynchronous: the host's modelled clock when issued */
-    double real_start_us; /* synchronous: when the call began */
     bool untimed;         /* asynchronous: issued while the thread's timing was paused */
     dpu_error_t rc;
 };
@@ -323,9 +322,9 @@ static void xfer_finish_async(struct op_job *j)
     if (x->rc != DPU_OK)
         op_set_pending(j->set, x->rc);
     else if (x->untimed)
-        op_record_untimed_xfer(x->len * x->n, op_real_now_us());
+        op_record_untimed_xfer(x->len * x->n);
     else
-        op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, x->issued_us, op_real_now_us());
+        op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, x->issued_us);
     xfer_free(x);
 }
 
@@ -333,11 +332,11 @@ static void xfer_finish_sync(struct op_job *j)
 {
     struct xfer_job *x = (struct xfer_job *)j;
     if (x->rc == DPU_OK)
-        op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, -1, x->real_start_us);
+        op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, -1);
 }
 
 /* Runs x (synchronously, or in the background with async) and frees it. */
-static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
+static dpu_error_t xfer_issue(struct xfer_job *x, bool async)
 {
     x->job.run = xfer_run;
     if (async) {
@@ -350,7 +349,6 @@ static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
         return rc;
     }
     x->job.finish = xfer_finish_sync;
-    x->real_start_us = t0;
     dpu_error_t rc = op_jobs_run(&x->job);
     if (rc == DPU_OK)
         rc = x->rc;
@@ -361,7 +359,7 @@ static dpu_error_t xfer_issue(struct xfer_job *x, bool async, double t0)
 /* A transfer between every DPU of the set and one host buffer: src to the
  * DPUs, or into dst from the (one) DPU. */
 static dpu_error_t one_buffer(struct dpu_set_t set, const struct target *t, size_t len, int to_dpu,
-                              enum op_xfer_kind kind, const void *src, void *dst, bool async, double t0)
+                              enum op_xfer_kind kind, const void *src, void *dst, bool async)
 {
     struct xfer_job *x = calloc(1, sizeof *x);
     if (!x || set_ids(set, false, &x->ids, NULL, &x->n) != DPU_OK || !(x->src = malloc(sizeof *x->src)) ||
@@ -378,13 +376,12 @@ static dpu_error_t one_buffer(struct dpu_set_t set, const struct target *t, size
     x->src[0] = src;
     x->nsrc = 1;
     x->dst[0] = dst;
-    return xfer_issue(x, async, t0);
+    return xfer_issue(x, async);
 }
 
 static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
                            const void *src, size_t len, bool async)
 {
-    double t0 = op_real_now_us();
     struct target t;
     dpu_error_t rc = prepare(set, sym, name, off, len, &t);
     if (rc != DPU_OK || len == 0)
@@ -392,7 +389,7 @@ static dpu_error_t copy_to(struct dpu_set_t set, const struct dpu_symbol_t *sym,
     if (!src)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
     return one_buffer(set, &t, len, 1, set.kind == DPU_SET_DPU ? OP_XFER_SERIAL : OP_XFER_BROADCAST, src, NULL,
-                      async, t0);
+                      async);
 }
 
 dpu_error_t dpu_copy_to(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset, const void *src,
@@ -422,7 +419,6 @@ dpu_error_t dpu_broadcast_to_symbol(struct dpu_set_t dpu_set, struct dpu_symbol_
 static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sym, const char *name, uint32_t off,
                              void *dst, size_t len)
 {
-    double t0 = op_real_now_us();
     if (set.kind != DPU_SET_DPU)
         return DPU_ERR_INVALID_DPU_SET;
     struct target t;
@@ -431,7 +427,7 @@ static dpu_error_t copy_from(struct dpu_set_t set, const struct dpu_symbol_t *sy
         return rc;
     if (!dst)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
-    return one_buffer(set, &t, len, 0, OP_XFER_SERIAL, NULL, dst, false, t0);
+    return one_buffer(set, &t, len, 0, OP_XFER_SERIAL, NULL, dst, false);
 }
 
 dpu_error_t dpu_copy_from(struct dpu_set_t dpu_set, const char *symbol_name, uint32_t symbol_offset, void *dst,
@@ -465,7 +461,6 @@ dpu_error_t dpu_prepare_xfer(struct dpu_set_t dpu_set, void *buffer)
 static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,
                         uint32_t off, size_t len, dpu_xfer_flags_t flags)
 {
-    double t0 = op_real_now_us();
     if (xfer != DPU_XFER_TO_DPU && xfer != DPU_XFER_FROM_DPU)
         return DPU_ERR_INVALID_MEMORY_TRANSFER;
     if (flags & DPU_XFER_PARALLEL) {
@@ -505,7 +500,7 @@ static dpu_error_t push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_
     } else {
         x->dst = (void **)bufs; /* the prepared buffers are the caller's, writable */
     }
-    return xfer_issue(x, (flags & DPU_XFER_ASYNC) != 0, t0);
+    return xfer_issue(x, (flags & DPU_XFER_ASYNC) != 0);
 }
 
 dpu_error_t dpu_push_xfer(struct dpu_set_t dpu_set, dpu_xfer_t xfer, const char *symbol_name, uint32_t symbol_offset,
@@ -586,7 +581,6 @@ static dpu_error_t sg_walk(struct dpu_set_t set, dpu_xfer_t xfer, const struct t
 static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct dpu_symbol_t *sym, const char *name,
                            uint32_t off, size_t len, get_block_t *gb, dpu_sg_xfer_flags_t flags)
 {
-    double t0 = op_real_now_us();
     uint32_t max_blocks;
     if (!op_sg_enabled(&max_blocks))
         return DPU_ERR_SG_NOT_ACTIVATED;
@@ -622,7 +616,7 @@ static dpu_error_t sg_push(struct dpu_set_t set, dpu_xfer_t xfer, const struct d
         (rc = sg_walk(set, xfer, &t, len, gb, max_blocks, flags, true, &total_bytes, &n)) != DPU_OK)
         return rc;
     if (n)
-        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n, -1, t0);
+        op_record_xfer(set, OP_XFER_PARALLEL, xfer == DPU_XFER_TO_DPU, t.region, (size_t)(total_bytes / n), n, -1);
     return DPU_OK;
 }
 
