@@ -29,12 +29,11 @@ void op_sdk_lock(void)
 {
     if (depth++ == 0) {
         pthread_mutex_lock(&sdk_mutex);
+        op_clear_last_error(); /* a new call from the program */
         if (calls < CALLS)
             call_start_us[calls] = op_real_now_us();
-        if (calls++ == 0) {
+        if (calls++ == 0)
             user_us = 0;
-            op_clear_last_error(); /* a new call from the program */
-        }
     }
 }
 
