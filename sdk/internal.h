@@ -73,7 +73,7 @@ void op_sdk_lock(void);
 void op_sdk_unlock(void);
 /* The virtual clock's host time is the program's time outside SDK calls:
  * the lock measures each outermost call of a program's thread while it holds
- * the lock, and op_record_call_end takes that time out.  Not the jobs'
+ * the lock, and op_record_sdk_time takes that time out.  Not the jobs'
  * background threads (op_sdk_background: the program goes on meanwhile), nor
  * the program's own functions a call runs on the thread (dpu_callback's,
  * between op_sdk_user_begin and op_sdk_user_end), but their SDK calls. */

@@ -44,7 +44,7 @@ void op_sdk_unlock(void)
         if (--calls > 0)
             nested_us += us;
         else if (!background)
-            op_record_call_end(us - user_us);
+            op_record_sdk_time(us - user_us);
     }
     if (--depth == 0)
         pthread_mutex_unlock(&sdk_mutex);

@@ -93,9 +93,13 @@ static dpu_error_t check_set(struct dpu_set_t set)
     return rc;
 }
 
-static dpu_error_t load_parsed(struct dpu_set_t set, struct dpu_program_t *h, struct dpu_program_t **program)
+/* began: when the call started reading and parsing the program, unlocked
+ * (SDK time for the virtual clock). */
+static dpu_error_t load_parsed(struct dpu_set_t set, struct dpu_program_t *h, struct dpu_program_t **program,
+                               double began)
 {
     op_sdk_lock();
+    op_record_sdk_time(op_real_now_us() - began);
     dpu_error_t rc = op_set_check(set);
     if (rc == DPU_OK) {
         struct op_image img = h->img; /* h may be freed by a failed load: its sizes, for the report */
@@ -118,8 +122,9 @@ dpu_error_t dpu_load_from_memory(struct dpu_set_t dpu_set, const void *buffer, s
         return rc;
     if (!buffer)
         return DPU_ERR_ELF_INVALID_FILE;
+    double began = op_real_now_us();
     struct dpu_program_t *h = open_program(buffer, buffer_size, "the buffer");
-    return h ? load_parsed(dpu_set, h, program) : DPU_ERR_ELF_INVALID_FILE;
+    return h ? load_parsed(dpu_set, h, program, began) : DPU_ERR_ELF_INVALID_FILE;
 }
 
 dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct dpu_program_t **program)
@@ -129,6 +134,7 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
         return rc;
     if (!binary_path)
         return DPU_ERR_ELF_NO_SUCH_FILE;
+    double began = op_real_now_us();
     FILE *f = fopen(binary_path, "rb");
     if (!f) {
         op_warn("cannot open DPU program '%s': %s", binary_path, strerror(errno));
@@ -167,7 +173,7 @@ dpu_error_t dpu_load(struct dpu_set_t dpu_set, const char *binary_path, struct d
     snprintf(what, sizeof what, "'%s'", binary_path);
     struct dpu_program_t *h = open_program(buf, len, what);
     free(buf);
-    return h ? load_parsed(dpu_set, h, program) : DPU_ERR_ELF_INVALID_FILE;
+    return h ? load_parsed(dpu_set, h, program, began) : DPU_ERR_ELF_INVALID_FILE;
 }
 
 dpu_error_t dpu_load_from_incbin(struct dpu_set_t dpu_set, struct dpu_incbin_t *incbin,

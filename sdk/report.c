@@ -136,7 +136,7 @@ static void publish(void)
 }
 
 /* After one record: the host clock and the peak memory.  The record's real
- * time is its call's, taken out when the call returns (op_record_call_end). */
+ * time is its call's, taken out when the call returns (op_record_sdk_time). */
 static void account(void)
 {
     struct op_report_state *R = &op_session()->report;
@@ -148,7 +148,7 @@ static void account(void)
         R->peak_memory = used;
 }
 
-void op_record_call_end(double sdk_us)
+void op_record_sdk_time(double sdk_us)
 {
     op_session()->report.real_us += sdk_us;
     publish();

@@ -25,9 +25,10 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
 /* An asynchronous transfer issued while its thread's timing was paused:
  * counted for the report, no modelled time. */
 void op_record_untimed_xfer(size_t bytes);
-/* A program's SDK call took sdk_us of real time (lock.c, at its return):
- * time the program's clock does not count (vclock.c). */
-void op_record_call_end(double sdk_us);
+/* A program's SDK call took sdk_us of real time (lock.c, at its return;
+ * dpu_load for its file read before the lock): time the program's clock does
+ * not count (vclock.c). */
+void op_record_sdk_time(double sdk_us);
 /* async: a DPU_ASYNCHRONOUS launch, which does not hold the host's clock;
  * issued_us: the host's clock when it was issued (< 0: now). */
 void op_record_launch(struct dpu_set_t set, int async, double issued_us);
