@@ -19,8 +19,7 @@
  *   mode 14: a work queue: each tasklet takes items from a shared counter
  *            under a mutex, with an 8-byte MRAM read inside the critical
  *            section (PrIM TRNS's flag test), until n are taken; then in[1]
- *            iterations of work per item.  out[t]: the items it took;
- *            taken_at[i]: the modelled cycle item i was taken at
+ *            iterations of work per item.  out[t]: the items it took
  * in[] holds operands the compiler cannot see. */
 #include <alloc.h>
 #include <barrier.h>
@@ -43,8 +42,7 @@ SEMAPHORE_INIT(sem, 0);
 __dma_aligned uint64_t buf[NR_TASKLETS][32];
 __mram_noinit uint64_t mbuf[NR_TASKLETS][32];
 __mram_noinit uint32_t input[NR_TASKLETS * 4096];
-__host uint32_t taken_at[1024]; /* mode 14 */
-uint32_t queue_next;            /* mode 14 */
+uint32_t queue_next; /* mode 14 */
 
 /* not inlined: every caller runs the same instructions per iteration */
 __attribute__((noinline)) static uint32_t spin(uint32_t k, uint32_t acc)
@@ -166,14 +164,9 @@ int main(void)
     }
     case 14: {
         uint32_t got = 0;
-        if (t == 0)
-            perfcounter_config(COUNT_CYCLES, true);
-        barrier_wait(&bar);
         for (;;) {
             mutex_lock(mtx);
             uint32_t item = queue_next++;
-            if (item < n && item < 1024)
-                taken_at[item] = (uint32_t)perfcounter_get();
             mram_read(mbuf[0], buf[t], 8);
             mutex_unlock(mtx);
             if (item >= n)

@@ -49,7 +49,7 @@ static struct openpim_dpu_stats run_in(const char *bin, uint32_t mode, uint32_t 
     DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
     DPU_FOREACH(set, dpu) {
         DPU_ASSERT(openpim_get_dpu_stats(dpu, &st));
-        if (strstr(bin, "t16"))
+        if (mode == 14) /* 16 tasklets */
             DPU_ASSERT(dpu_copy_from(dpu, "out", 0, out, sizeof out));
     }
     if (mode == 8 || mode == 12 || mode == 13) { /* every update counted once */
