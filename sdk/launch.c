@@ -11,7 +11,6 @@
 #include "openpim_ext.h"
 #include "progress.h"
 #include "report.h"
-#include "vclock.h"
 
 static const char *fault_kind(uint32_t f)
 {

@@ -8,7 +8,6 @@
 
 #include "internal.h"
 #include "report.h"
-#include "vclock.h"
 
 #define CHIPS 8        /* chips of a rank: DPUs of an entangled group */
 #define DPUS_PER_CHIP 8

@@ -13,7 +13,6 @@
 #include "openpim_ext.h"
 #include "progress.h"
 #include "report.h"
-#include "vclock.h"
 
 struct target {
     enum op_region region;

@@ -485,12 +485,14 @@ static uint32_t open_program(int fd, const uint8_t *elf, size_t len, char *why, 
  * then holds everything until the pipe `hold` ends. */
 static void hog(uid_t uid, int max_conns, int report, int hold)
 {
-    if (setgid(uid) != 0 || setuid(uid) != 0)
-        _exit(3);
+    /* the program is read as the test's user: the build folder need not be
+     * open to the tenants' uids (a clone in a 0700 folder) */
     size_t len = 0;
     uint8_t *elf = read_file(dpu_tenant, &len);
     if (!elf)
         _exit(5);
+    if (setgid(uid) != 0 || setuid(uid) != 0)
+        _exit(3);
     char why[512] = "", first_prog[512] = "", first_conn[512] = "";
     unsigned programs = 0, conns = 0;
     for (int c = 0; c < max_conns && !first_conn[0]; c++) {
