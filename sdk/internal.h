@@ -111,8 +111,8 @@ struct op_report_state {
     size_t nr_busy;
     double real_us;    /* measured host time of the same work */
     double start_real; /* first event */
-    uint8_t *touched;  /* per rank: accessed by the host since its last launch */
-    size_t nr_touched;
+    uint8_t *host_side; /* per rank: the host holds its MRAM (an MRAM access since its last launch) */
+    size_t nr_host_side;
     int registered;
     uint64_t peak_memory;        /* host bytes backing MRAM/WRAM, sampled after each event */
     FILE *dpu_csv;               /* OPENPIM_REPORT_DPUS */

@@ -352,16 +352,23 @@ struct op_xfer_desc {
     uint64_t bytes_per_dpu;
     unsigned nr_ranks;
     const struct op_xfer_rank *ranks;
-    int after_launch;      /* first host access to these ranks since a launch */
+    int after_launch;      /* the ranks' MRAM is on the DPUs' side (no MRAM access
+                              since their last launch): an MRAM access switches it back */
 };
 
 /* Modelled duration of one SDK transfer call, in microseconds. */
 double op_xfer_time_us(const struct op_machine_desc *desc, const struct op_xfer_desc *x);
 
 /* Host-side overhead of dpu_launch(SYNC) on these ranks (kernel time not
- * included: add op_cycles_to_us(slowest DPU's cycles)). */
-double op_launch_overhead_us(const struct op_machine_desc *desc,
-                             const struct op_xfer_rank *ranks, unsigned nr_ranks);
+ * included: add op_cycles_to_us(slowest DPU's cycles)): launch_base_us, plus
+ * launch_mux_us for each rank of `handover` (the ranks whose MRAM the host
+ * holds: an MRAM access since their last launch), those of one channel in
+ * turn.  UPMEM's host library records which side holds each rank's MRAM
+ * multiplexer and switches it only when it points the wrong way
+ * (calibration-sources §3.1): a launch after WRAM accesses alone, or after
+ * none, hands nothing over. */
+double op_launch_overhead_us(const struct op_machine_desc *desc, const struct op_xfer_rank *ranks,
+                             unsigned nr_ranks, const struct op_xfer_rank *handover, unsigned nr_handover);
 
 /* ------------------------------------------------------------------------ */
 /* 4. Run report                                                             */

@@ -38,6 +38,9 @@
  * WRAM: sum over DPUs of (wram_fixed + s * ns_per_byte(s)).
  * A first MRAM access after a launch adds the MRAM mux hand-back (calibration-sources §3.5);
  * WRAM goes through the control interface and needs none.
+ * Launch: launch_base plus the hand-over of the MRAM mux to the DPUs of the
+ * ranks the host holds, per rank, the ranks of a channel in turn
+ * (calibration-sources §3.1, §3.5).
  */
 #include "timing.h"
 
@@ -247,15 +250,22 @@ double op_xfer_time_us(const struct op_machine_desc *d, const struct op_xfer_des
     return t;
 }
 
-double op_launch_overhead_us(const struct op_machine_desc *d, const struct op_xfer_rank *ranks, unsigned nr)
+/* The most ranks of `ranks` on one channel (0 if none takes part). */
+static unsigned busiest_channel(const struct op_machine_desc *d, const struct op_xfer_rank *ranks, unsigned nr)
 {
-    if (!d || !ranks || nr == 0)
-        return 0.0;
+    if (!ranks || nr == 0)
+        return 0;
     struct chan_acc acc[OP_TIMING_MAX_RANKS];
     unsigned nranks;
     double dpus, maxr;
     unsigned nch = group(d, ranks, nr, 0.0, 0, acc, &nranks, &dpus, &maxr);
-    if (nranks == 0)
+    return nranks ? max_ranks_on_channel(acc, nch) : 0;
+}
+
+double op_launch_overhead_us(const struct op_machine_desc *d, const struct op_xfer_rank *ranks, unsigned nr,
+                             const struct op_xfer_rank *handover, unsigned nr_handover)
+{
+    if (!d || busiest_channel(d, ranks, nr) == 0)
         return 0.0;
-    return d->launch_base_us + d->launch_mux_us * max_ranks_on_channel(acc, nch);
+    return d->launch_base_us + d->launch_mux_us * busiest_channel(d, handover, nr_handover);
 }

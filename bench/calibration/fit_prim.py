@@ -10,8 +10,9 @@ What is fitted (server keys only; the DPU chip is not touched here):
              h2d_rank_gbps at 2 KB, 64 KB, 1 MB and 8 MB per DPU; the 32 MB
              point stays PrIM's published 6.68 GB/s (calibration-sources §3.2)
   DPU->host  the same keys, d2h_*; 32 MB stays PrIM's 4.74 GB/s
-  launch     launch_base_us, with --results (a prim_hw.py run with the
-             preset): the current value plus launch_shortfall() below
+  launch     launch_base_us and launch_mux_us, with --results (a prim_hw.py
+             run with the preset): the current values moved by launch_fit()
+             below
 Each group is fitted alone (its keys move nothing else), by coordinate
 descent on log-scaled factors, minimising the mean absolute relative error
 (MAPE) over the rows (data/prim-hw-train.csv) of the calls that prim_hw.py
@@ -100,30 +101,74 @@ def fit_xfer(direction, rows, calls, binary):
     return descend(evaluate, start(direction), frozen=FROZEN[direction])
 
 
-def launch_shortfall(results):
+def _tokens(calls):
+    """(token, times) of prim_hw.py's calls column."""
+    for tok in calls.split(";"):
+        what, _, times = tok.partition("*")
+        yield what, int(times) if times else 1
+
+
+def launches(calls):
+    return sum(times for what, times in _tokens(calls) if what.startswith("L:"))
+
+
+def handover_free_launches(calls):
+    """Launches of a run (prim_hw.py's calls column) with no MRAM access since
+    the previous launch: the SDK hands no MRAM over for them (sdk/report.c)."""
+    n, mram = 0, True  # nothing launched yet: the host holds the MRAM
+    for what, times in _tokens(calls):
+        if what.startswith("L:"):
+            n += (0 if mram else 1) + times - 1
+            mram = False
+        elif ":MRAM:" in what:
+            mram = True
+    return n
+
+
+def _intercepts(rows):
+    """(hardware, model) kernel-time intercepts of a linear fit in the size P."""
+    import numpy as np
+
+    x = np.array([float(r["data_prep_param"]) for r in rows])
+    a = np.vstack([np.ones_like(x), x]).T
+    hw = np.linalg.lstsq(a, np.array([float(r["hw_kernel"]) for r in rows]), rcond=None)[0][0]
+    model = np.linalg.lstsq(a, np.array([float(r["model_kernel"]) for r in rows]), rcond=None)[0][0]
+    return hw, model
+
+
+def launch_fit(results):
     """The launch overhead the model misses, from the kernel times' intercepts.
 
-    Per app with one launch per run and at least three 4-DPU rows, kernel
-    time is linear in the size P (hardware and model alike); the intercepts'
-    difference (hardware - model) is the fixed cost per launch the model does
-    not charge, free of any per-element error (which only moves the slopes).
-    Returns (median over those apps in ms, {app: difference})."""
-    import numpy as np
+    Per app with at least three 4-DPU rows, kernel time is linear in the size
+    P (hardware and model alike); the intercepts' difference (hardware -
+    model) is the fixed cost the model does not charge, free of any
+    per-element error (which only moves the slopes).  Apps with one launch
+    per run give the first launch's shortfall s (median over them, ms); apps
+    whose runs also launch with no MRAM access since the previous launch
+    (SCAN-*'s second kernel, TRNS's step 3) give, per such launch, the
+    shortfall of a launch that hands nothing over: (difference - s) / their
+    number, d (median).  launch_base_us moves by d, launch_mux_us by s - d.
+    Returns (s, {app: difference}, d, {app: per-launch shortfall})."""
+    import statistics
 
     by = OrderedDict()
     for r in results:
-        if r["num_dpus"] == "4" and r["calls"].count("L:") == 1:
+        if r["num_dpus"] == "4":
             by.setdefault(r["benchmark"], []).append(r)
-    diff = OrderedDict()
+    first, free = OrderedDict(), OrderedDict()
     for app, rs in sorted(by.items()):
-        if len(rs) < 3:
+        per_run = {launches(r["calls"]) for r in rs}
+        k = {handover_free_launches(r["calls"]) for r in rs}
+        if len(rs) < 3 or len(k) != 1:
             continue
-        x = np.array([float(r["data_prep_param"]) for r in rs])
-        a = np.vstack([np.ones_like(x), x]).T
-        ih = np.linalg.lstsq(a, np.array([float(r["hw_kernel"]) for r in rs]), rcond=None)[0][0]
-        im = np.linalg.lstsq(a, np.array([float(r["model_kernel"]) for r in rs]), rcond=None)[0][0]
-        diff[app] = ih - im
-    return float(np.median(list(diff.values()))), diff
+        hw, model = _intercepts(rs)
+        if per_run == {1}:
+            first[app] = hw - model
+        elif k != {0}:
+            free[app] = (hw - model, k.pop())
+    s = statistics.median(first.values())
+    per = OrderedDict((app, (diff - s) / k) for app, (diff, k) in free.items())
+    return s, first, statistics.median(per.values()) if per else 0.0, per
 
 
 def predict(direction, p, rows, calls, binary):
@@ -163,9 +208,11 @@ def main(argv=None):
         p, v = fit_xfer(d, rows, calls, a.replay)
         print("%s: MAPE %.1f%%  %s" % (d, 100 * v, profile(d, p)), file=sys.stderr if a.json else sys.stdout)
     if a.results:
-        short, per_app = launch_shortfall(accuracy.read_csv(a.results))
-        print("launch: the model misses %.3f ms per launch (median of %s); add it to launch_base_us" %
-              (short, ", ".join("%s %+.3f" % kv for kv in per_app.items())))
+        s, first, d, free = launch_fit(accuracy.read_csv(a.results))
+        print("launch: the model misses %.3f ms per first launch (median of %s) and %.3f ms per launch that "
+              "hands nothing over (median of %s): launch_base_us %+.0f, launch_mux_us %+.0f" %
+              (s, ", ".join("%s %+.3f" % kv for kv in first.items()), d,
+               ", ".join("%s %+.3f" % kv for kv in free.items()), 1e3 * d, 1e3 * (s - d)))
     if a.cv:
         out = OrderedDict()
         for d, folds in cross_validate(rows, calls, a.replay).items():

@@ -18,8 +18,10 @@
  * N calls), space-separated, in order; a launch token gives its host-side
  * overhead (op_launch_overhead_us), without the DPUs' cycles.
  * DPUs are numbered from rank 0 up, as dpu_alloc hands them out; a copy token
- * is one call on one DPU; the first access to a rank after a launch pays the
- * MRAM mux hand-back as in the SDK's run report (sdk/report.c). */
+ * is one call on one DPU; as in the SDK's run report (sdk/report.c), a rank's
+ * first MRAM access after a launch pays the MRAM mux hand-back and a launch
+ * pays the hand-over only for the ranks with an MRAM access since the last
+ * one (WRAM accesses leave the mux alone). */
 #include "timing.h"
 
 #include <errno.h>
@@ -28,7 +30,7 @@
 #include <string.h>
 
 static struct op_machine_desc D;
-static unsigned char touched[OP_TIMING_MAX_RANKS]; /* accessed since the last launch */
+static unsigned char dpu_side[OP_TIMING_MAX_RANKS]; /* the DPUs hold the rank's MRAM (launched, no MRAM access since) */
 
 static unsigned ranks_for(unsigned ndpus, struct op_xfer_rank *r)
 {
@@ -41,12 +43,13 @@ static unsigned ranks_for(unsigned ndpus, struct op_xfer_rank *r)
     return nr;
 }
 
-static int first_access(const struct op_xfer_rank *r, unsigned n)
+/* An MRAM access: whether any rank's MRAM comes back from the DPUs. */
+static int take_back(const struct op_xfer_rank *r, unsigned n)
 {
     int after = 0;
     for (unsigned i = 0; i < n; i++)
-        if (!touched[r[i].rank]) {
-            touched[r[i].rank] = 1;
+        if (dpu_side[r[i].rank]) {
+            dpu_side[r[i].rank] = 0;
             after = 1;
         }
     return after;
@@ -75,9 +78,15 @@ static double token_us(char *tok, unsigned long long times)
     unsigned long long dpus, bytes;
     if (nf == 2 && strcmp(f[0], "L") == 0 && parse_u(f[1], &dpus) == 0 && dpus > 0 &&
         dpus <= 64ull * OP_TIMING_MAX_RANKS) {
-        unsigned nr = ranks_for((unsigned)dpus, R);
-        memset(touched, 0, sizeof touched);
-        return (double)times * op_launch_overhead_us(&D, R, nr);
+        unsigned nr = ranks_for((unsigned)dpus, R), nh = 0;
+        struct op_xfer_rank held[OP_TIMING_MAX_RANKS];
+        for (unsigned i = 0; i < nr; i++)
+            if (!dpu_side[R[i].rank])
+                held[nh++] = R[i];
+        double first = op_launch_overhead_us(&D, R, nr, held, nh); /* the later ones of a run hand nothing over */
+        for (unsigned i = 0; i < nr; i++)
+            dpu_side[R[i].rank] = 1;
+        return first + (double)(times - 1) * op_launch_overhead_us(&D, R, nr, NULL, 0);
     }
     if (nf != 5 || parse_u(f[3], &bytes) || parse_u(f[4], &dpus) || dpus == 0 ||
         dpus > 64ull * OP_TIMING_MAX_RANKS)
@@ -120,7 +129,7 @@ static double token_us(char *tok, unsigned long long times)
             x.nr_ranks = ranks_for((unsigned)dpus, R);
         }
         x.ranks = R;
-        x.after_launch = first_access(R, x.nr_ranks);
+        x.after_launch = x.target == OP_XFER_MRAM && take_back(R, x.nr_ranks);
         if (R[0].rank != last_rank || x.after_launch != last_after) {
             last = op_xfer_time_us(&D, &x);
             last_rank = R[0].rank;
@@ -152,7 +161,7 @@ int main(int argc, char **argv)
             return 1;
         }
         line[strcspn(line, "\r\n")] = 0;
-        memset(touched, 1, sizeof touched); /* nothing launched yet */
+        memset(dpu_side, 0, sizeof dpu_side); /* nothing launched yet: the host holds every MRAM */
         const char *sep = "";
         for (char *tok = line, *next; tok && *tok; tok = next) {
             next = strchr(tok, ';');

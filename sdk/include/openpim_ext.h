@@ -55,8 +55,9 @@ dpu_error_t openpim_category_time_us(enum openpim_event_category category, doubl
  * (nothing is recorded): for libraries that choose between two ways of doing
  * the same work (comm picks its collectives' paths by them).  `when` places
  * the call: now, right after a kernel (the ranks' first MRAM access then
- * hands the memory back to the host; WRAM needs no hand-back), or with the
- * memory already on the host side (an access since the last launch).
+ * hands the memory back to the host; WRAM needs no hand-back; a launch hands
+ * nothing over), or with the memory on the host side (an MRAM access since
+ * the last launch: a launch hands every rank's MRAM to its DPUs).
  * DPU_ERR_UNSUPPORTED for an unknown kind, direction or `when`, or a NULL us;
  * the set is checked as the call itself would check it. */
 enum openpim_estimate_kind {

@@ -193,6 +193,89 @@ static void estimates(void)
              DPU_ERR_INVALID_DPU_SET);
 }
 
+/* The slowest DPU's modelled kernel time of the set's last launch. */
+static double kernel_us(struct dpu_set_t set)
+{
+    struct dpu_set_t dpu;
+    struct openpim_dpu_stats st;
+    double worst = 0;
+    DPU_FOREACH(set, dpu) {
+        DPU_ASSERT(openpim_get_dpu_stats(dpu, &st));
+        if (st.time_us > worst)
+            worst = st.time_us;
+    }
+    return worst;
+}
+
+/* A launch's host overhead, as charged, and its estimate just before. */
+static double launch_overhead(struct dpu_set_t set, double *estimate)
+{
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_LAUNCH, DPU_XFER_TO_DPU, 0, OPENPIM_ESTIMATE_NOW, estimate),
+             DPU_OK);
+    double t0 = openpim_modelled_time_us();
+    DPU_ASSERT(dpu_launch(set, DPU_SYNCHRONOUS));
+    return openpim_modelled_time_us() - t0 - kernel_us(set);
+}
+
+/* The MRAM multiplexer (calibration-sources §3.1): a launch hands a rank's MRAM
+ * to its DPUs only if the host holds it (nothing launched yet, or an MRAM
+ * access since the last launch); the first MRAM access after a launch takes it
+ * back; WRAM (__host) accesses leave it alone.  Two ranks on one channel: their
+ * hand-overs go in turn. */
+static void mux_handover(void)
+{
+    struct dpu_set_t set, dpu;
+    DPU_ASSERT(dpu_alloc_ranks(2, "nrRanks=2,nr_ranks=2,channels=1,rank_channels=0:0,launch_base_us=30,"
+                                  "launch_mux_us=100,launch_mux_back_us=40", &set));
+    DPU_ASSERT(dpu_load(set, PROGRAM, NULL));
+    const double both = 30 + 2 * 100, none = 30, one = 30 + 100;
+    double est, other;
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_LAUNCH, DPU_XFER_TO_DPU, 0, OPENPIM_ESTIMATE_AFTER_LAUNCH,
+                                 &other), DPU_OK);
+    CHECK(near(other, none));
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_LAUNCH, DPU_XFER_TO_DPU, 0, OPENPIM_ESTIMATE_HOST_SIDE,
+                                 &other), DPU_OK);
+    CHECK(near(other, both));
+    /* nothing launched yet: both ranks hand their MRAM over */
+    CHECK(near(launch_overhead(set, &est), both));
+    CHECK(near(est, both));
+    /* WRAM between two launches: nothing to hand over */
+    uint32_t zero = 0, i;
+    DPU_FOREACH(set, dpu, i)
+        DPU_ASSERT(dpu_prepare_xfer(dpu, &zero));
+    DPU_ASSERT(dpu_push_xfer(set, DPU_XFER_TO_DPU, "iterations", 0, 4, DPU_XFER_DEFAULT));
+    CHECK(near(launch_overhead(set, &est), none));
+    CHECK(near(est, none));
+    CHECK(near(launch_overhead(set, &est), none)); /* nor between two launches in a row */
+    /* a WRAM read after the launch does not take the MRAM back: the first MRAM access still does */
+    static uint32_t results[128];
+    DPU_FOREACH(set, dpu, i)
+        DPU_ASSERT(dpu_prepare_xfer(dpu, &results[i]));
+    DPU_ASSERT(dpu_push_xfer(set, DPU_XFER_FROM_DPU, "result", 0, 4, DPU_XFER_DEFAULT));
+    double after, host_side;
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, OPENPIM_ESTIMATE_AFTER_LAUNCH,
+                                 &after), DPU_OK);
+    CHECK_EQ(openpim_estimate_us(set, OPENPIM_ESTIMATE_PUSH, DPU_XFER_FROM_DPU, 64, OPENPIM_ESTIMATE_HOST_SIDE,
+                                 &host_side), DPU_OK);
+    CHECK(near(after - host_side, 2 * 40));
+    static uint8_t buf[128][64];
+    DPU_FOREACH(set, dpu, i)
+        DPU_ASSERT(dpu_prepare_xfer(dpu, buf[i]));
+    double t0 = openpim_modelled_time_us();
+    DPU_ASSERT(dpu_push_xfer(set, DPU_XFER_FROM_DPU, DPU_MRAM_HEAP_POINTER_NAME, 0, 64, DPU_XFER_DEFAULT));
+    CHECK(near(openpim_modelled_time_us() - t0, after));
+    /* ... and the next launch hands both ranks' MRAM over again */
+    CHECK(near(launch_overhead(set, &est), both));
+    /* an MRAM access to one DPU of the first rank: that rank alone */
+    DPU_FOREACH(set, dpu) {
+        DPU_ASSERT(dpu_copy_to(dpu, DPU_MRAM_HEAP_POINTER_NAME, 0, buf[0], 8));
+        break;
+    }
+    CHECK(near(launch_overhead(set, &est), one));
+    CHECK(near(est, one));
+    DPU_ASSERT(dpu_free(set));
+}
+
 int main(void)
 {
     size_t len = 0, mram = 0;
@@ -209,6 +292,7 @@ int main(void)
     load_case("nr_ranks=2,channels=2,ranks_per_dimm=1,rank_channels=0:1", 2, 1, bytes, elf, len);
     load_case("nr_ranks=1,channels=1,ranks_per_dimm=1,rank_channels=0", 1, 1, bytes, elf, len);
     estimates();
+    mux_handover();
     free(elf);
     return check_done("test_load_time");
 }

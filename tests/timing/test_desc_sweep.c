@@ -202,7 +202,7 @@ static size_t xfer_figures(const struct op_machine_desc *d, double *f, size_t ca
                                     f[k++] = op_xfer_time_us(d, &x);
                             }
             if (k < cap)
-                f[k++] = op_launch_overhead_us(d, r, nranks[ni]);
+                f[k++] = op_launch_overhead_us(d, r, nranks[ni], r, nranks[ni]);
         }
     return k;
 }

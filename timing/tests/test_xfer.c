@@ -276,14 +276,20 @@ static void test_launch_and_anchors(void)
 {
     /* calibration-sources §3.5 (Loremkang): 4 ranks on 2 DIMMs / 2 channels, SDK launch 183 us */
     struct op_xfer_rank four[4] = {{0, 0, 64}, {1, 0, 64}, {2, 1, 64}, {3, 1, 64}};
-    double l4 = op_launch_overhead_us(&D, four, 4);
+    double l4 = op_launch_overhead_us(&D, four, 4, four, 4);
     printf("\nlaunch overhead: 4 ranks/2 channels %.0f us (measured 183 us)", l4);
     CHECK(fabs(l4 - 183) < 1e-9);
+    /* only the ranks whose MRAM the host holds hand it over, those of a channel in turn */
+    CHECK(op_launch_overhead_us(&D, four, 4, NULL, 0) == D.launch_base_us);
+    struct op_xfer_rank one_chan[2] = {four[0], four[1]}, two_chans[2] = {four[0], four[2]};
+    CHECK(fabs(op_launch_overhead_us(&D, four, 4, one_chan, 2) - (D.launch_base_us + 2 * D.launch_mux_us)) < 1e-9);
+    CHECK(fabs(op_launch_overhead_us(&D, four, 4, two_chans, 2) - (D.launch_base_us + D.launch_mux_us)) < 1e-9);
+    CHECK(op_launch_overhead_us(&D, NULL, 0, four, 4) == 0); /* no rank launched, nothing to pay */
     unsigned n = 40;
     for (unsigned i = 0; i < n; i++)
         R[i] = (struct op_xfer_rank){i, OP_XFER_CHANNEL_AUTO, 64};
-    double l40 = op_launch_overhead_us(&D, R, n);
-    printf(", 1 rank %.0f us, 40 ranks %.0f us\n", op_launch_overhead_us(&D, R, 1), l40);
+    double l40 = op_launch_overhead_us(&D, R, n, R, n);
+    printf(", 1 rank %.0f us, 40 ranks %.0f us\n", op_launch_overhead_us(&D, R, 1, R, 1), l40);
     CHECK(l40 > l4);
 
     /* different server (calibration-sources §3.5, SDK 2023.2, 4 ranks, 2 channels): printed, not asserted */
@@ -320,7 +326,7 @@ static void test_launch_and_anchors(void)
     printf("; receive after launch %.0f us (274-277)\n", after);
     /* 2 ranks per channel, each with 4 threads of 8 x 0.115 GB/s (above the 2-KB curve point, 4.1 GB/s) */
     CHECK(near(after, 175 + 2 * (64 * 256 / 4) / (8 * 0.115) * 1e-3 + 2 * 46));
-    CHECK(near(op_launch_overhead_us(&L, auto4, 4), 183));
+    CHECK(near(op_launch_overhead_us(&L, auto4, 4, auto4, 4), 183));
 
     /* what-if: the same machine with every rank on its own channel */
     struct op_machine_desc w = D;

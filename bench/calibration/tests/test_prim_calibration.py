@@ -92,6 +92,45 @@ def test_replayed_calls_cost_what_the_sdk_charges(tmp_path, ndpus):
         assert us == pytest.approx(1e3 * sum(group), abs=2e-3 * len(group))
 
 
+def test_replayed_launches_hand_the_mram_over_only_when_the_host_holds_it():
+    """xfer_replay keeps the MRAM multiplexer's side as the SDK does (sdk/report.c,
+    tests/timeline/test_load_time.c): a launch pays launch_mux_us only after an
+    MRAM access (or as the first), a WRAM access leaves the side alone, and the
+    first MRAM access after a launch pays launch_mux_back_us."""
+    profile = "launch_base_us=30,launch_mux_us=100,launch_mux_back_us=40"
+    calls = ("L:64;to:push:WRAM:8:64;L:64;from:push:WRAM:8:64;from:push:MRAM:64:64;from:push:MRAM:64:64;"
+             "L:64*3;to:push:MRAM:64:64;to:push:MRAM:64:64")
+    r = subprocess.run([need(REPLAY), profile], input=calls + "\n", capture_output=True, text=True, check=True)
+    us = [float(x) for x in r.stdout.split()]
+    assert us[0] == pytest.approx(130) and us[2] == pytest.approx(30)  # first launch; after WRAM only
+    assert us[4] - us[5] == pytest.approx(40)  # the MRAM comes back at the first MRAM access, not the WRAM one
+    assert us[6] == pytest.approx(130 + 2 * 30)  # after an MRAM access, then two launches in a row
+    assert us[7] - us[8] == pytest.approx(40)  # an MRAM push right after a launch, and the next one
+
+
+def test_launch_fit_recovers_the_fixed_costs_it_is_given():
+    """fit_prim.launch_fit on synthetic rows: one-launch apps whose hardware
+    intercept lies s above the model's, apps with k launches that hand nothing
+    over whose intercept lies s + k d above; slopes differ (a per-element
+    error) and must not matter."""
+    def rows(app, calls, s_plus, slope_err):
+        out = []
+        for p in (1e5, 2e5, 4e5, 8e5):
+            out.append({"benchmark": app, "num_dpus": "4", "data_prep_param": str(int(p)), "calls": calls,
+                        "model_kernel": str(0.3 + 2e-5 * p),
+                        "hw_kernel": str(0.3 + s_plus + 2e-5 * p * (1 + slope_err))})
+        return out
+    s, d = 0.02, -0.15
+    res = (rows("ONE", "to:push:MRAM:8:4;L:4;from:push:MRAM:8:4", s, 0.1)
+           + rows("TWO", "to:push:MRAM:8:4;L:4;from:push:WRAM:8:4;L:4;from:push:MRAM:8:4", s + d, -0.05)
+           + rows("MANY", "to:push:MRAM:8:4;L:4*5;from:push:MRAM:8:4", s + 4 * d, 0.0)
+           + rows("MORE", "to:push:MRAM:8:4;L:4;from:push:MRAM:8:4", s, -0.2))
+    got_s, first, got_d, free = fit_prim.launch_fit(res)
+    assert got_s == pytest.approx(s) and set(first) == {"ONE", "MORE"}
+    assert got_d == pytest.approx(d) and set(free) == {"TWO", "MANY"}
+    assert fit_prim.handover_free_launches("L:4;L:4*3;to:push:WRAM:8:4;L:4;to:copy:MRAM:8:1*4;L:4") == 4
+
+
 # ------------------------------------------------------ accuracy on the rows
 
 def replayed(profile):
