@@ -277,9 +277,15 @@ dpu_error_t openpim_timing_resume(void)
     return DPU_OK;
 }
 
-void op_record_untimed_xfer(size_t bytes)
+void op_record_untimed_xfer(struct dpu_set_t set, enum op_region region, size_t bytes)
 {
     struct op_report_state *R = &op_session()->report;
+    if (region != OP_REGION_WRAM) {
+        struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
+        unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
+        ensure_host_side();
+        set_side(ranks, n, 1);
+    }
     R->untimed_xfers++;
     R->untimed_bytes += bytes;
     account();
@@ -289,7 +295,7 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
                     size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us)
 {
     if (issued_us < 0 && pause_depth) {
-        op_record_untimed_xfer(bytes_per_dpu * nr_dpus);
+        op_record_untimed_xfer(set, region, bytes_per_dpu * nr_dpus);
         return;
     }
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];

@@ -321,7 +321,7 @@ static void xfer_finish_async(struct op_job *j)
     if (x->rc != DPU_OK)
         op_set_pending(j->set, x->rc);
     else if (x->untimed)
-        op_record_untimed_xfer(x->len * x->n);
+        op_record_untimed_xfer(j->set, x->t.region, x->len * x->n);
     else
         op_record_xfer(j->set, x->kind, x->to_dpu, x->t.region, x->len, x->n, x->issued_us);
     xfer_free(x);

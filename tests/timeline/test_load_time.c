@@ -273,6 +273,18 @@ static void mux_handover(void)
     }
     CHECK(near(launch_overhead(set, &est), one));
     CHECK(near(est, one));
+    /* an MRAM access with the timing paused is not charged but still takes the MRAM back,
+       synchronous or not */
+    for (int async = 0; async < 2; async++) {
+        CHECK_EQ(openpim_timing_pause(), DPU_OK);
+        DPU_FOREACH(set, dpu, i)
+            DPU_ASSERT(dpu_prepare_xfer(dpu, buf[i]));
+        DPU_ASSERT(dpu_push_xfer(set, DPU_XFER_TO_DPU, DPU_MRAM_HEAP_POINTER_NAME, 0, 64,
+                                 async ? DPU_XFER_ASYNC : DPU_XFER_DEFAULT));
+        DPU_ASSERT(dpu_sync(set));
+        CHECK_EQ(openpim_timing_resume(), DPU_OK);
+        CHECK(near(launch_overhead(set, &est), both));
+    }
     DPU_ASSERT(dpu_free(set));
 }
 
