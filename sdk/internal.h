@@ -111,8 +111,7 @@ struct op_report_state {
     size_t nr_busy;
     double real_us;    /* measured host time of the same work */
     double start_real; /* first event */
-    uint8_t *host_side; /* per rank: the host holds its MRAM (an MRAM access since its last launch) */
-    size_t nr_host_side;
+    struct op_mram_side mram; /* which side holds each rank's MRAM (timing.h) */
     int registered;
     uint64_t peak_memory;        /* host bytes backing MRAM/WRAM, sampled after each event */
     FILE *dpu_csv;               /* OPENPIM_REPORT_DPUS */

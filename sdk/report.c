@@ -167,60 +167,6 @@ static void span(const struct op_xfer_rank *ranks, unsigned n, unsigned *first, 
     *count = n ? hi - lo + 1 : 0;
 }
 
-/* ---- Which side holds each rank's MRAM ------------------------------------------
- * UPMEM's host library hands a rank's MRAM multiplexer to the DPUs for a launch
- * and back to the host for its next MRAM access, and does neither when the
- * multiplexer already points the right way (calibration-sources §3.1); WRAM
- * goes through the control interface and leaves it alone.  A rank starts on
- * the host's side.  The transfer model charges the hand-back
- * (op_xfer_desc.after_launch), the launch model the hand-over. */
-static void ensure_host_side(void)
-{
-    struct op_report_state *R = &op_session()->report;
-    size_t want = desc()->nr_ranks;
-    if (R->nr_host_side < want) {
-        uint8_t *t = realloc(R->host_side, want);
-        if (!t)
-            return;
-        memset(t + R->nr_host_side, 1, want - R->nr_host_side);
-        R->host_side = t;
-        R->nr_host_side = want;
-    }
-}
-
-static int held_by_host(unsigned rank)
-{
-    const struct op_report_state *R = &op_session()->report;
-    return rank >= R->nr_host_side || R->host_side[rank];
-}
-
-static void set_side(const struct op_xfer_rank *ranks, unsigned n, int host)
-{
-    struct op_report_state *R = &op_session()->report;
-    for (unsigned i = 0; i < n; i++)
-        if (ranks[i].rank < R->nr_host_side)
-            R->host_side[ranks[i].rank] = (uint8_t)host;
-}
-
-/* Whether the DPUs hold the MRAM of any of these ranks. */
-static int dpu_side(const struct op_xfer_rank *ranks, unsigned n)
-{
-    for (unsigned i = 0; i < n; i++)
-        if (!held_by_host(ranks[i].rank))
-            return 1;
-    return 0;
-}
-
-/* The ranks whose MRAM the host holds, into out; their number. */
-static unsigned host_held(const struct op_xfer_rank *ranks, unsigned n, struct op_xfer_rank *out)
-{
-    unsigned k = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (held_by_host(ranks[i].rank))
-            out[k++] = ranks[i];
-    return k;
-}
-
 /* ---- Untimed work (openpim_timing_pause) -------------------------------------
  * The depth is the thread's own (no lock); it is mirrored in a pthread key
  * whose destructor reports a thread that ends paused, and an exit handler
@@ -283,8 +229,7 @@ void op_record_untimed_xfer(struct dpu_set_t set, enum op_region region, size_t 
     if (region != OP_REGION_WRAM) {
         struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
         unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
-        ensure_host_side();
-        set_side(ranks, n, 1);
+        op_mram_side_take(&R->mram, ranks, n);
     }
     R->untimed_xfers++;
     R->untimed_bytes += bytes;
@@ -300,7 +245,7 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
     }
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
-    ensure_host_side();
+    struct op_mram_side *side = &op_session()->report.mram;
     struct op_xfer_desc x = {
         .dir = to_dpu ? OP_XFER_TO_DPU : OP_XFER_FROM_DPU,
         .kind = kind,
@@ -308,10 +253,8 @@ void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, en
         .bytes_per_dpu = bytes_per_dpu,
         .nr_ranks = n,
         .ranks = ranks,
-        .after_launch = region != OP_REGION_WRAM && dpu_side(ranks, n),
+        .after_launch = region != OP_REGION_WRAM && op_mram_side_take(side, ranks, n),
     };
-    if (region != OP_REGION_WRAM)
-        set_side(ranks, n, 1);
     double us = op_xfer_time_us(desc(), &x);
     double start = place(ranks, n, us, issued_us >= 0, issued_us);
     struct op_report_ev *e = push(to_dpu ? EV_TO_DPU : EV_FROM_DPU);
@@ -367,9 +310,8 @@ void op_record_load(struct dpu_set_t set, const struct op_image *img)
     }
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
-    ensure_host_side();
     if (img->mram_init_len) /* the loader writes the initialised MRAM variables */
-        set_side(ranks, n, 1);
+        op_mram_side_take(&op_session()->report.mram, ranks, n);
     double us = load_us(set, image_bytes(img), img->mram_init_len), start = place(ranks, n, us, 0, -1);
     struct op_report_ev *e = push(EV_EXT);
     if (e) {
@@ -398,10 +340,11 @@ static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kin
         return DPU_ERR_UNSUPPORTED;
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
+    const struct op_mram_side *side = &op_session()->report.mram;
     if (kind == OPENPIM_ESTIMATE_LAUNCH) {
         /* now: the ranks the host holds hand their MRAM over; right after a kernel: none; host side: all */
         struct op_xfer_rank held[OP_TIMING_MAX_RANKS];
-        unsigned nh = when == OPENPIM_ESTIMATE_NOW ? host_held(ranks, n, held) : 0;
+        unsigned nh = when == OPENPIM_ESTIMATE_NOW ? op_mram_side_held(side, ranks, n, held) : 0;
         if (when == OPENPIM_ESTIMATE_HOST_SIDE)
             *us = op_launch_overhead_us(desc(), ranks, n, ranks, n);
         else
@@ -415,7 +358,7 @@ static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kin
         .bytes_per_dpu = bytes,
         .nr_ranks = n,
         .ranks = ranks,
-        .after_launch = when == OPENPIM_ESTIMATE_AFTER_LAUNCH || (when == OPENPIM_ESTIMATE_NOW && dpu_side(ranks, n)),
+        .after_launch = when == OPENPIM_ESTIMATE_AFTER_LAUNCH || (when == OPENPIM_ESTIMATE_NOW && op_mram_side_dpus(side, ranks, n)),
     };
     *us = op_xfer_time_us(desc(), &x);
     return DPU_OK;
@@ -489,10 +432,8 @@ void op_record_launch(struct dpu_set_t set, int async, double issued_us)
     struct op_report_state *R = &op_session()->report;
     struct op_xfer_rank ranks[OP_TIMING_MAX_RANKS];
     unsigned n = set_ranks(set, ranks, OP_TIMING_MAX_RANKS);
-    ensure_host_side();
     struct op_xfer_rank held[OP_TIMING_MAX_RANKS];
-    unsigned nh = host_held(ranks, n, held);
-    set_side(ranks, n, 0);
+    unsigned nh = op_mram_side_launch(&R->mram, ranks, n, held);
     struct op_report_ev *e = push(EV_LAUNCH);
     struct op_launch_stats st;
     op_launch_stats_init(&st);
@@ -717,6 +658,5 @@ void op_report_state_free(struct op_session *s)
     struct op_report_state *R = &s->report;
     free(R->v);
     free(R->busy_us);
-    free(R->host_side);
     memset(R, 0, sizeof *R);
 }

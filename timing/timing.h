@@ -359,6 +359,27 @@ struct op_xfer_desc {
 /* Modelled duration of one SDK transfer call, in microseconds. */
 double op_xfer_time_us(const struct op_machine_desc *desc, const struct op_xfer_desc *x);
 
+/* Which side holds each rank's MRAM multiplexer.  UPMEM's host library hands
+ * a rank's MRAM to the DPUs for a launch and back to the host for its next
+ * MRAM access, and does neither when the multiplexer already points the right
+ * way (calibration-sources §3.1); WRAM goes through the control interface and
+ * leaves it alone.  Zeroed, every rank is on the host's side (nothing launched
+ * yet).  The SDK's run report and bench/calibration/xfer_replay.c keep one. */
+struct op_mram_side {
+    uint8_t dpus[OP_TIMING_MAX_RANKS]; /* per rank: the DPUs hold its MRAM */
+};
+/* Whether the DPUs hold the MRAM of any of these ranks (an MRAM access now
+ * pays the hand-back: op_xfer_desc.after_launch). */
+int op_mram_side_dpus(const struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n);
+/* An MRAM access to these ranks: returns op_mram_side_dpus before it; the host holds them after. */
+int op_mram_side_take(struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n);
+/* The ranks of `ranks` whose MRAM the host holds, into held; their number. */
+unsigned op_mram_side_held(const struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n,
+                           struct op_xfer_rank *held);
+/* A launch on these ranks: op_mram_side_held (those that hand their MRAM over); the DPUs hold all after. */
+unsigned op_mram_side_launch(struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n,
+                             struct op_xfer_rank *held);
+
 /* Host-side overhead of dpu_launch(SYNC) on these ranks (kernel time not
  * included: add op_cycles_to_us(slowest DPU's cycles)): launch_base_us, plus
  * launch_mux_us for each rank of `handover` (the ranks whose MRAM the host

@@ -269,3 +269,53 @@ double op_launch_overhead_us(const struct op_machine_desc *d, const struct op_xf
         return 0.0;
     return d->launch_base_us + d->launch_mux_us * busiest_channel(d, handover, nr_handover);
 }
+
+static int side_index(const struct op_xfer_rank *r)
+{
+    return r->rank < OP_TIMING_MAX_RANKS ? (int)r->rank : -1;
+}
+
+int op_mram_side_dpus(const struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        int k = side_index(&ranks[i]);
+        if (k >= 0 && s->dpus[k])
+            return 1;
+    }
+    return 0;
+}
+
+int op_mram_side_take(struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n)
+{
+    int back = op_mram_side_dpus(s, ranks, n);
+    for (unsigned i = 0; i < n; i++) {
+        int k = side_index(&ranks[i]);
+        if (k >= 0)
+            s->dpus[k] = 0;
+    }
+    return back;
+}
+
+unsigned op_mram_side_held(const struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n,
+                           struct op_xfer_rank *held)
+{
+    unsigned k = 0;
+    for (unsigned i = 0; i < n; i++) {
+        int j = side_index(&ranks[i]);
+        if (j < 0 || !s->dpus[j])
+            held[k++] = ranks[i];
+    }
+    return k;
+}
+
+unsigned op_mram_side_launch(struct op_mram_side *s, const struct op_xfer_rank *ranks, unsigned n,
+                             struct op_xfer_rank *held)
+{
+    unsigned k = op_mram_side_held(s, ranks, n, held);
+    for (unsigned i = 0; i < n; i++) {
+        int j = side_index(&ranks[i]);
+        if (j >= 0)
+            s->dpus[j] = 1;
+    }
+    return k;
+}

@@ -30,7 +30,7 @@
 #include <string.h>
 
 static struct op_machine_desc D;
-static unsigned char dpu_side[OP_TIMING_MAX_RANKS]; /* the DPUs hold the rank's MRAM (launched, no MRAM access since) */
+static struct op_mram_side side; /* which side holds each rank's MRAM, as the SDK keeps it */
 
 static unsigned ranks_for(unsigned ndpus, struct op_xfer_rank *r)
 {
@@ -41,18 +41,6 @@ static unsigned ranks_for(unsigned ndpus, struct op_xfer_rank *r)
         r[i].nr_dpus = ndpus - 64 * i < 64 ? ndpus - 64 * i : 64;
     }
     return nr;
-}
-
-/* An MRAM access: whether any rank's MRAM comes back from the DPUs. */
-static int take_back(const struct op_xfer_rank *r, unsigned n)
-{
-    int after = 0;
-    for (unsigned i = 0; i < n; i++)
-        if (dpu_side[r[i].rank]) {
-            dpu_side[r[i].rank] = 0;
-            after = 1;
-        }
-    return after;
 }
 
 static int parse_u(const char *s, unsigned long long *v)
@@ -78,14 +66,10 @@ static double token_us(char *tok, unsigned long long times)
     unsigned long long dpus, bytes;
     if (nf == 2 && strcmp(f[0], "L") == 0 && parse_u(f[1], &dpus) == 0 && dpus > 0 &&
         dpus <= 64ull * OP_TIMING_MAX_RANKS) {
-        unsigned nr = ranks_for((unsigned)dpus, R), nh = 0;
+        unsigned nr = ranks_for((unsigned)dpus, R);
         struct op_xfer_rank held[OP_TIMING_MAX_RANKS];
-        for (unsigned i = 0; i < nr; i++)
-            if (!dpu_side[R[i].rank])
-                held[nh++] = R[i];
+        unsigned nh = op_mram_side_launch(&side, R, nr, held);
         double first = op_launch_overhead_us(&D, R, nr, held, nh); /* the later ones of a run hand nothing over */
-        for (unsigned i = 0; i < nr; i++)
-            dpu_side[R[i].rank] = 1;
         return first + (double)(times - 1) * op_launch_overhead_us(&D, R, nr, NULL, 0);
     }
     if (nf != 5 || parse_u(f[3], &bytes) || parse_u(f[4], &dpus) || dpus == 0 ||
@@ -129,7 +113,7 @@ static double token_us(char *tok, unsigned long long times)
             x.nr_ranks = ranks_for((unsigned)dpus, R);
         }
         x.ranks = R;
-        x.after_launch = x.target == OP_XFER_MRAM && take_back(R, x.nr_ranks);
+        x.after_launch = x.target == OP_XFER_MRAM && op_mram_side_take(&side, R, x.nr_ranks);
         if (R[0].rank != last_rank || x.after_launch != last_after) {
             last = op_xfer_time_us(&D, &x);
             last_rank = R[0].rank;
@@ -161,7 +145,7 @@ int main(int argc, char **argv)
             return 1;
         }
         line[strcspn(line, "\r\n")] = 0;
-        memset(dpu_side, 0, sizeof dpu_side); /* nothing launched yet: the host holds every MRAM */
+        memset(&side, 0, sizeof side); /* nothing launched yet: the host holds every MRAM */
         const char *sep = "";
         for (char *tok = line, *next; tok && *tok; tok = next) {
             next = strchr(tok, ';');

@@ -285,6 +285,15 @@ static void test_launch_and_anchors(void)
     CHECK(fabs(op_launch_overhead_us(&D, four, 4, one_chan, 2) - (D.launch_base_us + 2 * D.launch_mux_us)) < 1e-9);
     CHECK(fabs(op_launch_overhead_us(&D, four, 4, two_chans, 2) - (D.launch_base_us + D.launch_mux_us)) < 1e-9);
     CHECK(op_launch_overhead_us(&D, NULL, 0, four, 4) == 0); /* no rank launched, nothing to pay */
+    /* the side each rank's MRAM is on: the host's at first; a launch takes it to the DPUs, an MRAM access back */
+    struct op_mram_side side = {{0}};
+    struct op_xfer_rank held[4];
+    CHECK(op_mram_side_dpus(&side, four, 4) == 0);
+    CHECK(op_mram_side_launch(&side, four, 4, held) == 4 && held[3].rank == four[3].rank);
+    CHECK(op_mram_side_held(&side, four, 4, held) == 0 && op_mram_side_dpus(&side, four, 4) == 1);
+    CHECK(op_mram_side_take(&side, two_chans, 2) == 1 && op_mram_side_take(&side, two_chans, 2) == 0);
+    CHECK(op_mram_side_held(&side, four, 4, held) == 2 && held[0].rank == four[0].rank && held[1].rank == four[2].rank);
+    CHECK(op_mram_side_launch(&side, four, 4, held) == 2 && op_mram_side_held(&side, four, 4, held) == 0);
     unsigned n = 40;
     for (unsigned i = 0; i < n; i++)
         R[i] = (struct op_xfer_rank){i, OP_XFER_CHANNEL_AUTO, 64};
