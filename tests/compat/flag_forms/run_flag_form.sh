@@ -88,6 +88,11 @@ case $form in
                clang -o host host.c && ./host || { echo "FAIL: a host program built with clang"; exit 1; }
                cc=(clang++ --target=dpu-upmem-dpurte)
                refused "C++ DPU programs are not supported by OpenPIM" -D NR_TASKLETS=2 -I inc -o img task.c ;;
+    # --version: one line naming the front end's version; with a source, the build goes on (as clang)
+    version)   v=$(dpu-upmem-dpurte-clang --version)
+               echo "$v"
+               [[ $(wc -l <<<"$v") == 1 && $v == *"clang version"* ]] || { echo "FAIL: --version says '$v'"; exit 1; }
+               build --version -D NR_TASKLETS=5 -I inc -o img task.c && run img 5 ;;
     *) echo "unknown form $form"; exit 2 ;;
 esac
 echo "PASS: $form"
