@@ -180,7 +180,8 @@ def _shapes(ctx, cal):
                 SOURCE, kind=M.PREDICTION, measure=M.KERNEL, note=note, fmt="%.3g")
         rows.append(_miss_note(r, "Streaming kernels run 2 cycles per element slower on the hardware than "
                                   "their instructions; no mechanism found that also fits GEMV, MLP, SEL, UNI "
-                                  "and SCAN (timing/README.md, Known gaps)."))
+                                  "and SCAN (timing/README.md, Known gaps). bench/calibration/probe.sh, run "
+                                  "on a UPMEM server, measures which part takes them."))
     return Table("PrIM-shaped kernels of our own against the hardware's cost per element (predictions)", rows,
                  [cmd])
 
