@@ -52,6 +52,10 @@ def load(path):
 
 def derived(v):
     """Per element: the three variants' figures and what follows from them."""
+    missing = [(var, cnt) for var in VARIANTS.values() for cnt in ("cycles", "instructions")
+               if cnt not in v.get(var, {})]
+    if missing:
+        raise ValueError("incomplete probe records: missing %s" % ", ".join("%s %s" % m for m in missing))
     s, c, d = v["stream"], v["compute"], v["dma"]
     return {
         "instructions": s["instructions"],

@@ -4,7 +4,8 @@ user with a UPMEM server runs, end to end through OpenPIM's SDK, every result
 checked on the host; what OpenPIM's DPU model gives for its parts, against the
 rules of timing/README.md ("DPU model") and the description's DMA costs; and
 probe.py's arithmetic on records with known differences.  Run by CTest
-(calibration_probe) with OPENPIM_SDK = the build's sdk folder."""
+(calibration_probe) with OPENPIM_SDK = the build's sdk folder and OPENPIM_CAL_BIN =
+the build folder of tests/calibration."""
 import os
 import subprocess
 import sys
@@ -18,6 +19,7 @@ sys.path.insert(0, CAL)
 import probe  # noqa: E402
 
 SDK = os.environ.get("OPENPIM_SDK", "")
+BIN = os.environ.get("OPENPIM_CAL_BIN", "")
 SCRIPT = os.path.join(CAL, "probe.sh")
 
 
@@ -55,6 +57,19 @@ def test_every_result_checked_and_complete(records):
     assert sorted(got) == [(k, t) for k in ("hst_s", "red", "va") for t in (4, 16)]
     header = records.read_text().splitlines()[:3]
     assert header[1].startswith("# DPU compiler: dpu-upmem-dpurte-clang (OpenPIM")
+
+
+def test_the_build_runs_the_same_probe(records):
+    """The project's own build of the probe (instrumented in sanitizer builds)
+    prints what probe.sh's build printed, record for record (4 tasklets)."""
+    host, dpu = os.path.join(BIN, "probe_host"), os.path.join(BIN, "prim_shapes_t4")
+    for path in (host, dpu):
+        if not os.path.exists(path):
+            pytest.fail("%s is missing: build tests/calibration (OPENPIM_CAL_BIN=%r)" % (path, BIN))
+    r = subprocess.run([host, dpu, "4"], capture_output=True, text=True, cwd=BIN)
+    assert r.returncode == 0, r.stderr
+    want = [l for l in records.read_text().splitlines() if l.startswith("probe,") and l.split(",")[3] == "4"]
+    assert r.stdout.splitlines() == want
 
 
 def test_compute_alone_follows_the_issue_rule(records):
@@ -139,6 +154,10 @@ def test_load_refuses_bad_records(tmp_path):
     one = write(tmp_path / "one.csv", [("red", 1, 4, 4096, "instructions", 100)])
     with pytest.raises(ValueError, match="two sizes"):
         probe.load(one)
+    part = write(tmp_path / "part.csv", [("red", 1, 4, n, c, n) for n in (4096, 8192)
+                                         for c in ("cycles", "instructions")])
+    with pytest.raises(ValueError, match="missing stream cycles"):
+        probe.derived(probe.load(part)[("red", 4)])
 
 
 def test_script_help_and_arguments(tmp_path):
