@@ -344,11 +344,15 @@ static dpu_error_t estimate(struct dpu_set_t set, enum openpim_estimate_kind kin
     if (kind == OPENPIM_ESTIMATE_LAUNCH) {
         /* now: the ranks the host holds hand their MRAM over; right after a kernel: none; host side: all */
         struct op_xfer_rank held[OP_TIMING_MAX_RANKS];
-        unsigned nh = when == OPENPIM_ESTIMATE_NOW ? op_mram_side_held(side, ranks, n, held) : 0;
-        if (when == OPENPIM_ESTIMATE_HOST_SIDE)
-            *us = op_launch_overhead_us(desc(), ranks, n, ranks, n);
-        else
-            *us = op_launch_overhead_us(desc(), ranks, n, held, nh);
+        const struct op_xfer_rank *handover = held;
+        unsigned nh = 0;
+        if (when == OPENPIM_ESTIMATE_NOW)
+            nh = op_mram_side_held(side, ranks, n, held);
+        else if (when == OPENPIM_ESTIMATE_HOST_SIDE) {
+            handover = ranks;
+            nh = n;
+        }
+        *us = op_launch_overhead_us(desc(), ranks, n, handover, nh);
         return DPU_OK;
     }
     struct op_xfer_desc x = {

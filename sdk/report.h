@@ -22,9 +22,10 @@
  * host's clock when it was issued (the host does not wait for it). */
 void op_record_xfer(struct dpu_set_t set, enum op_xfer_kind kind, int to_dpu, enum op_region region,
                     size_t bytes_per_dpu, uint32_t nr_dpus, double issued_us);
-/* An asynchronous transfer issued while its thread's timing was paused:
- * counted for the report, no modelled time; an MRAM one still takes the
- * ranks' MRAM to the host (the next launch hands it over). */
+/* A transfer issued while its thread's timing was paused (a synchronous one
+ * comes through op_record_xfer): counted for the report, no modelled time; an
+ * MRAM one still takes the ranks' MRAM to the host (the next launch hands it
+ * over). */
 void op_record_untimed_xfer(struct dpu_set_t set, enum op_region region, size_t bytes);
 /* A program's SDK call took sdk_us of real time (lock.c, at its return;
  * dpu_load for its file read before the lock): time the program's clock does
